@@ -1,0 +1,259 @@
+/* trace.h - the public face of foretell's trace format: event kinds, the
+ * decoded event record, and the streaming reader every later stage uses.
+ *
+ * A trace is a stream of msgpack chunks (docs/trace-format.md).  The reader
+ * never trusts the file: every length is bounded before it is allocated, and
+ * a damaged or truncated file yields the events of every complete chunk plus
+ * an error that names the file, the byte offset and what was expected.
+ */
+#ifndef FORETELL_TRACE_H
+#define FORETELL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FT_FORMAT_NAME "foretell-trace"
+#define FT_FORMAT_VERSION 1
+
+/* Chunk kinds: the first element of every top-level msgpack array. */
+enum ft_chunk_kind {
+    FT_CHUNK_HEADER = 1,  /* body: msgpack map, see docs/trace-format.md */
+    FT_CHUNK_EVENTS = 2,  /* body: first index, start tid, then events */
+    FT_CHUNK_SITES = 3,   /* body: [site, module, offset] triples */
+    FT_CHUNK_MODULES = 4, /* body: modules mapped after the header */
+    FT_CHUNK_SYMBOLS = 5, /* body: [site, function, file, line, column] */
+    FT_CHUNK_END = 6,     /* body: msgpack map written at a clean end */
+};
+
+/* Event opcodes.  Each is a positive msgpack fixint followed by the fields
+ * listed here, in order (docs/trace-format.md is the normative table).
+ * "addr" fields are signed deltas from the previous address in the chunk. */
+enum ft_kind {
+    FT_EV_SWITCH = 1,         /* tid: following events belong to tid */
+    FT_EV_THREAD_START = 2,   /* parent_tid */
+    FT_EV_THREAD_CREATE = 3,  /* site child_tid */
+    FT_EV_THREAD_EXIT = 4,    /* - */
+    FT_EV_THREAD_JOIN = 5,    /* site child_tid */
+    FT_EV_THREAD_DETACH = 6,  /* site child_tid */
+
+    FT_EV_READ = 10,          /* site addr size value  (size 1,2,4,8) */
+    FT_EV_WRITE = 11,         /* site addr size value */
+    FT_EV_READ_WIDE = 12,     /* site addr size bytes  (size 16 or range) */
+    FT_EV_WRITE_WIDE = 13,    /* site addr size bytes|nil (nil: elided) */
+
+    FT_EV_ATOMIC_LOAD = 20,   /* site addr size mo value */
+    FT_EV_ATOMIC_STORE = 21,  /* site addr size mo value */
+    FT_EV_ATOMIC_RMW = 22,    /* site addr size mo op old new */
+    FT_EV_ATOMIC_CAS = 23,    /* site addr size mo expected desired old ok */
+    FT_EV_FENCE = 24,         /* site mo */
+
+    FT_EV_MUTEX_INIT = 30,    /* site obj type */
+    FT_EV_MUTEX_LOCK = 31,    /* site obj how rc   (how: ft_lock_how) */
+    FT_EV_MUTEX_UNLOCK = 32,  /* site obj rc */
+    FT_EV_RW_RDLOCK = 33,     /* site obj how rc */
+    FT_EV_RW_WRLOCK = 34,     /* site obj how rc */
+    FT_EV_RW_UNLOCK = 35,     /* site obj rc */
+
+    FT_EV_COND_WAIT = 40,     /* site cond mutex   (wait_pre: releases) */
+    FT_EV_COND_WAKE = 41,     /* site cond mutex timedout (wait_post) */
+    FT_EV_COND_SIGNAL = 42,   /* site cond woken (int: tid, -1 none) */
+    FT_EV_COND_BROADCAST = 43,/* site cond nwoken */
+
+    FT_EV_SEM_INIT = 50,      /* site sem value */
+    FT_EV_SEM_POST = 51,      /* site sem */
+    FT_EV_SEM_WAIT = 52,      /* site sem how rc */
+    FT_EV_BARRIER_INIT = 53,  /* site obj count */
+    FT_EV_BARRIER_ARRIVE = 54,/* site obj */
+    FT_EV_BARRIER_LEAVE = 55, /* site obj serial (1 for the serial thread) */
+    FT_EV_ONCE_ENTER = 56,    /* site obj runs (1: this thread runs init) */
+    FT_EV_ONCE_DONE = 57,     /* site obj */
+
+    FT_EV_MALLOC = 60,        /* site addr size count  (count: per site) */
+    FT_EV_FREE = 61,          /* site addr */
+    FT_EV_REALLOC = 62,       /* site old_addr addr size count */
+
+    FT_EV_FUNC_ENTRY = 70,    /* site call_site */
+    FT_EV_FUNC_EXIT = 71,     /* - */
+    FT_EV_SLEEP = 72,         /* site nanoseconds */
+    FT_EV_YIELD = 73,         /* site */
+
+    FT_EV_STEAL = 80,         /* tid: watchdog took the baton from tid */
+    FT_EV_DEADLOCK = 81,      /* - : no thread could run */
+    FT_EV_SIGNAL = 82,        /* signo: fatal signal delivered */
+    FT_EV_KIND_MAX = 127
+};
+
+/* How a lock-like operation was attempted (the "how" field). */
+enum ft_lock_how {
+    FT_HOW_BLOCK = 0, /* pthread_mutex_lock, sem_wait, ... */
+    FT_HOW_TRY = 1,   /* *_trylock, sem_trywait */
+    FT_HOW_TIMED = 2, /* *_timedlock, sem_timedwait */
+    FT_HOW_SPIN = 3,  /* pthread_spin_lock (mutex events only) */
+    FT_HOW_SPINTRY = 4,
+};
+
+/* Mutex types as recorded by FT_EV_MUTEX_INIT. */
+enum ft_mutex_type {
+    FT_MUTEX_NORMAL = 0,
+    FT_MUTEX_RECURSIVE = 1,
+    FT_MUTEX_ERRORCHECK = 2,
+    FT_MUTEX_SPIN = 3,
+};
+
+/* Atomic read-modify-write operators (FT_EV_ATOMIC_RMW "op"). */
+enum ft_rmw_op {
+    FT_RMW_XCHG = 0, FT_RMW_ADD = 1, FT_RMW_SUB = 2, FT_RMW_AND = 3,
+    FT_RMW_OR = 4, FT_RMW_XOR = 5, FT_RMW_NAND = 6,
+};
+
+/* One decoded event.  Fields a kind does not use are zero.  Where each
+ * wire field lands (docs/trace-format.md has the wire order):
+ *   THREAD_START          value = parent tid
+ *   THREAD_CREATE/JOIN/DETACH  site, value = child tid
+ *   READ, WRITE           site, addr, size, value
+ *   READ_WIDE, WRITE_WIDE site, addr, size, bytes/nbytes (bytes NULL: elided)
+ *   ATOMIC_LOAD/STORE     site, addr, size, mo, value
+ *   ATOMIC_RMW            site, addr, size, mo, arg = op, value = old,
+ *                         value2 = new
+ *   ATOMIC_CAS            site, addr, size, mo, value = expected,
+ *                         value2 = desired, value3 = old, arg = ok
+ *   FENCE                 site, mo
+ *   MUTEX_INIT            site, addr, arg = type
+ *   MUTEX_LOCK, RW_RDLOCK, RW_WRLOCK, SEM_WAIT  site, addr, arg = how, rc
+ *   MUTEX_UNLOCK, RW_UNLOCK  site, addr, rc
+ *   COND_WAIT             site, addr = cond, obj2 = mutex
+ *   COND_WAKE             site, addr = cond, obj2 = mutex, arg = timedout
+ *   COND_SIGNAL           site, addr, arg = 1 if a waiter was woken,
+ *                         value = its tid
+ *   COND_BROADCAST        site, addr, arg = number woken
+ *   SEM_INIT, BARRIER_INIT  site, addr, value = initial value / count
+ *   SEM_POST, BARRIER_ARRIVE, ONCE_DONE, FREE  site, addr
+ *   BARRIER_LEAVE         site, addr, arg = serial
+ *   ONCE_ENTER            site, addr, arg = runs
+ *   MALLOC                site, addr, value = size, value2 = count
+ *   REALLOC               site, obj2 = old addr, addr, value = size,
+ *                         value2 = count
+ *   FUNC_ENTRY            site, value = call site
+ *   SLEEP                 site, value = nanoseconds
+ *   YIELD                 site
+ *   STEAL, SIGNAL         value = tid / signal number
+ * SWITCH is consumed by the reader (it sets tid) and never delivered. */
+typedef struct ft_event {
+    uint64_t index;     /* position among delivered events, from 0 */
+    uint32_t tid;       /* thread, numbered in creation order from 0 */
+    uint16_t kind;      /* enum ft_kind */
+    uint16_t size;      /* access size in bytes */
+    uint32_t site;      /* code site id, 0 when unknown */
+    uint32_t arg;       /* small per-kind field (see above) */
+    uint64_t addr;      /* accessed address or sync object */
+    uint64_t obj2;      /* second object (see above) */
+    uint64_t value, value2, value3;
+    int32_t rc;         /* return code of the pthread call */
+    uint8_t mo;         /* C11 memory order of atomics */
+    const uint8_t *bytes; /* wide content; valid until the next read call */
+    uint32_t nbytes;
+} ft_event;
+
+/* A code site, resolved from the SITES and SYMBOLS chunks. */
+typedef struct ft_site {
+    uint32_t id;
+    uint32_t module;    /* index into the header's module table */
+    uint64_t offset;    /* module-relative address */
+    const char *function; /* NULL until symbolised */
+    const char *file;
+    uint32_t line, column;
+} ft_site;
+
+typedef struct ft_module {
+    const char *path;
+    uint64_t base, size;
+    const char *build_id; /* lowercase hex, "" if none */
+} ft_module;
+
+typedef struct ft_header {
+    uint32_t version;
+    const char *program;
+    uint32_t argc;
+    const char *const *argv;
+    uint64_t pid;
+    uint64_t start_time_ns; /* CLOCK_REALTIME at start */
+    uint32_t nmodules;
+    const ft_module *modules;
+} ft_header;
+
+/* What an FT_CHUNK_END said, when the trace has one. */
+typedef struct ft_end {
+    int present;
+    uint64_t events;
+    int64_t exit_status; /* as from waitpid: -1 unknown */
+    const char *reason;  /* "exit", "signal", "deadlock", "timeout", ... */
+} ft_end;
+
+/* An error: which file, where, and what was wrong. */
+typedef struct ft_error {
+    char path[256];
+    uint64_t offset;   /* byte offset into the file */
+    char message[256]; /* what was expected and what was found */
+} ft_error;
+
+typedef struct ft_reader ft_reader;
+
+/* Opens and validates the frame of every chunk (seeking over event
+ * payloads), loads header, sites and symbols.  Returns NULL with *err set
+ * if the file cannot be used at all (missing, not a trace, bad header).  A
+ * damaged tail is not fatal here: see ft_reader_damage. */
+ft_reader *ft_reader_open(const char *path, ft_error *err);
+void ft_reader_close(ft_reader *r);
+
+const ft_header *ft_reader_header(const ft_reader *r);
+const ft_end *ft_reader_end(const ft_reader *r);
+
+/* Next event in trace order: 1 = *ev filled, 0 = no more events, -1 =
+ * error (ft_reader_error says what; events before it were all valid). */
+int ft_reader_next(ft_reader *r, ft_event *ev);
+
+/* Restart streaming from the first event. */
+int ft_reader_rewind(ft_reader *r);
+
+/* Site lookup; NULL for id 0 or unknown ids. */
+const ft_site *ft_reader_site(const ft_reader *r, uint32_t id);
+uint32_t ft_reader_nsites(const ft_reader *r);
+const ft_site *ft_reader_site_at(const ft_reader *r, uint32_t i);
+
+/* Nonzero when the file ends in a damaged or incomplete chunk.  The
+ * message says how many events were recovered and where reading stopped. */
+int ft_reader_damage(const ft_reader *r, ft_error *err);
+const ft_error *ft_reader_error(const ft_reader *r);
+
+/* Names for printing. */
+const char *ft_kind_name(unsigned kind);
+int ft_kind_from_name(const char *name);
+
+/* "file:line" (or "module+0xoff", or "?") for a site, into buf. */
+const char *ft_site_format(const ft_reader *r, uint32_t site, char *buf,
+                           size_t len);
+
+/* Writer: produces traces from decoded events (generators, importers,
+ * tests).  The runtime uses encode.h directly.  Sites are defined with
+ * ft_writer_site before the first event that names them; a site with a
+ * function or file also gets a SYMBOLS entry.  Returns NULL / -1 with *err
+ * set on I/O failure. */
+typedef struct ft_writer ft_writer;
+ft_writer *ft_writer_open(const char *path, const ft_header *h, ft_error *err);
+int ft_writer_site(ft_writer *w, const ft_site *s);
+int ft_writer_event(ft_writer *w, const ft_event *ev);
+/* Flushes, writes SYMBOLS and END (end may be NULL), closes. */
+int ft_writer_close(ft_writer *w, const ft_end *end);
+
+/* Encodes one event's opcode and fields at p (not SWITCH); *addr_reg is
+ * the chunk's address-delta register.  Returns the end, or NULL for a kind
+ * it does not know.  Needs FT_EVENT_MAX_FIXED + nbytes + 5 bytes. */
+uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *addr_reg);
+
+/* Consistency: every read returns the last write to that address (since
+ * its allocation), atomics included.  Returns the number of violations,
+ * reporting up to max_report of them on out (may be NULL). */
+uint64_t ft_check_consistency(ft_reader *r, FILE *out, unsigned max_report);
+
+#endif

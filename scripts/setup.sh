@@ -1,0 +1,23 @@
+#!/bin/sh
+# setup.sh - installs the Debian packages foretell needs, only those missing.
+# Idempotent: a second run installs nothing and does not touch apt's lists.
+set -eu
+pkgs="build-essential cmake pkg-config clang libz3-dev libcapstone-dev
+      libmsgpack-dev libcmocka-dev libdw-dev libelf-dev python3"
+missing=""
+for p in $pkgs; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "setup: all packages present"
+    exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "setup: missing packages:$missing; run as root (or install them)" >&2
+    exit 2
+fi
+echo "setup: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing
