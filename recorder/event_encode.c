@@ -128,6 +128,8 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *reg)
         p = ft_put_uint(p, ev->site);
         return ft_put_uint(p, ev->value);
     case FT_EV_YIELD:
+    case FT_EV_REGION_BEGIN:
+    case FT_EV_REGION_END:
         return ft_put_uint(p, ev->site);
     case FT_EV_STEAL:
     case FT_EV_SIGNAL:

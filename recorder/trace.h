@@ -77,6 +77,8 @@ enum ft_kind {
     FT_EV_FUNC_EXIT = 71,     /* - */
     FT_EV_SLEEP = 72,         /* site nanoseconds */
     FT_EV_YIELD = 73,         /* site */
+    FT_EV_REGION_BEGIN = 74,  /* site: foretell_atomic_begin() */
+    FT_EV_REGION_END = 75,    /* site: foretell_atomic_end() */
 
     FT_EV_STEAL = 80,         /* tid: watchdog took the baton from tid */
     FT_EV_DEADLOCK = 81,      /* - : no thread could run */
@@ -136,7 +138,7 @@ enum ft_rmw_op {
  *                         value2 = count
  *   FUNC_ENTRY            site, value = call site
  *   SLEEP                 site, value = nanoseconds
- *   YIELD                 site
+ *   YIELD, REGION_BEGIN, REGION_END  site
  *   STEAL, SIGNAL         value = tid / signal number
  * SWITCH is consumed by the reader (it sets tid) and never delivered. */
 typedef struct ft_event {
