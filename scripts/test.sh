@@ -1,0 +1,20 @@
+#!/bin/sh
+# test.sh - the whole test suite: installs what is missing, builds, runs
+# every test with ctest, then rebuilds foretell's own code with ASan+UBSan
+# and runs the suite again that way.  Exit status 0 only if all pass.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+"$top/scripts/setup.sh"
+
+echo "== build (RelWithDebInfo)"
+"$top/scripts/build.sh" "$top/build"
+echo "== tests"
+(cd "$top/build" && ctest -j "$jobs" --output-on-failure --timeout 600)
+
+echo "== build (ASan+UBSan on foretell's own code)"
+"$top/scripts/build.sh" "$top/build-asan" -DFORETELL_SANITIZE=ON
+echo "== tests under ASan+UBSan"
+(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest -j "$jobs" --output-on-failure --timeout 900 -LE no-asan)
