@@ -206,6 +206,10 @@ typedef struct ft_reader ft_reader;
  * if the file cannot be used at all (missing, not a trace, bad header).  A
  * damaged tail is not fatal here: see ft_reader_damage. */
 ft_reader *ft_reader_open(const char *path, ft_error *err);
+/* The same over a caller's buffer (fuzzing, tests); name is used in
+ * errors.  data must outlive the reader. */
+ft_reader *ft_reader_open_mem(const void *data, size_t len, const char *name,
+                              ft_error *err);
 void ft_reader_close(ft_reader *r);
 
 const ft_header *ft_reader_header(const ft_reader *r);

@@ -1,0 +1,117 @@
+/* names.c - the printable side of a trace: event kind names (the
+ * lowercase spelling users type after --kind) and site lookup/formatting
+ * ("file:line", or "function", or "module+0xoff", or "?"). */
+#include "recorder/reader_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const kind_names[FT_EV_KIND_MAX + 1] = {
+    [FT_EV_SWITCH] = "switch",
+    [FT_EV_THREAD_START] = "thread_start",
+    [FT_EV_THREAD_CREATE] = "thread_create",
+    [FT_EV_THREAD_EXIT] = "thread_exit",
+    [FT_EV_THREAD_JOIN] = "thread_join",
+    [FT_EV_THREAD_DETACH] = "thread_detach",
+    [FT_EV_READ] = "read",
+    [FT_EV_WRITE] = "write",
+    [FT_EV_READ_WIDE] = "read_wide",
+    [FT_EV_WRITE_WIDE] = "write_wide",
+    [FT_EV_ATOMIC_LOAD] = "atomic_load",
+    [FT_EV_ATOMIC_STORE] = "atomic_store",
+    [FT_EV_ATOMIC_RMW] = "atomic_rmw",
+    [FT_EV_ATOMIC_CAS] = "atomic_cas",
+    [FT_EV_FENCE] = "fence",
+    [FT_EV_MUTEX_INIT] = "mutex_init",
+    [FT_EV_MUTEX_LOCK] = "mutex_lock",
+    [FT_EV_MUTEX_UNLOCK] = "mutex_unlock",
+    [FT_EV_RW_RDLOCK] = "rw_rdlock",
+    [FT_EV_RW_WRLOCK] = "rw_wrlock",
+    [FT_EV_RW_UNLOCK] = "rw_unlock",
+    [FT_EV_COND_WAIT] = "cond_wait",
+    [FT_EV_COND_WAKE] = "cond_wake",
+    [FT_EV_COND_SIGNAL] = "cond_signal",
+    [FT_EV_COND_BROADCAST] = "cond_broadcast",
+    [FT_EV_SEM_INIT] = "sem_init",
+    [FT_EV_SEM_POST] = "sem_post",
+    [FT_EV_SEM_WAIT] = "sem_wait",
+    [FT_EV_BARRIER_INIT] = "barrier_init",
+    [FT_EV_BARRIER_ARRIVE] = "barrier_arrive",
+    [FT_EV_BARRIER_LEAVE] = "barrier_leave",
+    [FT_EV_ONCE_ENTER] = "once_enter",
+    [FT_EV_ONCE_DONE] = "once_done",
+    [FT_EV_MALLOC] = "malloc",
+    [FT_EV_FREE] = "free",
+    [FT_EV_REALLOC] = "realloc",
+    [FT_EV_FUNC_ENTRY] = "func_entry",
+    [FT_EV_FUNC_EXIT] = "func_exit",
+    [FT_EV_SLEEP] = "sleep",
+    [FT_EV_YIELD] = "yield",
+    [FT_EV_REGION_BEGIN] = "region_begin",
+    [FT_EV_REGION_END] = "region_end",
+    [FT_EV_STEAL] = "steal",
+    [FT_EV_DEADLOCK] = "deadlock",
+    [FT_EV_SIGNAL] = "signal",
+};
+
+const char *ft_kind_name(unsigned kind)
+{
+    if (kind <= FT_EV_KIND_MAX && kind_names[kind])
+        return kind_names[kind];
+    return "?";
+}
+
+int ft_kind_from_name(const char *name)
+{
+    for (unsigned k = 0; k <= FT_EV_KIND_MAX; k++)
+        if (kind_names[k] && !strcmp(kind_names[k], name))
+            return (int)k;
+    return -1;
+}
+
+const ft_site *ft_reader_site(const ft_reader *r, uint32_t id)
+{
+    if (id == 0 || r->nsites == 0)
+        return NULL;
+    if (r->sites_dense)
+        return id <= r->nsites ? &r->sites[id - 1] : NULL;
+    uint32_t lo = 0, hi = r->nsites;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->sites[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->nsites && r->sites[lo].id == id ? &r->sites[lo] : NULL;
+}
+
+uint32_t ft_reader_nsites(const ft_reader *r) { return r->nsites; }
+
+const ft_site *ft_reader_site_at(const ft_reader *r, uint32_t i)
+{
+    return i < r->nsites ? &r->sites[i] : NULL;
+}
+
+const char *ft_site_format(const ft_reader *r, uint32_t site, char *buf,
+                           size_t len)
+{
+    if (!len)
+        return buf;
+    const ft_site *s = ft_reader_site(r, site);
+    if (!s) {
+        snprintf(buf, len, "?");
+    } else if (s->file && s->line) {
+        snprintf(buf, len, "%s:%u", s->file, s->line);
+    } else if (s->function) {
+        snprintf(buf, len, "%s", s->function);
+    } else if (s->module < r->nmodules) {
+        const char *path = r->modules[s->module].path;
+        const char *base = strrchr(path, '/');
+        snprintf(buf, len, "%s+0x%llx", base ? base + 1 : path,
+                 (unsigned long long)s->offset);
+    } else {
+        snprintf(buf, len, "?+0x%llx", (unsigned long long)s->offset);
+    }
+    return buf;
+}

@@ -1,0 +1,465 @@
+/* reader.c - opening a trace and streaming its events.  Open reads the
+ * HEADER, then walks every chunk frame (16-byte head, 5-byte tail), seeking
+ * over EVENTS bodies and decoding metadata chunks, and notes where the
+ * first damaged or truncated chunk starts.  Streaming then loads one EVENTS
+ * body at a time (bounded by FT_CHUNK_MAX_BODY), checks its CRC-32C and
+ * checks every event decodes before delivering any of them, so a reader
+ * never hands out half a chunk. */
+#include "recorder/encode.h"
+#include "recorder/reader_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ft_reader_pread(ft_reader *r, void *buf, size_t len, uint64_t offset)
+{
+    if (offset > r->size || len > r->size - offset)
+        return -1;
+    if (r->mem) {
+        memcpy(buf, r->mem + offset, len);
+        return 0;
+    }
+    uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t n = pread(r->fd, p, len, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+        offset += (uint64_t)n;
+    }
+    return 0;
+}
+
+int ft_reader_fail(ft_reader *r, uint64_t offset, const char *fmt, ...)
+{
+    snprintf(r->error.path, sizeof r->error.path, "%s", r->name);
+    r->error.offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error.message, sizeof r->error.message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void ft_reader_mark_damage(ft_reader *r, uint64_t offset, const char *fmt, ...)
+{
+    if (r->damaged)
+        return;
+    r->damaged = 1;
+    r->damage_offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->damage_why, sizeof r->damage_why, fmt, ap);
+    va_end(ap);
+}
+
+const char *ft_reader_strdup(ft_reader *r, const char *s, size_t n)
+{
+    ft_strblock *b = r->strings;
+    if (!b || b->cap - b->used < n + 1) {
+        size_t cap = n + 1 > 16384 ? n + 1 : 16384;
+        b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->cap = cap;
+        b->used = 0;
+        b->next = r->strings;
+        r->strings = b;
+    }
+    char *d = b->data + b->used;
+    memcpy(d, s, n);
+    d[n] = 0;
+    b->used += n + 1;
+    return d;
+}
+
+/* Chunk frame: 0x94, kind fixint, 0xcf seq(8), 0xc6 len(4). */
+static const char *parse_head(const uint8_t h[FT_CHUNK_HEAD], unsigned *kind,
+                              uint64_t *seq, uint32_t *len, int *bad)
+{
+    *bad = 0;
+    if (h[0] != 0x94)
+        return "expected a chunk (fixarray of 4, byte 0x94)";
+    *bad = 1;
+    if (h[1] >= 0x80)
+        return "expected a chunk kind (positive fixint)";
+    *bad = 2;
+    if (h[2] != 0xcf)
+        return "expected the chunk sequence number (uint64, byte 0xcf)";
+    *bad = 11;
+    if (h[11] != 0xc6)
+        return "expected the chunk body (bin32, byte 0xc6)";
+    *kind = h[1];
+    *seq = 0;
+    for (int i = 3; i < 11; i++)
+        *seq = (*seq << 8) | h[i];
+    *len = (uint32_t)h[12] << 24 | (uint32_t)h[13] << 16 |
+           (uint32_t)h[14] << 8 | h[15];
+    return NULL;
+}
+
+static uint32_t tail_crc(const uint8_t t[FT_CHUNK_TAIL])
+{
+    return (uint32_t)t[1] << 24 | (uint32_t)t[2] << 16 |
+           (uint32_t)t[3] << 8 | t[4];
+}
+
+static int read_body(ft_reader *r, uint64_t off, uint32_t len)
+{
+    if (len > r->body_cap) {
+        uint8_t *b = realloc(r->body, len ? len : 1);
+        if (!b)
+            return -1;
+        r->body = b;
+        r->body_cap = len;
+    }
+    return ft_reader_pread(r, r->body, len, off);
+}
+
+static int add_chunk(ft_reader *r, uint64_t off, uint32_t len, uint32_t crc)
+{
+    if (r->nchunks == r->capchunks) {
+        size_t cap = r->capchunks ? 2 * r->capchunks : 64;
+        ft_chunk_ref *c = realloc(r->chunks, cap * sizeof *c);
+        if (!c)
+            return -1;
+        r->chunks = c;
+        r->capchunks = cap;
+    }
+    r->chunks[r->nchunks++] = (ft_chunk_ref){off, len, crc};
+    return 0;
+}
+
+static int decode_meta(ft_reader *r, unsigned kind, uint64_t body_off,
+                       uint32_t len)
+{
+    const uint8_t *b = r->body;
+    switch (kind) {
+    case FT_CHUNK_SITES: return ft_meta_sites(r, b, len, body_off);
+    case FT_CHUNK_MODULES: return ft_meta_modules(r, b, len, body_off);
+    case FT_CHUNK_SYMBOLS: return ft_meta_symbols(r, b, len, body_off);
+    case FT_CHUNK_END: return ft_meta_end(r, b, len, body_off);
+    default: return 0; /* unknown kinds are skipped */
+    }
+}
+
+/* Walks the frames after the header; stops at the first bad one. */
+static int walk_chunks(ft_reader *r, uint64_t off)
+{
+    uint8_t h[FT_CHUNK_HEAD], t[FT_CHUNK_TAIL];
+    while (off < r->size) {
+        unsigned kind;
+        uint64_t seq;
+        uint32_t len;
+        const char *why;
+        if (r->size - off < FT_CHUNK_HEAD) {
+            ft_reader_mark_damage(r, off, "truncated chunk head (%llu of %u "
+                                  "bytes)", (unsigned long long)(r->size - off),
+                                  FT_CHUNK_HEAD);
+            break;
+        }
+        if (ft_reader_pread(r, h, sizeof h, off) < 0)
+            return ft_reader_fail(r, off, "read error: %s", strerror(errno));
+        int bad;
+        if ((why = parse_head(h, &kind, &seq, &len, &bad))) {
+            ft_reader_mark_damage(r, off + (uint64_t)bad, "%s, found 0x%02x",
+                                  why, h[bad]);
+            break;
+        }
+        if (seq != r->next_seq) {
+            ft_reader_mark_damage(r, off, "expected chunk sequence number "
+                                  "%llu, found %llu",
+                                  (unsigned long long)r->next_seq,
+                                  (unsigned long long)seq);
+            break;
+        }
+        if (len > FT_CHUNK_MAX_BODY) {
+            ft_reader_mark_damage(r, off, "chunk body length %u exceeds the "
+                                  "limit of %u bytes", len, FT_CHUNK_MAX_BODY);
+            break;
+        }
+        uint64_t body_off = off + FT_CHUNK_HEAD;
+        if (r->size - body_off < (uint64_t)len + FT_CHUNK_TAIL) {
+            ft_reader_mark_damage(r, off, "truncated chunk (body of %u bytes "
+                                  "and tail need %llu more bytes than the "
+                                  "file has)", len,
+                                  (unsigned long long)((uint64_t)len +
+                                   FT_CHUNK_TAIL - (r->size - body_off)));
+            break;
+        }
+        if (ft_reader_pread(r, t, sizeof t, body_off + len) < 0)
+            return ft_reader_fail(r, off, "read error: %s", strerror(errno));
+        if (t[0] != 0xce) {
+            ft_reader_mark_damage(r, body_off + len, "expected the chunk CRC "
+                                  "(uint32, byte 0xce), found 0x%02x", t[0]);
+            break;
+        }
+        uint32_t crc = tail_crc(t);
+        if (kind == FT_CHUNK_EVENTS) {
+            if (add_chunk(r, off, len, crc) < 0)
+                return ft_reader_fail(r, off, "out of memory");
+        } else {
+            if (read_body(r, body_off, len) < 0)
+                return ft_reader_fail(r, off, "cannot read chunk body");
+            uint32_t got = ft_crc32c(0, r->body, len);
+            if (got != crc) {
+                ft_reader_mark_damage(r, off, "CRC mismatch in chunk %llu "
+                                      "(stored 0x%08x, computed 0x%08x)",
+                                      (unsigned long long)seq, crc, got);
+                break;
+            }
+            if (kind == FT_CHUNK_HEADER) {
+                ft_reader_mark_damage(r, off, "a second HEADER chunk");
+                break;
+            }
+            if (decode_meta(r, kind, body_off, len) < 0) {
+                ft_reader_mark_damage(r, r->error.offset, "%s",
+                                      r->error.message);
+                break;
+            }
+        }
+        off = body_off + len + FT_CHUNK_TAIL;
+        r->valid_end = off;
+        r->next_seq++;
+    }
+    return 0;
+}
+
+static int read_header(ft_reader *r)
+{
+    uint8_t h[FT_CHUNK_HEAD], t[FT_CHUNK_TAIL];
+    unsigned kind;
+    uint64_t seq;
+    uint32_t len;
+    if (r->size == 0)
+        return ft_reader_fail(r, 0, "empty file: expected a foretell trace "
+                              "HEADER chunk");
+    if (r->size < FT_CHUNK_HEAD || ft_reader_pread(r, h, sizeof h, 0) < 0)
+        return ft_reader_fail(r, 0, "file of %llu bytes is too short for a "
+                              "trace HEADER chunk",
+                              (unsigned long long)r->size);
+    int bad;
+    const char *why = parse_head(h, &kind, &seq, &len, &bad);
+    if (why)
+        return ft_reader_fail(r, (uint64_t)bad, "not a foretell trace: %s, "
+                              "found 0x%02x", why, h[bad]);
+    if (kind != FT_CHUNK_HEADER || seq != 0)
+        return ft_reader_fail(r, 0, "not a foretell trace: expected chunk 0 "
+                              "of kind HEADER (1), found chunk %llu of kind %u",
+                              (unsigned long long)seq, kind);
+    if (len > FT_HEADER_MAX_BODY)
+        return ft_reader_fail(r, 12, "HEADER body length %u exceeds the "
+                              "limit of %u bytes", len, FT_HEADER_MAX_BODY);
+    if (r->size - FT_CHUNK_HEAD < (uint64_t)len + FT_CHUNK_TAIL)
+        return ft_reader_fail(r, FT_CHUNK_HEAD, "truncated HEADER chunk: "
+                              "expected %u body bytes and a CRC, file has "
+                              "%llu bytes", len, (unsigned long long)r->size);
+    if (read_body(r, FT_CHUNK_HEAD, len) < 0 ||
+        ft_reader_pread(r, t, sizeof t, FT_CHUNK_HEAD + len) < 0)
+        return ft_reader_fail(r, FT_CHUNK_HEAD, "cannot read HEADER chunk");
+    if (t[0] != 0xce)
+        return ft_reader_fail(r, FT_CHUNK_HEAD + len, "expected the HEADER "
+                              "CRC (uint32, byte 0xce), found 0x%02x", t[0]);
+    uint32_t got = ft_crc32c(0, r->body, len);
+    if (got != tail_crc(t))
+        return ft_reader_fail(r, 0, "CRC mismatch in HEADER chunk (stored "
+                              "0x%08x, computed 0x%08x)", tail_crc(t), got);
+    if (ft_meta_header(r, r->body, len, FT_CHUNK_HEAD) < 0)
+        return -1;
+    r->next_seq = 1;
+    r->valid_end = FT_CHUNK_HEAD + len + FT_CHUNK_TAIL;
+    return 0;
+}
+
+static ft_reader *finish_open(ft_reader *r, ft_error *err)
+{
+    r->end.exit_status = -1;
+    if (read_header(r) < 0 || walk_chunks(r, r->valid_end) < 0) {
+        if (err)
+            *err = r->error;
+        ft_reader_close(r);
+        return NULL;
+    }
+    ft_meta_finish_sites(r);
+    r->header.modules = r->modules;
+    r->header.nmodules = r->nmodules;
+    ft_reader_rewind(r);
+    return r;
+}
+
+ft_reader *ft_reader_open(const char *path, ft_error *err)
+{
+    ft_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        if (err) {
+            snprintf(err->path, sizeof err->path, "%s", path);
+            err->offset = 0;
+            snprintf(err->message, sizeof err->message, "out of memory");
+        }
+        return NULL;
+    }
+    snprintf(r->name, sizeof r->name, "%s", path);
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        ft_reader_fail(r, 0, "cannot open trace: %s",
+                       r->fd < 0 ? strerror(errno) : "not a regular file");
+        if (err)
+            *err = r->error;
+        ft_reader_close(r);
+        return NULL;
+    }
+    r->size = (uint64_t)st.st_size;
+    return finish_open(r, err);
+}
+
+ft_reader *ft_reader_open_mem(const void *data, size_t len, const char *name,
+                              ft_error *err)
+{
+    ft_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    snprintf(r->name, sizeof r->name, "%s", name ? name : "<memory>");
+    r->fd = -1;
+    r->mem = data ? data : (const uint8_t *)"";
+    r->size = len;
+    return finish_open(r, err);
+}
+
+void ft_reader_close(ft_reader *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    while (r->strings) {
+        ft_strblock *n = r->strings->next;
+        free(r->strings);
+        r->strings = n;
+    }
+    free(r->modules);
+    free(r->argv);
+    free(r->sites);
+    free(r->chunks);
+    free(r->body);
+    free(r);
+}
+
+const ft_header *ft_reader_header(const ft_reader *r) { return &r->header; }
+const ft_end *ft_reader_end(const ft_reader *r) { return &r->end; }
+const ft_error *ft_reader_error(const ft_reader *r) { return &r->error; }
+
+int ft_reader_rewind(ft_reader *r)
+{
+    r->cur_chunk = 0;
+    r->pos = r->body_end = NULL;
+    r->delivered = 0;
+    r->stream_done = 0;
+    return 0;
+}
+
+/* Loads the next EVENTS chunk and validates all of it.  1 loaded, 0 no
+ * more chunks, -1 damage (recorded). */
+static int load_chunk(ft_reader *r)
+{
+    if (r->cur_chunk >= r->nchunks)
+        return 0;
+    const ft_chunk_ref *c = &r->chunks[r->cur_chunk];
+    uint64_t body_off = c->offset + FT_CHUNK_HEAD;
+    if (read_body(r, body_off, c->body_len) < 0) {
+        ft_reader_mark_damage(r, c->offset, "cannot read chunk body");
+        return -1;
+    }
+    uint32_t got = ft_crc32c(0, r->body, c->body_len);
+    if (got != c->crc) {
+        ft_reader_mark_damage(r, c->offset, "CRC mismatch in EVENTS chunk at "
+                              "byte %llu (stored 0x%08x, computed 0x%08x)",
+                              (unsigned long long)c->offset, c->crc, got);
+        return -1;
+    }
+    const uint8_t *p = r->body, *end = r->body + c->body_len;
+    const char *why = NULL;
+    uint64_t first;
+    uint32_t tid;
+    if (ft_decode_prologue(&p, end, &first, &tid, &why) < 0) {
+        ft_reader_mark_damage(r, body_off + (uint64_t)(p - r->body),
+                              "EVENTS chunk prologue: %s", why);
+        return -1;
+    }
+    if (first != r->delivered) {
+        ft_reader_mark_damage(r, body_off, "expected an EVENTS chunk starting "
+                              "at event %llu, found one starting at %llu",
+                              (unsigned long long)r->delivered,
+                              (unsigned long long)first);
+        return -1;
+    }
+    const uint8_t *events = p;
+    uint64_t reg = 0;
+    uint32_t t = tid;
+    ft_event ev;
+    int rc;
+    while ((rc = ft_decode_event(&p, end, &reg, &t, &ev, &why)) == 1)
+        ;
+    if (rc < 0) {
+        ft_reader_mark_damage(r, body_off + (uint64_t)(p - r->body),
+                              "malformed event in chunk at byte %llu: %s",
+                              (unsigned long long)c->offset, why);
+        return -1;
+    }
+    r->pos = events;
+    r->body_end = end;
+    r->body_offset = body_off;
+    r->addr_reg = 0;
+    r->tid = tid;
+    r->cur_chunk++;
+    return 1;
+}
+
+int ft_reader_next(ft_reader *r, ft_event *ev)
+{
+    for (;;) {
+        if (r->pos) {
+            const char *why;
+            int rc = ft_decode_event(&r->pos, r->body_end, &r->addr_reg,
+                                     &r->tid, ev, &why);
+            if (rc == 1) {
+                ev->index = r->delivered++;
+                return 1;
+            }
+            r->pos = NULL; /* validated at load: rc is 0 here */
+        }
+        if (r->stream_done)
+            return r->damaged ? -1 : 0;
+        int lc = load_chunk(r);
+        if (lc <= 0) {
+            r->stream_done = 1;
+            if (lc == 0 && !r->damaged)
+                return 0;
+            ft_reader_damage(r, &r->error);
+            return -1;
+        }
+    }
+}
+
+int ft_reader_damage(const ft_reader *r, ft_error *err)
+{
+    if (!r->damaged)
+        return 0;
+    if (err) {
+        snprintf(err->path, sizeof err->path, "%s", r->name);
+        err->offset = r->damage_offset;
+        snprintf(err->message, sizeof err->message,
+                 "recovered %llu events; stopped at byte %llu: %s",
+                 (unsigned long long)r->delivered,
+                 (unsigned long long)r->damage_offset, r->damage_why);
+    }
+    return 1;
+}

@@ -1,0 +1,118 @@
+/* reader_internal.h - the reader's private state, shared by the files that
+ * implement it: reader.c (frames, streaming), reader_meta.c (msgpack-c
+ * decoding of header/sites/modules/symbols/end), reader_decode.c (the
+ * hand-written event decoder) and the tools that append chunks
+ * (symbolize.c, append.c).  Not for other stages: they use trace.h. */
+#ifndef FORETELL_READER_INTERNAL_H
+#define FORETELL_READER_INTERNAL_H
+
+#include "recorder/trace.h"
+
+#include <stdarg.h>
+
+/* Largest HEADER / metadata element accepted: bounds what msgpack-c may
+ * allocate (it allocates 24 bytes per array element before reading it). */
+#define FT_HEADER_MAX_BODY (4u << 20)
+#define FT_META_MAX_ELEMENT (64u << 10)
+
+/* Where an EVENTS chunk lies in the file. */
+typedef struct ft_chunk_ref {
+    uint64_t offset;   /* start of the frame */
+    uint32_t body_len;
+    uint32_t crc;
+} ft_chunk_ref;
+
+/* Strings owned by the reader, allocated in blocks so that pointers stay
+ * valid for the reader's lifetime. */
+typedef struct ft_strblock {
+    struct ft_strblock *next;
+    size_t used, cap;
+    char data[];
+} ft_strblock;
+
+struct ft_reader {
+    /* source: a file descriptor, or a caller's memory */
+    int fd;
+    const uint8_t *mem;
+    uint64_t size; /* bytes of the file when opened */
+    char name[256];
+
+    ft_header header;
+    ft_module *modules;
+    uint32_t nmodules, capmodules;
+    const char **argv;
+    ft_site *sites;    /* sorted by id once open */
+    uint32_t nsites, capsites;
+    int sites_dense;   /* sites[i].id == i + 1 for all i */
+    ft_end end;
+    uint64_t end_threads;
+    ft_strblock *strings;
+
+    ft_chunk_ref *chunks; /* EVENTS chunks in file order */
+    size_t nchunks, capchunks;
+    uint64_t valid_end;  /* end of the last intact frame */
+    uint64_t next_seq;   /* seq the next appended chunk must carry */
+
+    /* damage: where and why reading must stop (frame walk or streaming) */
+    int damaged;
+    uint64_t damage_offset;
+    char damage_why[200];
+    ft_error error; /* last error for ft_reader_error */
+
+    /* streaming */
+    size_t cur_chunk;      /* index of the next chunk to load */
+    uint8_t *body;         /* current chunk's body */
+    size_t body_cap;
+    const uint8_t *pos, *body_end;
+    uint64_t body_offset;  /* file offset of body[0] */
+    uint64_t addr_reg;
+    uint32_t tid;
+    uint64_t delivered;    /* events delivered so far */
+    int stream_done;       /* 1: end or damage reached */
+};
+
+/* Reads len bytes at offset into buf; 0 or -1 (short or I/O error). */
+int ft_reader_pread(ft_reader *r, void *buf, size_t len, uint64_t offset);
+
+/* Sets r->error (and returns -1). */
+int ft_reader_fail(ft_reader *r, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records damage at offset: reading stops there. */
+void ft_reader_mark_damage(ft_reader *r, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Copies a string into reader-owned storage; NULL on out of memory. */
+const char *ft_reader_strdup(ft_reader *r, const char *s, size_t n);
+
+/* Checks that [p, end) starts with one well-formed msgpack value whose
+ * containers claim no more elements than bytes remain and nest at most
+ * 32 deep; returns the value's end, or NULL.  Run before handing bytes to
+ * msgpack-c so that a hostile count cannot make it allocate gigabytes. */
+const uint8_t *ft_mp_validate(const uint8_t *p, const uint8_t *end);
+
+/* msgpack-c decoding of metadata chunk bodies (reader_meta.c).  0 or -1
+ * with r->error set; body_off is the body's file offset. */
+int ft_meta_header(ft_reader *r, const uint8_t *body, size_t n,
+                   uint64_t body_off);
+int ft_meta_sites(ft_reader *r, const uint8_t *body, size_t n,
+                  uint64_t body_off);
+int ft_meta_modules(ft_reader *r, const uint8_t *body, size_t n,
+                    uint64_t body_off);
+int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
+                    uint64_t body_off);
+int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
+                uint64_t body_off);
+/* Sorts the site table and decides whether lookups can index it. */
+void ft_meta_finish_sites(ft_reader *r);
+
+/* The event decoder (reader_decode.c).  Decodes one event at *pp (not
+ * past end), consuming SWITCH events into *tid.  Returns 1 with *ev
+ * filled, 0 at end of body, -1 on malformed input with *why set and *pp
+ * left at the offending byte. */
+int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+                    uint32_t *tid, ft_event *ev, const char **why);
+/* Decodes an EVENTS body prologue (first index, tid). */
+int ft_decode_prologue(const uint8_t **pp, const uint8_t *end,
+                       uint64_t *first, uint32_t *tid, const char **why);
+
+#endif
