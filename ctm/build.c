@@ -1,0 +1,432 @@
+/* build.c - turns trace events into CTM transitions: one transition per
+ * memory access or sync operation, variables interned by (address, kind)
+ * in an open-addressing table, arrays grown geometrically so nothing is
+ * allocated per event.  The mapping from event kinds to operations is the
+ * table in docs/ctm.md. */
+#include "ctm/ctm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FT_CTM_MAX_THREADS (1u << 20)
+#define FT_CTM_MAX_TRANS (UINT32_MAX - 1u)
+
+static int grow(void **p, size_t elem, uint32_t cap)
+{
+    void *q = realloc(*p, elem * (size_t)cap);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+static int reserve_trans(ft_ctm *c, uint32_t want)
+{
+    if (want <= c->cap_trans)
+        return 0;
+    uint64_t cap = c->cap_trans ? c->cap_trans : 1024;
+    while (cap < want)
+        cap *= 2;
+    if (cap > FT_CTM_MAX_TRANS)
+        cap = FT_CTM_MAX_TRANS;
+    uint32_t n = (uint32_t)cap;
+    if (grow((void **)&c->op, 1, n) || grow((void **)&c->tid, 4, n) ||
+        grow((void **)&c->pos, 4, n) || grow((void **)&c->obj, 4, n) ||
+        grow((void **)&c->obj2, 4, n) || grow((void **)&c->value, 8, n) ||
+        grow((void **)&c->value2, 8, n) || grow((void **)&c->site, 4, n) ||
+        grow((void **)&c->event, 8, n))
+        return -1;
+    c->cap_trans = n;
+    return 0;
+}
+
+static int reserve_threads(ft_ctm *c, uint32_t want)
+{
+    if (want <= c->cap_threads)
+        return 0;
+    uint32_t n = c->cap_threads ? c->cap_threads : 16;
+    while (n < want)
+        n *= 2;
+    if (grow((void **)&c->len, 4, n) || grow((void **)&c->parent, 4, n) ||
+        grow((void **)&c->fork_trans, 4, n) ||
+        grow((void **)&c->join_trans, 4, n))
+        return -1;
+    for (uint32_t t = c->cap_threads; t < n; t++) {
+        c->len[t] = 0;
+        c->parent[t] = c->fork_trans[t] = c->join_trans[t] = FT_CTM_NONE;
+    }
+    c->cap_threads = n;
+    return 0;
+}
+
+ft_ctm *ft_ctm_new(void)
+{
+    ft_ctm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->hash_cap = 1024;
+    c->hash = calloc(c->hash_cap, sizeof *c->hash);
+    if (!c->hash || reserve_trans(c, 1024) || reserve_threads(c, 16)) {
+        ft_ctm_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void ft_ctm_free(ft_ctm *c)
+{
+    if (!c)
+        return;
+    free(c->op);
+    free(c->tid);
+    free(c->pos);
+    free(c->obj);
+    free(c->obj2);
+    free(c->value);
+    free(c->value2);
+    free(c->site);
+    free(c->event);
+    free(c->first);
+    free(c->len);
+    free(c->by_thread);
+    free(c->parent);
+    free(c->fork_trans);
+    free(c->join_trans);
+    free(c->vars);
+    free(c->hash);
+    free(c->hb_vc);
+    free(c->hb_first);
+    free(c->hb_count);
+    free(c->hb_pos);
+    free(c);
+}
+
+static uint32_t hash_key(uint64_t addr, unsigned kind)
+{
+    uint64_t h = (addr ^ ((uint64_t)kind << 59)) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static int rehash(ft_ctm *c)
+{
+    uint32_t cap = c->hash_cap * 2;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return -1;
+    for (uint32_t v = 0; v < c->nvars; v++) {
+        uint32_t i = hash_key(c->vars[v].addr, c->vars[v].kind) & (cap - 1);
+        while (h[i])
+            i = (i + 1) & (cap - 1);
+        h[i] = v + 1;
+    }
+    free(c->hash);
+    c->hash = h;
+    c->hash_cap = cap;
+    return 0;
+}
+
+/* The variable for (addr, kind), created on first use; touched by tid. */
+static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
+{
+    uint32_t mask = c->hash_cap - 1;
+    uint32_t i = hash_key(addr, kind) & mask;
+    while (c->hash[i]) {
+        ft_ctm_var *v = &c->vars[c->hash[i] - 1];
+        if (v->addr == addr && v->kind == kind) {
+            if (v->first_tid != tid)
+                v->shared = 1;
+            return c->hash[i] - 1;
+        }
+        i = (i + 1) & mask;
+    }
+    if (c->nvars == c->cap_vars) {
+        uint32_t n = c->cap_vars ? c->cap_vars * 2 : 256;
+        if (grow((void **)&c->vars, sizeof(ft_ctm_var), n))
+            return FT_CTM_NONE;
+        c->cap_vars = n;
+    }
+    uint32_t v = c->nvars++;
+    memset(&c->vars[v], 0, sizeof c->vars[v]);
+    c->vars[v].addr = addr;
+    c->vars[v].kind = (uint8_t)kind;
+    c->vars[v].first_tid = tid;
+    c->hash[i] = v + 1;
+    if ((uint64_t)c->nvars * 2 > c->hash_cap && rehash(c))
+        return FT_CTM_NONE;
+    return v;
+}
+
+static uint64_t fnv(const uint8_t *b, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int emit(ft_ctm *c, const ft_event *ev, unsigned op, uint32_t obj,
+                uint32_t obj2, uint64_t value, uint64_t value2)
+{
+    if (c->ntrans == FT_CTM_MAX_TRANS || reserve_trans(c, c->ntrans + 1))
+        return -1;
+    uint32_t x = c->ntrans++;
+    c->op[x] = (uint8_t)op;
+    c->tid[x] = ev->tid;
+    c->pos[x] = c->len[ev->tid]++;
+    c->obj[x] = obj;
+    c->obj2[x] = obj2;
+    c->value[x] = value;
+    c->value2[x] = value2;
+    c->site[x] = ev->site;
+    c->event[x] = ev->index;
+    return 0;
+}
+
+#define OOM(msg, len) (snprintf(msg, len, "out of memory"), -1)
+
+int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
+{
+    c->nevents++;
+    uint32_t t = ev->tid;
+    if (t >= FT_CTM_MAX_THREADS) {
+        snprintf(msg, msglen, "event %llu: thread id %u beyond the limit %u",
+                 (unsigned long long)ev->index, t, FT_CTM_MAX_THREADS);
+        return -1;
+    }
+    if (reserve_threads(c, t + 1))
+        return OOM(msg, msglen);
+    if (t + 1 > c->nthreads)
+        c->nthreads = t + 1;
+    uint32_t v = FT_CTM_NONE, v2 = FT_CTM_NONE;
+    unsigned op = 0;
+    uint64_t val = 0, val2 = 0;
+    switch (ev->kind) {
+    case FT_EV_THREAD_CREATE:
+    case FT_EV_THREAD_JOIN: {
+        uint64_t child = ev->value;
+        if (child >= FT_CTM_MAX_THREADS || child == t) {
+            snprintf(msg, msglen, "event %llu: %s of thread %llu by thread %u",
+                     (unsigned long long)ev->index, ft_kind_name(ev->kind),
+                     (unsigned long long)child, t);
+            return -1;
+        }
+        if (reserve_threads(c, (uint32_t)child + 1))
+            return OOM(msg, msglen);
+        if (child + 1 > c->nthreads)
+            c->nthreads = (uint32_t)child + 1;
+        op = ev->kind == FT_EV_THREAD_CREATE ? FT_OP_FORK : FT_OP_JOIN;
+        val = child;
+        if (op == FT_OP_FORK) {
+            c->parent[child] = t;
+            c->fork_trans[child] = c->ntrans;
+        } else if (c->join_trans[child] == FT_CTM_NONE) {
+            c->join_trans[child] = c->ntrans;
+        }
+        break;
+    }
+    case FT_EV_READ:
+    case FT_EV_WRITE:
+    case FT_EV_ATOMIC_LOAD:
+    case FT_EV_ATOMIC_STORE:
+        op = (ev->kind == FT_EV_READ || ev->kind == FT_EV_ATOMIC_LOAD)
+                 ? FT_OP_READ
+                 : FT_OP_WRITE;
+        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
+        val = ev->value;
+        break;
+    case FT_EV_READ_WIDE:
+    case FT_EV_WRITE_WIDE:
+        /* wide contents stand for one value: their hash (0: elided) */
+        op = ev->kind == FT_EV_READ_WIDE ? FT_OP_READ : FT_OP_WRITE;
+        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
+        val = ev->bytes ? fnv(ev->bytes, ev->nbytes) : 0;
+        break;
+    case FT_EV_ATOMIC_RMW:
+        op = FT_OP_RMW;
+        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
+        val = ev->value;
+        val2 = ev->value2;
+        break;
+    case FT_EV_ATOMIC_CAS:
+        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
+        op = ev->arg ? FT_OP_RMW : FT_OP_READ;
+        val = ev->value3;
+        val2 = ev->value2;
+        break;
+    case FT_EV_MUTEX_INIT:
+        v = intern(c, ev->addr, FT_VAR_MUTEX, t);
+        if (v == FT_CTM_NONE)
+            return OOM(msg, msglen);
+        c->vars[v].mutex_type = (uint8_t)ev->arg;
+        c->vars[v].has_init = 1;
+        return 0;
+    case FT_EV_MUTEX_LOCK:
+        op = ev->rc == 0 ? FT_OP_LOCK : FT_OP_LOCK_FAIL;
+        v = intern(c, ev->addr, FT_VAR_MUTEX, t);
+        break;
+    case FT_EV_MUTEX_UNLOCK:
+        if (ev->rc != 0)
+            return 0; /* a failed unlock changes nothing */
+        op = FT_OP_UNLOCK;
+        v = intern(c, ev->addr, FT_VAR_MUTEX, t);
+        break;
+    case FT_EV_RW_RDLOCK:
+    case FT_EV_RW_WRLOCK:
+        v = intern(c, ev->addr, FT_VAR_RWLOCK, t);
+        if (ev->rc != 0) {
+            op = FT_OP_RWLOCK_FAIL;
+            val = ev->kind == FT_EV_RW_WRLOCK;
+        } else {
+            op = ev->kind == FT_EV_RW_RDLOCK ? FT_OP_RDLOCK : FT_OP_WRLOCK;
+        }
+        break;
+    case FT_EV_RW_UNLOCK:
+        if (ev->rc != 0)
+            return 0;
+        op = FT_OP_RWUNLOCK;
+        v = intern(c, ev->addr, FT_VAR_RWLOCK, t);
+        break;
+    case FT_EV_COND_WAIT:
+    case FT_EV_COND_WAKE:
+        op = ev->kind == FT_EV_COND_WAIT ? FT_OP_WAIT_PRE : FT_OP_WAIT_POST;
+        v = intern(c, ev->addr, FT_VAR_COND, t);
+        v2 = intern(c, ev->obj2, FT_VAR_MUTEX, t);
+        if (v2 == FT_CTM_NONE)
+            return OOM(msg, msglen);
+        val = ev->kind == FT_EV_COND_WAKE && ev->arg;
+        break;
+    case FT_EV_COND_SIGNAL:
+    case FT_EV_COND_BROADCAST:
+        op = ev->kind == FT_EV_COND_SIGNAL ? FT_OP_NOTIFY : FT_OP_NOTIFY_ALL;
+        v = intern(c, ev->addr, FT_VAR_COND, t);
+        break;
+    case FT_EV_SEM_INIT:
+        op = FT_OP_SEM_INIT;
+        v = intern(c, ev->addr, FT_VAR_SEM, t);
+        val = ev->value;
+        if (v != FT_CTM_NONE && !c->vars[v].has_init) {
+            c->vars[v].has_init = 1;
+            c->vars[v].init = ev->value;
+        }
+        break;
+    case FT_EV_SEM_POST:
+        op = FT_OP_SEM_POST;
+        v = intern(c, ev->addr, FT_VAR_SEM, t);
+        break;
+    case FT_EV_SEM_WAIT:
+        op = ev->rc == 0 ? FT_OP_SEM_WAIT : FT_OP_SEM_FAIL;
+        v = intern(c, ev->addr, FT_VAR_SEM, t);
+        break;
+    case FT_EV_BARRIER_INIT:
+        v = intern(c, ev->addr, FT_VAR_BARRIER, t);
+        if (v == FT_CTM_NONE)
+            return OOM(msg, msglen);
+        c->vars[v].init = ev->value;
+        c->vars[v].has_init = 1;
+        return 0;
+    case FT_EV_BARRIER_ARRIVE:
+    case FT_EV_BARRIER_LEAVE:
+        op = ev->kind == FT_EV_BARRIER_ARRIVE ? FT_OP_BARRIER_ARRIVE
+                                              : FT_OP_BARRIER_LEAVE;
+        v = intern(c, ev->addr, FT_VAR_BARRIER, t);
+        break;
+    case FT_EV_ONCE_ENTER:
+    case FT_EV_ONCE_DONE:
+        op = ev->kind == FT_EV_ONCE_DONE ? FT_OP_ONCE_DONE
+             : ev->arg                   ? FT_OP_ONCE_RUN
+                                         : FT_OP_ONCE_SKIP;
+        v = intern(c, ev->addr, FT_VAR_ONCE, t);
+        break;
+    default:
+        return 0; /* not a transition: calls, allocation, markers, ... */
+    }
+    if (op != FT_OP_FORK && op != FT_OP_JOIN && v == FT_CTM_NONE)
+        return OOM(msg, msglen);
+    if (v != FT_CTM_NONE && (op == FT_OP_WRITE || op == FT_OP_RMW))
+        c->vars[v].written = 1;
+    if (emit(c, ev, op, v, v2, val, val2))
+        return OOM(msg, msglen);
+    return 0;
+}
+
+int ft_ctm_finish(ft_ctm *c)
+{
+    free(c->first);
+    free(c->by_thread);
+    c->first = malloc(sizeof *c->first * (c->nthreads + 1));
+    c->by_thread = malloc(sizeof *c->by_thread * (c->ntrans + 1));
+    if (!c->first || !c->by_thread)
+        return -1;
+    uint32_t sum = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        c->first[t] = sum;
+        sum += c->len[t];
+    }
+    c->first[c->nthreads] = sum;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        c->by_thread[c->first[c->tid[x]] + c->pos[x]] = x;
+    c->nlocal_vars = c->nglobal_vars = c->nglobal_accesses = 0;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        if (c->vars[v].kind == FT_VAR_MEMORY) {
+            if (c->vars[v].shared)
+                c->nglobal_vars++;
+            else
+                c->nlocal_vars++;
+        }
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (c->obj[x] != FT_CTM_NONE &&
+            c->vars[c->obj[x]].kind == FT_VAR_MEMORY &&
+            c->vars[c->obj[x]].shared)
+            c->nglobal_accesses++;
+    return 0;
+}
+
+ft_ctm *ft_ctm_build(ft_reader *r, ft_error *err)
+{
+    ft_ctm *c = ft_ctm_new();
+    if (!c) {
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return NULL;
+    }
+    const ft_end *end = ft_reader_end(r);
+    if (end && end->present && end->events < (1ull << 31))
+        reserve_trans(c, (uint32_t)end->events + 1);
+    ft_event ev;
+    int rc;
+    char msg[200];
+    while ((rc = ft_reader_next(r, &ev)) == 1) {
+        if (ft_ctm_add(c, &ev, msg, sizeof msg)) {
+            const ft_error *re = ft_reader_error(r);
+            memset(err, 0, sizeof *err);
+            if (re)
+                snprintf(err->path, sizeof err->path, "%s", re->path);
+            snprintf(err->message, sizeof err->message, "%s", msg);
+            ft_ctm_free(c);
+            return NULL;
+        }
+    }
+    if (rc < 0) {
+        const ft_error *re = ft_reader_error(r);
+        if (re)
+            *err = *re;
+        ft_ctm_free(c);
+        return NULL;
+    }
+    if (ft_ctm_finish(c)) {
+        snprintf(err->message, sizeof err->message, "out of memory");
+        ft_ctm_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+ft_ctm *ft_ctm_load(const char *path, ft_error *err)
+{
+    ft_reader *r = ft_reader_open(path, err);
+    if (!r)
+        return NULL;
+    ft_ctm *c = ft_ctm_build(r, err);
+    ft_reader_close(r);
+    return c;
+}

@@ -1,0 +1,177 @@
+/* ctm.h - the concurrent trace model (CTM, BEST stage i): threads, their
+ * program-ordered transitions with guards and updates, variables and sync
+ * objects, built from one recorded trace.
+ *
+ * We do not know the program's expressions, only observed values, so a
+ * transition's guard and update are implied by its operation and recorded
+ * values: a write writes its recorded value, a read is guarded by "reads the
+ * recorded value" (or by nothing, in the relaxed mode the prediction stage
+ * uses after a violation), a lock is guarded by "the mutex is free", and so
+ * on (docs/ctm.md has the full table).  The model generalises the observed
+ * run completely: every interleaving that respects program order, must
+ * happen-before (fork/join) and these guards is a run of the model.
+ *
+ * Storage is struct-of-arrays indexed by a uint32 transition id, ids in
+ * trace order; per-thread sequences are index arrays into those.  Memory is
+ * about 50 bytes per transition and nothing is allocated per event. */
+#ifndef FORETELL_CTM_H
+#define FORETELL_CTM_H
+
+#include "recorder/trace.h"
+
+#include <stdint.h>
+
+/* Transition operations.  "obj" is the transition's var (an index into the
+ * variable table); "obj2" its second object. */
+enum ft_op {
+    FT_OP_READ = 1,       /* guard obj == value */
+    FT_OP_WRITE,          /* obj := value */
+    FT_OP_RMW,            /* guard obj == value; obj := value2 (atomic RMW,
+                             successful CAS) */
+    FT_OP_LOCK,           /* guard mutex free or (recursive) owned by me */
+    FT_OP_LOCK_FAIL,      /* trylock/timedlock that failed: guard held by
+                             another thread; no update */
+    FT_OP_UNLOCK,         /* owner := none (or recursion count - 1) */
+    FT_OP_RDLOCK,         /* guard no writer; readers + 1 */
+    FT_OP_WRLOCK,         /* guard no writer, no reader; writer := me */
+    FT_OP_RWLOCK_FAIL,    /* try/timed rw lock that failed (value: 1 = wr) */
+    FT_OP_RWUNLOCK,       /* releases my read or write hold */
+    FT_OP_WAIT_PRE,       /* cond obj, mutex obj2: releases the mutex and
+                             joins the cond's waiters */
+    FT_OP_WAIT_POST,      /* guard notified (or value 1: timed out) and
+                             mutex free; reacquires it */
+    FT_OP_NOTIFY,         /* wakes at most one waiter; lost if none */
+    FT_OP_NOTIFY_ALL,     /* wakes every waiter */
+    FT_OP_SEM_INIT,       /* obj := value */
+    FT_OP_SEM_POST,       /* obj + 1 */
+    FT_OP_SEM_WAIT,       /* guard obj > 0; obj - 1 */
+    FT_OP_SEM_FAIL,       /* failed trywait/timedwait: guard obj == 0 */
+    FT_OP_BARRIER_ARRIVE, /* obj: arrivals + 1; the N-th opens a generation */
+    FT_OP_BARRIER_LEAVE,  /* guard my arrival's generation is open */
+    FT_OP_ONCE_RUN,       /* guard once not started; started := 1 */
+    FT_OP_ONCE_SKIP,      /* guard once done */
+    FT_OP_ONCE_DONE,      /* done := 1 */
+    FT_OP_FORK,           /* value = child tid; must-HB child's first */
+    FT_OP_JOIN,           /* value = child tid; guard child finished */
+    FT_OP_COUNT
+};
+
+/* Kinds of variables (interned by address and kind). */
+enum ft_var_kind {
+    FT_VAR_MEMORY = 0,
+    FT_VAR_MUTEX,
+    FT_VAR_RWLOCK,
+    FT_VAR_COND,
+    FT_VAR_SEM,
+    FT_VAR_BARRIER,
+    FT_VAR_ONCE,
+};
+
+typedef struct ft_ctm_var {
+    uint64_t addr;
+    uint64_t init;       /* sem initial value, barrier count */
+    uint32_t first_tid;  /* first thread that touched it */
+    uint8_t kind;        /* enum ft_var_kind */
+    uint8_t shared;      /* touched by two or more threads */
+    uint8_t written;     /* some transition writes it (memory) */
+    uint8_t mutex_type;  /* enum ft_mutex_type, from MUTEX_INIT */
+    uint8_t has_init;    /* MUTEX/SEM/BARRIER_INIT seen */
+} ft_ctm_var;
+
+#define FT_CTM_NONE UINT32_MAX
+
+typedef struct ft_ctm {
+    /* transitions, by id (trace order) */
+    uint32_t ntrans;
+    uint8_t *op;      /* enum ft_op */
+    uint32_t *tid;
+    uint32_t *pos;    /* position in its thread, from 0 */
+    uint32_t *obj;    /* variable index, FT_CTM_NONE for fork/join */
+    uint32_t *obj2;   /* cond wait: the mutex; else FT_CTM_NONE */
+    uint64_t *value;  /* value read or written; child tid for fork/join */
+    uint64_t *value2; /* RMW: value written */
+    uint32_t *site;
+    uint64_t *event;  /* index of the generating trace event */
+
+    /* threads: thread t's transitions are by_thread[first[t] ..
+     * first[t] + len[t]) */
+    uint32_t nthreads;
+    uint32_t *first;
+    uint32_t *len;
+    uint32_t *by_thread;
+    uint32_t *parent;      /* forking thread, FT_CTM_NONE for roots */
+    uint32_t *fork_trans;  /* the FORK transition creating t, or NONE */
+    uint32_t *join_trans;  /* the first JOIN transition of t, or NONE */
+
+    /* variables */
+    uint32_t nvars;
+    ft_ctm_var *vars;
+
+    /* trace figures (table IV of the paper) */
+    uint64_t nevents;      /* events read from the trace */
+    uint64_t nlocal_vars, nglobal_vars, nglobal_accesses;
+
+    /* private: must-HB clocks (ft_ctm_hb_prepare): thread t's rows are
+     * hb_first[t] .. + hb_count[t], row r applies from position hb_pos[r]
+     * on and holds nthreads counts at hb_vc[r * nthreads] */
+    uint32_t *hb_vc, *hb_first, *hb_count, *hb_pos;
+    uint32_t hb_rows;
+
+    /* private: interning table */
+    uint32_t *hash;
+    uint32_t hash_cap;
+    uint32_t cap_trans, cap_vars, cap_threads;
+} ft_ctm;
+
+/* Builds the model from a trace.  Returns NULL with *err set (file, byte
+ * offset, what) on a damaged trace or on events that contradict themselves
+ * (unlock of a mutex never locked is fine; a tid beyond the limit is not). */
+ft_ctm *ft_ctm_build(ft_reader *r, ft_error *err);
+ft_ctm *ft_ctm_load(const char *path, ft_error *err);
+void ft_ctm_free(ft_ctm *c);
+
+/* Incremental construction from decoded events, for tests and importers:
+ * ft_ctm_build is new + add for every event + finish. */
+ft_ctm *ft_ctm_new(void);
+/* 0 ok, -1 with msg filled (the event is invalid for the model). */
+int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen);
+/* Computes per-thread sequences and sharedness.  0 ok, -1 out of memory. */
+int ft_ctm_finish(ft_ctm *c);
+
+/* The id of thread t's transition at position p. */
+static inline uint32_t ft_ctm_at(const ft_ctm *c, uint32_t t, uint32_t p)
+{
+    return c->by_thread[c->first[t] + p];
+}
+
+/* Whether transition x touches a shared variable or object (fork and join
+ * always count as shared: they order threads). */
+int ft_ctm_is_shared(const ft_ctm *c, uint32_t x);
+
+/* Dependence of transitions of different threads through a shared
+ * object: same memory variable with at least one write, or sync
+ * operations on the same object (docs/ctm.md lists the pairs). */
+int ft_ctm_conflict(const ft_ctm *c, uint32_t x, uint32_t y);
+
+/* Whether transition x writes its memory variable (WRITE, RMW). */
+int ft_ctm_writes(const ft_ctm *c, uint32_t x);
+/* Whether x reads its memory variable (READ, RMW). */
+int ft_ctm_reads(const ft_ctm *c, uint32_t x);
+
+const char *ft_op_name(unsigned op);
+
+/* Must happen-before (program order plus fork/join, transitively): the
+ * number of thread j's transitions that must precede transition x of
+ * another thread in every run.  ft_ctm_hb_prepare computes the clocks
+ * (O(threads^2) memory); 0 ok, -1 out of memory. */
+int ft_ctm_hb_prepare(ft_ctm *c);
+uint32_t ft_ctm_hb_before(const ft_ctm *c, uint32_t x, uint32_t j);
+/* x must happen before y (x, y any transitions). */
+int ft_ctm_must_hb(const ft_ctm *c, uint32_t x, uint32_t y);
+
+/* A copy holding only the transitions with keep[id] != 0, in the same
+ * order, with map[new id] = old id (map allocated, caller frees).
+ * Variables keep their indices; sharedness is recomputed. */
+ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map);
+
+#endif

@@ -1,0 +1,272 @@
+/* model.c - questions asked of a built CTM: which transitions are shared,
+ * which pairs are dependent, what must happen before what (fork/join
+ * clocks), and sub-models for slicing.  Dependence is defined here once so
+ * that merging, lockset/HB, MAT, slicing and the tests' oracle agree. */
+#include "ctm/ctm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[FT_OP_COUNT] = {
+    [FT_OP_READ] = "read",
+    [FT_OP_WRITE] = "write",
+    [FT_OP_RMW] = "rmw",
+    [FT_OP_LOCK] = "lock",
+    [FT_OP_LOCK_FAIL] = "lock-fail",
+    [FT_OP_UNLOCK] = "unlock",
+    [FT_OP_RDLOCK] = "rdlock",
+    [FT_OP_WRLOCK] = "wrlock",
+    [FT_OP_RWLOCK_FAIL] = "rwlock-fail",
+    [FT_OP_RWUNLOCK] = "rwunlock",
+    [FT_OP_WAIT_PRE] = "wait-pre",
+    [FT_OP_WAIT_POST] = "wait-post",
+    [FT_OP_NOTIFY] = "notify",
+    [FT_OP_NOTIFY_ALL] = "notify-all",
+    [FT_OP_SEM_INIT] = "sem-init",
+    [FT_OP_SEM_POST] = "sem-post",
+    [FT_OP_SEM_WAIT] = "sem-wait",
+    [FT_OP_SEM_FAIL] = "sem-fail",
+    [FT_OP_BARRIER_ARRIVE] = "barrier-arrive",
+    [FT_OP_BARRIER_LEAVE] = "barrier-leave",
+    [FT_OP_ONCE_RUN] = "once-run",
+    [FT_OP_ONCE_SKIP] = "once-skip",
+    [FT_OP_ONCE_DONE] = "once-done",
+    [FT_OP_FORK] = "fork",
+    [FT_OP_JOIN] = "join",
+};
+
+const char *ft_op_name(unsigned op)
+{
+    return op < FT_OP_COUNT && op_names[op] ? op_names[op] : "?";
+}
+
+int ft_ctm_writes(const ft_ctm *c, uint32_t x)
+{
+    return c->op[x] == FT_OP_WRITE || c->op[x] == FT_OP_RMW;
+}
+
+int ft_ctm_reads(const ft_ctm *c, uint32_t x)
+{
+    return c->op[x] == FT_OP_READ || c->op[x] == FT_OP_RMW;
+}
+
+int ft_ctm_is_shared(const ft_ctm *c, uint32_t x)
+{
+    if (c->op[x] == FT_OP_FORK || c->op[x] == FT_OP_JOIN)
+        return 1;
+    if (c->obj[x] != FT_CTM_NONE && c->vars[c->obj[x]].shared)
+        return 1;
+    return c->obj2[x] != FT_CTM_NONE && c->vars[c->obj2[x]].shared;
+}
+
+static int is_memory(const ft_ctm *c, uint32_t x)
+{
+    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW;
+}
+
+/* Sync pairs on one object that commute in every state. */
+static int commuting_sync(unsigned a, unsigned b)
+{
+    return (a == FT_OP_RDLOCK && b == FT_OP_RDLOCK) ||
+           (a == FT_OP_SEM_POST && b == FT_OP_SEM_POST);
+}
+
+int ft_ctm_conflict(const ft_ctm *c, uint32_t x, uint32_t y)
+{
+    if (c->tid[x] == c->tid[y])
+        return 0;
+    unsigned ox = c->op[x], oy = c->op[y];
+    if (ox == FT_OP_FORK || ox == FT_OP_JOIN)
+        return c->value[x] == c->tid[y];
+    if (oy == FT_OP_FORK || oy == FT_OP_JOIN)
+        return c->value[y] == c->tid[x];
+    if (is_memory(c, x) || is_memory(c, y)) {
+        if (!is_memory(c, x) || !is_memory(c, y) || c->obj[x] != c->obj[y])
+            return 0;
+        return ft_ctm_writes(c, x) || ft_ctm_writes(c, y);
+    }
+    int same = c->obj[x] == c->obj[y] ||
+               (c->obj2[x] != FT_CTM_NONE &&
+                (c->obj2[x] == c->obj[y] || c->obj2[x] == c->obj2[y])) ||
+               (c->obj2[y] != FT_CTM_NONE && c->obj2[y] == c->obj[x]);
+    return same && !commuting_sync(ox, oy);
+}
+
+/* Must-HB clocks.  Walking transitions in trace order visits every fork
+ * before its child and every child's end before the join that waits for
+ * it (the trace is a run), so one pass computes them. */
+int ft_ctm_hb_prepare(ft_ctm *c)
+{
+    uint32_t n = c->nthreads;
+    free(c->hb_vc);
+    free(c->hb_first);
+    free(c->hb_count);
+    free(c->hb_pos);
+    c->hb_vc = NULL;
+    c->hb_rows = 0;
+    c->hb_first = calloc(n + 1, sizeof *c->hb_first);
+    c->hb_count = calloc(n + 1, sizeof *c->hb_count);
+    uint32_t rows = n;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        rows += c->op[x] == FT_OP_JOIN;
+    c->hb_pos = calloc(rows + 1, sizeof *c->hb_pos);
+    uint32_t *cur = calloc((size_t)n * n + 1, sizeof *cur);
+    c->hb_vc = calloc((size_t)rows * n + 1, sizeof *c->hb_vc);
+    if (!c->hb_first || !c->hb_count || !c->hb_pos || !cur || !c->hb_vc) {
+        free(cur);
+        return -1;
+    }
+    /* rows of thread t: its start row, then one per join, in order */
+    uint32_t r = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        c->hb_first[t] = r;
+        c->hb_count[t] = 1;
+        r += 1;
+        for (uint32_t p = 0; p < c->len[t]; p++)
+            r += c->op[ft_ctm_at(c, t, p)] == FT_OP_JOIN;
+    }
+    c->hb_rows = rows;
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        uint32_t t = c->tid[x], o = c->op[x];
+        if (o != FT_OP_FORK && o != FT_OP_JOIN)
+            continue;
+        uint32_t child = (uint32_t)c->value[x];
+        if (o == FT_OP_FORK) {
+            uint32_t *row = &c->hb_vc[(size_t)c->hb_first[child] * n];
+            memcpy(row, &cur[(size_t)t * n], n * sizeof *row);
+            row[t] = c->pos[x] + 1;
+            memcpy(&cur[(size_t)child * n], row, n * sizeof *row);
+        } else {
+            uint32_t *me = &cur[(size_t)t * n], *ch = &cur[(size_t)child * n];
+            ch[child] = c->len[child];
+            for (uint32_t j = 0; j < n; j++)
+                if (ch[j] > me[j])
+                    me[j] = ch[j];
+            me[t] = 0;
+            uint32_t row = c->hb_first[t] + c->hb_count[t]++;
+            c->hb_pos[row] = c->pos[x];
+            memcpy(&c->hb_vc[(size_t)row * n], me, n * sizeof *me);
+        }
+    }
+    free(cur);
+    return 0;
+}
+
+uint32_t ft_ctm_hb_before(const ft_ctm *c, uint32_t x, uint32_t j)
+{
+    uint32_t t = c->tid[x], p = c->pos[x];
+    if (t == j)
+        return p;
+    if (!c->hb_vc)
+        return 0;
+    uint32_t lo = c->hb_first[t], hi = lo + c->hb_count[t];
+    uint32_t best = lo;
+    while (lo < hi) { /* last row with hb_pos <= p (rows sorted by pos) */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (mid == c->hb_first[t] || c->hb_pos[mid] <= p) {
+            best = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return c->hb_vc[(size_t)best * c->nthreads + j];
+}
+
+int ft_ctm_must_hb(const ft_ctm *c, uint32_t x, uint32_t y)
+{
+    if (c->tid[x] == c->tid[y])
+        return c->pos[x] < c->pos[y];
+    return ft_ctm_hb_before(c, y, c->tid[x]) > c->pos[x];
+}
+
+static int resize(void **p, size_t elem, uint32_t cap)
+{
+    void *q = realloc(*p, elem * ((size_t)cap + 1));
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
+{
+    ft_ctm *s = ft_ctm_new();
+    uint32_t *m = malloc(sizeof *m * (c->ntrans + 1));
+    uint32_t *newid = malloc(sizeof *newid * (c->ntrans + 1));
+    if (!s || !m || !newid)
+        goto fail;
+    uint32_t n = 0, nt = c->nthreads;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        n += keep[x] != 0;
+    if (resize((void **)&s->op, 1, n) || resize((void **)&s->tid, 4, n) ||
+        resize((void **)&s->pos, 4, n) || resize((void **)&s->obj, 4, n) ||
+        resize((void **)&s->obj2, 4, n) || resize((void **)&s->value, 8, n) ||
+        resize((void **)&s->value2, 8, n) || resize((void **)&s->site, 4, n) ||
+        resize((void **)&s->event, 8, n) || resize((void **)&s->len, 4, nt) ||
+        resize((void **)&s->parent, 4, nt) ||
+        resize((void **)&s->fork_trans, 4, nt) ||
+        resize((void **)&s->join_trans, 4, nt) ||
+        resize((void **)&s->vars, sizeof *s->vars, c->nvars))
+        goto fail;
+    s->cap_trans = n + 1;
+    s->cap_threads = nt + 1;
+    s->nthreads = nt;
+    s->nevents = c->nevents;
+    memcpy(s->vars, c->vars, sizeof *s->vars * c->nvars);
+    s->nvars = c->nvars;
+    s->cap_vars = c->nvars + 1;
+    for (uint32_t v = 0; v < s->nvars; v++) {
+        s->vars[v].shared = 0;
+        s->vars[v].first_tid = FT_CTM_NONE;
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        s->len[t] = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        newid[x] = FT_CTM_NONE;
+        if (!keep[x])
+            continue;
+        uint32_t t = c->tid[x], y = s->ntrans++;
+        s->op[y] = c->op[x];
+        s->tid[y] = t;
+        s->pos[y] = s->len[t]++;
+        s->obj[y] = c->obj[x];
+        s->obj2[y] = c->obj2[x];
+        s->value[y] = c->value[x];
+        s->value2[y] = c->value2[x];
+        s->site[y] = c->site[x];
+        s->event[y] = c->event[x];
+        m[y] = x;
+        newid[x] = y;
+        uint32_t objs[2] = {c->obj[x], c->obj2[x]};
+        for (int k = 0; k < 2; k++) {
+            if (objs[k] == FT_CTM_NONE)
+                continue;
+            ft_ctm_var *v = &s->vars[objs[k]];
+            if (v->first_tid == FT_CTM_NONE)
+                v->first_tid = t;
+            else if (v->first_tid != t)
+                v->shared = 1;
+        }
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        s->parent[t] = c->parent[t];
+        s->fork_trans[t] = c->fork_trans[t] == FT_CTM_NONE
+                               ? FT_CTM_NONE
+                               : newid[c->fork_trans[t]];
+        s->join_trans[t] = c->join_trans[t] == FT_CTM_NONE
+                               ? FT_CTM_NONE
+                               : newid[c->join_trans[t]];
+    }
+    free(newid);
+    newid = NULL;
+    if (ft_ctm_finish(s))
+        goto fail;
+    *map = m;
+    return s;
+fail:
+    free(newid);
+    free(m);
+    ft_ctm_free(s);
+    return NULL;
+}

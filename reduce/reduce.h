@@ -1,0 +1,139 @@
+/* reduce.h - BEST stage ii: shrink the interleaving space of a CTM without
+ * losing any feasible behaviour (docs/reduction.md has the algorithms and
+ * their soundness arguments).
+ *
+ *   merging     local transitions join the next shared one of their
+ *               thread: "blocks", the transitions the solver sees;
+ *   lockset/HB  context switches that no feasible run can take (the two
+ *               sides hold a common lock, or fork/join orders them);
+ *   MAT         mutually atomic transaction pairs for every pair of
+ *               threads; their end-to-begin switches form CXT(CTM), the
+ *               only switches a representative of every equivalence class
+ *               of runs needs; i-transactions cut each thread at them;
+ *   slicing     per property: keep the property transitions and what they
+ *               depend on, then merge and run MAT again on the slice.
+ *
+ * A context switch (i, k) -> (j, l) means: thread i has just executed its
+ * block k and thread j executes its block l next.  Switches away from a
+ * thread that has executed its last block are forced, always allowed, and
+ * not listed. */
+#ifndef FORETELL_REDUCE_H
+#define FORETELL_REDUCE_H
+
+#include "ctm/ctm.h"
+
+#include <stdint.h>
+
+typedef struct ft_cxt {
+    uint32_t from_thread, from_block, to_thread, to_block;
+    uint32_t from_trans; /* last transition of the from block (ctm id) */
+    uint32_t to_trans;   /* first transition of the to block */
+} ft_cxt;
+
+/* A mutually atomic transaction pair: blocks [a_first, a_last] of thread
+ * a and [b_first, b_last] of thread b (a_last/b_last = block count - 1 and
+ * conflict = 0 when the pair runs both threads to their ends). */
+typedef struct ft_mat {
+    uint32_t a, b;
+    uint32_t a_first, a_last, b_first, b_last;
+    int conflict;
+} ft_mat;
+
+/* An i-transaction of a thread: blocks [first_block, last_block], i.e.
+ * transitions at positions [first_pos, last_pos] of the thread. */
+typedef struct ft_itrans {
+    uint32_t thread, first_block, last_block, first_pos, last_pos;
+} ft_itrans;
+
+typedef struct ft_reduce_stats {
+    uint64_t trans_before_merge, trans_after_merge;
+    /* context switches between blocks of different threads, switches
+     * from a thread's last block excluded */
+    uint64_t cs_total;
+    uint64_t cs_lockset_hb; /* UINT64_MAX: not counted (too many pairs) */
+    uint64_t cs_mat;
+    uint64_t nmats;
+} ft_reduce_stats;
+
+enum ft_reduce_flags {
+    /* MAT: treat a dependent pair whose joint state is unreachable by
+     * lockset or must-HB as independent (the paper's "skip unreachable"). */
+    FT_REDUCE_SKIP_UNREACHABLE = 1,
+    /* Skip counting lockset/HB-feasible switches (quadratic). */
+    FT_REDUCE_NO_COUNT = 2,
+};
+
+typedef struct ft_reduced {
+    const ft_ctm *ctm; /* the model reduced */
+    ft_ctm *owned;     /* set when the reduced owns ctm (slices) */
+    uint32_t *orig;    /* slices: ctm id -> id in the sliced-from model */
+
+    /* blocks: thread t's blocks are bfirst[t] .. bfirst[t] + bcount[t];
+     * block b covers positions bstart[b] .. bend[b] of its thread and has
+     * at most one shared transition, bkey[b] (FT_CTM_NONE if none) */
+    uint32_t nblocks;
+    uint32_t *bfirst, *bcount, *bstart, *bend, *bkey;
+    uint32_t *block_of; /* transition id -> global block index */
+
+    /* locksets (lockset/HB pass): id of the set held after each
+     * transition; 0 is the empty set */
+    uint32_t *held_after;
+    uint32_t *ls_first, *ls_len, *ls_pool; /* entries: lock << 1 | read */
+    uint32_t nls, ls_cap, pool_len, pool_cap;
+    uint32_t *ls_hash;
+    uint32_t ls_hash_cap;
+
+    ft_mat *mats;
+    uint32_t nmats, cap_mats;
+    ft_cxt *cxt; /* sorted (from_thread, from_block, to_thread, to_block) */
+    uint32_t ncxt, cap_cxt;
+    ft_itrans *itrans; /* by thread, then position */
+    uint32_t nitrans;
+    uint32_t *it_first; /* thread t's i-transactions start here */
+
+    ft_reduce_stats stats;
+} ft_reduced;
+
+/* Runs merging, lockset/HB and MAT on c (which must outlive the result;
+ * ft_ctm_hb_prepare is called on it).  NULL on out of memory. */
+ft_reduced *ft_reduce(ft_ctm *c, unsigned flags);
+void ft_reduced_free(ft_reduced *r);
+
+/* Property-preserving slice of c for the property transitions prop[0..n)
+ * (ctm ids), merged and MAT-reduced.  The result owns the sliced model;
+ * r->orig maps its transition ids back to c's.  NULL on out of memory or
+ * a property id out of range. */
+ft_reduced *ft_reduce_slice(ft_ctm *c, const uint32_t *prop, uint32_t n,
+                            unsigned flags);
+/* The slice's membership alone: keep[id] = 1 for transitions of c in the
+ * slice of prop (keep has c->ntrans entries).  0 ok, -1 bad id / OOM. */
+int ft_slice_mark(ft_ctm *c, const uint32_t *prop, uint32_t n, uint8_t *keep);
+
+/* Individual passes (ft_reduce runs them in this order). */
+int ft_reduce_merge(ft_reduced *r);
+int ft_reduce_locksets(ft_reduced *r);
+int ft_reduce_mat(ft_reduced *r, unsigned flags);
+
+/* Whether the switch (i, k) -> (j, l) is in CXT; switches from a
+ * thread's last block are always allowed. */
+int ft_cxt_allowed(const ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,
+                   uint32_t l);
+
+/* Lockset/HB: whether the switch (i, k) -> (j, l) can occur in some
+ * feasible run (0 when the lockset or must-HB relation rules it out). */
+int ft_switch_feasible(const ft_reduced *r, uint32_t i, uint32_t k,
+                       uint32_t j, uint32_t l);
+
+/* Whether block pair (a at ka, b at kb) can both be next at once. */
+int ft_blocks_coreachable(const ft_reduced *r, uint32_t a, uint32_t ka,
+                          uint32_t b, uint32_t kb);
+
+/* Whether blocks ka of a and kb of b are dependent. */
+int ft_blocks_dependent(const ft_reduced *r, uint32_t a, uint32_t ka,
+                        uint32_t b, uint32_t kb);
+
+/* Counts the lockset/HB-feasible switches when there are at most budget
+ * block pairs to test; UINT64_MAX otherwise. */
+uint64_t ft_count_feasible_switches(const ft_reduced *r, uint64_t budget);
+
+#endif
