@@ -1,0 +1,342 @@
+/* analyze.c - the stage iii driver: interns the trace's objects, has
+ * regions.c collect the regions, fills in what each region touches, and
+ * decides its status before properties are generated:
+ *   observed  - the run itself is not serializable for it (serial.c);
+ *   no-conflict - none of its events conflicts with another thread's;
+ *   proved    - at most one of its events conflicts with another thread
+ *               (trivially atomic), or, once the MAT analysis has run, it
+ *               lies inside one i-transaction (fi_prove_by_itx);
+ *   open      - everything else: these become CA and CMA properties. */
+#include "infer/internal.h"
+#include "infer/u64map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fi_options_default(fi_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->maxd = FI_DEFAULT_MAXD;
+    o->max_anchors = FI_DEFAULT_MAX_ANCHORS;
+    o->infer = 1;
+    o->max_cma = FI_DEFAULT_MAX_CMA;
+}
+
+int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
+                  uint64_t last, unsigned source, uint32_t site)
+{
+    if (a->nregions == a->capregions) {
+        size_t ncap = a->capregions ? 2 * a->capregions : 64;
+        fi_region *n = realloc(a->regions, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        a->regions = n;
+        a->capregions = ncap;
+    }
+    fi_region *r = &a->regions[a->nregions++];
+    memset(r, 0, sizeof *r);
+    r->tid = tid;
+    r->first = first;
+    r->last = last;
+    r->source = (uint8_t)source;
+    const ft_site *s = fi_trace_site_get(a->trace, site);
+    r->function = s ? s->function : NULL;
+    r->file = s ? s->file : NULL;
+    r->line_lo = r->line_hi = s ? s->line : 0;
+    return 0;
+}
+
+static int intern_vars(fi_analysis *a)
+{
+    const fi_trace *t = a->trace;
+    fi_u64map map = {0};
+    size_t cap = 0;
+    a->var_of = malloc((t->nev ? t->nev : 1) * sizeof *a->var_of);
+    if (!a->var_of)
+        return -1;
+    for (size_t i = 0; i < t->nev; i++) {
+        fi_access acc;
+        fi_classify(&t->ev[i], &acc);
+        a->var_of[i] = UINT32_MAX;
+        if (acc.op != FI_OP_READ && acc.op != FI_OP_WRITE)
+            continue;
+        int added;
+        uint32_t v = fi_u64map_intern(&map, acc.key, a->nvars, &added);
+        if (v == UINT32_MAX)
+            goto nomem;
+        uint32_t tid = t->ev[i].tid;
+        if (added) {
+            if (a->nvars == cap) {
+                cap = cap ? 2 * cap : 1024;
+                fi_var *n = realloc(a->vars, cap * sizeof *n);
+                if (!n)
+                    goto nomem;
+                a->vars = n;
+            }
+            fi_var *nv = &a->vars[a->nvars++];
+            memset(nv, 0, sizeof *nv);
+            nv->key = acc.key;
+            nv->tid0 = tid;
+            nv->wtid0 = UINT32_MAX;
+        }
+        fi_var *x = &a->vars[v];
+        a->var_of[i] = v;
+        if (!acc.data)
+            x->sync = 1;
+        if (x->tid0 != tid)
+            x->multi = 1;
+        if (acc.op == FI_OP_WRITE) {
+            if (!x->written)
+                x->wtid0 = tid;
+            else if (x->wtid0 != tid)
+                x->multiw = 1;
+            x->written = 1;
+        }
+    }
+    fi_u64map_free(&map);
+    return 0;
+nomem:
+    fi_u64map_free(&map);
+    return -1;
+}
+
+static int region_cmp(const void *pa, const void *pb)
+{
+    const fi_region *x = pa, *y = pb;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return (int)y->source - (int)x->source; /* user-stated first */
+}
+
+/* Does event i (with its variable v) depend on another thread's events? */
+static int conflicts_outside(const fi_analysis *a, const fi_access *acc,
+                             uint32_t v, uint32_t tid)
+{
+    if (acc->op == FI_OP_FORK || acc->op == FI_OP_JOIN)
+        return 1;
+    if (v == UINT32_MAX)
+        return 0;
+    const fi_var *x = &a->vars[v];
+    if (acc->op == FI_OP_READ)
+        return x->written && (x->multiw || x->wtid0 != tid);
+    return x->multi || x->tid0 != tid;
+}
+
+/* Counts, variables and lines of each region; no-conflict and trivial
+ * proofs.  stamp dedups variables per region. */
+static int fill_regions(fi_analysis *a)
+{
+    const fi_trace *t = a->trace;
+    uint32_t *stamp = calloc(a->nvars ? a->nvars : 1, sizeof *stamp);
+    uint32_t *buf = malloc((a->nvars ? a->nvars : 1) * sizeof *buf);
+    if (!stamp || !buf) {
+        free(stamp);
+        free(buf);
+        return -1;
+    }
+    for (size_t k = 0; k < a->nregions; k++) {
+        fi_region *r = &a->regions[k];
+        r->id = (uint32_t)k;
+        uint32_t nv = 0, nconf = 0;
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint64_t i = r->first; i <= r->last; i++) {
+            const ft_event *e = &t->ev[i];
+            if (e->tid != r->tid)
+                continue;
+            r->nevents++;
+            fi_access acc;
+            fi_classify(e, &acc);
+            uint32_t v = a->var_of[i];
+            nconf += conflicts_outside(a, &acc, v, r->tid);
+            if (v == UINT32_MAX || !acc.data || !a->vars[v].multi ||
+                a->vars[v].sync)
+                continue;
+            r->naccesses++;
+            const ft_site *s = fi_trace_site_get(t, e->site);
+            if (s && s->line) {
+                lo = s->line < lo ? s->line : lo;
+                hi = s->line > hi ? s->line : hi;
+            }
+            if (stamp[v] != k + 1) {
+                stamp[v] = (uint32_t)k + 1;
+                buf[nv++] = v;
+            }
+        }
+        if (r->source != FI_SRC_INFERRED && lo <= hi) {
+            r->line_lo = lo;
+            r->line_hi = hi;
+        }
+        r->nvars = nv;
+        r->vars = malloc((nv ? nv : 1) * sizeof *r->vars);
+        if (!r->vars) {
+            free(stamp);
+            free(buf);
+            return -1;
+        }
+        memcpy(r->vars, buf, nv * sizeof *buf);
+        if (nconf == 0) {
+            r->status = FI_ST_NOCONFLICT;
+        } else if (nconf == 1) {
+            r->status = FI_ST_PROVED;
+            r->proof = FI_PROOF_SINGLE;
+        }
+    }
+    free(stamp);
+    free(buf);
+    return 0;
+}
+
+static int observe(fi_analysis *a)
+{
+    const fi_trace *t = a->trace;
+    size_t n = t->nev, nr = a->nregions;
+    fi_sev *sev = malloc((n ? n : 1) * sizeof *sev);
+    fi_span *spans = malloc((nr ? nr : 1) * sizeof *spans);
+    uint8_t *bad = malloc(nr ? nr : 1);
+    fi_witness *wit = malloc((nr ? nr : 1) * sizeof *wit);
+    long rc = -1;
+    if (!sev || !spans || !bad || !wit)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        fi_access acc;
+        fi_classify(&t->ev[i], &acc);
+        sev[i].tid = t->ev[i].tid;
+        sev[i].op = acc.op;
+        sev[i].obj = 0;
+        if (acc.op == FI_OP_READ || acc.op == FI_OP_WRITE)
+            sev[i].obj = a->var_of[i];
+        else if (acc.op == FI_OP_FORK || acc.op == FI_OP_JOIN) {
+            if (acc.key >= t->nthreads)
+                sev[i].op = FI_OP_NONE; /* a thread that never ran */
+            else
+                sev[i].obj = (uint32_t)acc.key;
+        }
+    }
+    for (size_t k = 0; k < nr; k++)
+        spans[k] = (fi_span){a->regions[k].tid, a->regions[k].first,
+                             a->regions[k].last};
+    rc = fi_serial_check(sev, n, t->nthreads, a->nvars, spans, nr, bad, wit);
+    for (size_t k = 0; rc > 0 && k < nr; k++)
+        if (bad[k]) {
+            a->regions[k].status = FI_ST_OBSERVED;
+            a->regions[k].proof = FI_PROOF_NONE;
+            a->regions[k].witness = wit[k];
+        }
+out:
+    free(sev);
+    free(spans);
+    free(bad);
+    free(wit);
+    return rc < 0 ? -1 : 0;
+}
+
+int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
+{
+    memset(a, 0, sizeof *a);
+    a->trace = t;
+    if (opt)
+        a->opt = *opt;
+    else
+        fi_options_default(&a->opt);
+    if (a->opt.max_anchors == 0)
+        a->opt.max_anchors = FI_DEFAULT_MAX_ANCHORS;
+    if (intern_vars(a) < 0 || fi_collect_regions(a) < 0)
+        return -1;
+    if (a->nregions) {
+        qsort(a->regions, a->nregions, sizeof *a->regions, region_cmp);
+        size_t kept = 0;
+        for (size_t k = 0; k < a->nregions; k++) {
+            fi_region *r = &a->regions[k];
+            if (kept && a->regions[kept - 1].first == r->first &&
+                a->regions[kept - 1].last == r->last &&
+                a->regions[kept - 1].tid == r->tid)
+                continue; /* same events from another source */
+            a->regions[kept++] = *r;
+        }
+        a->nregions = kept;
+    }
+    if (fill_regions(a) < 0 || observe(a) < 0)
+        return -1;
+    return 0;
+}
+
+static int itx_cmp(const void *pa, const void *pb)
+{
+    const fi_itx *x = pa, *y = pb;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
+{
+    fi_itx *s = malloc((n ? n : 1) * sizeof *s);
+    if (!s)
+        return -1;
+    memcpy(s, itx, n * sizeof *s);
+    qsort(s, n, sizeof *s, itx_cmp);
+    long proved = 0;
+    for (size_t k = 0; k < a->nregions; k++) {
+        fi_region *r = &a->regions[k];
+        if (r->status == FI_ST_OBSERVED || r->status == FI_ST_NOCONFLICT)
+            continue;
+        /* The last i-transaction of r's thread starting at or before r. */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (s[mid].tid < r->tid ||
+                (s[mid].tid == r->tid && s[mid].first <= r->first))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == 0 || s[lo - 1].tid != r->tid || s[lo - 1].last < r->last)
+            continue;
+        if (r->status == FI_ST_OPEN)
+            proved++;
+        r->status = FI_ST_PROVED;
+        r->proof = FI_PROOF_MAT;
+    }
+    free(s);
+    a->itx_applied = 1;
+    return proved;
+}
+
+void fi_analysis_free(fi_analysis *a)
+{
+    for (size_t k = 0; k < a->nregions; k++)
+        free(a->regions[k].vars);
+    for (size_t k = 0; k < a->nprops; k++)
+        free(a->props[k].vars);
+    free(a->regions);
+    free(a->props);
+    free(a->vars);
+    free(a->var_of);
+    memset(a, 0, sizeof *a);
+}
+
+void fi_summarize(const fi_analysis *a, fi_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t vars = 0;
+    for (size_t k = 0; k < a->nregions; k++) {
+        const fi_region *r = &a->regions[k];
+        s->ia++;
+        vars += r->nvars;
+        if (r->status == FI_ST_OPEN || r->status == FI_ST_OBSERVED)
+            s->ra++;
+        if (r->status == FI_ST_OPEN)
+            s->ra2++;
+        if (r->status == FI_ST_OBSERVED)
+            s->observed++;
+    }
+    s->vavg = s->ia ? (double)vars / (double)s->ia : 0.0;
+    for (size_t k = 0; k < a->nprops; k++) {
+        if (a->props[k].kind == FI_PROP_CA)
+            s->ca++;
+        else
+            s->cma++;
+    }
+}

@@ -1,0 +1,29 @@
+/* internal.h - what the files of infer/ share and nobody else needs: how a
+ * trace event maps to an access of an object, and the region-building
+ * helpers that inference, annotations and spec functions have in common. */
+#ifndef FORETELL_INFER_INTERNAL_H
+#define FORETELL_INFER_INTERNAL_H
+
+#include "infer/infer.h"
+
+/* What one event does to one object, for conflicts and inference. */
+typedef struct fi_access {
+    uint8_t op;     /* enum fi_op */
+    uint8_t data;   /* a plain data access (not synchronisation) */
+    uint8_t hb;     /* happens-before transition: ends inferred regions */
+    uint64_t key;   /* object address (READ/WRITE) or tid (FORK/JOIN) */
+} fi_access;
+
+void fi_classify(const ft_event *e, fi_access *a);
+
+/* Adds a region [first, last] of thread tid; fills the rest later. */
+int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
+                  uint64_t last, unsigned source, uint32_t site);
+
+/* Collects inferred, annotated and spec regions (infer/regions.c). */
+int fi_collect_regions(fi_analysis *a);
+
+/* 64-bit hash of a string (0 for NULL): function and file identity. */
+uint64_t fi_str_id(const char *s);
+
+#endif

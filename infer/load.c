@@ -1,0 +1,89 @@
+/* load.c - moves a foretell trace file into an fi_trace and back, through
+ * the recorder's reader and writer.  Kept apart from the rest of ft_infer so
+ * that programs which never touch trace files (the STD tools, the checker
+ * benchmark) do not depend on the reader. */
+#include "infer/infer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
+{
+    ft_reader *r = ft_reader_open(path, err);
+    if (!r)
+        return -1;
+    /* Sites keep their ids (events name them): copy the table as is. */
+    uint32_t n = ft_reader_nsites(r), maxid = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ft_site *s = ft_reader_site_at(r, i);
+        if (s && s->id > maxid)
+            maxid = s->id;
+    }
+    if (maxid) {
+        t->sites = calloc(maxid, sizeof *t->sites);
+        if (!t->sites)
+            goto nomem;
+        t->nsites = t->capsites = maxid;
+        for (uint32_t id = 1; id <= maxid; id++) {
+            ft_site *mine = &t->sites[id - 1];
+            const ft_site *s = ft_reader_site(r, id);
+            mine->id = id;
+            if (!s)
+                continue;
+            mine->module = s->module;
+            mine->offset = s->offset;
+            mine->line = s->line;
+            mine->column = s->column;
+            mine->function = s->function ? strdup(s->function) : NULL;
+            mine->file = s->file ? strdup(s->file) : NULL;
+            if ((s->function && !mine->function) || (s->file && !mine->file))
+                goto nomem;
+        }
+    }
+    ft_event ev;
+    int rc;
+    while ((rc = ft_reader_next(r, &ev)) == 1)
+        if (fi_trace_add(t, &ev) < 0)
+            goto nomem;
+    int damaged = rc < 0 || ft_reader_damage(r, err);
+    if (rc < 0 && err)
+        *err = *ft_reader_error(r);
+    ft_reader_close(r);
+    return damaged ? 1 : 0;
+nomem:
+    if (err) {
+        snprintf(err->path, sizeof err->path, "%s", path);
+        err->offset = 0;
+        snprintf(err->message, sizeof err->message,
+                 "out of memory loading the trace");
+    }
+    ft_reader_close(r);
+    return -1;
+}
+
+int fi_trace_save(const fi_trace *t, const char *path, ft_error *err)
+{
+    static const char *argv0[] = {"foretell-import"};
+    ft_header h = {.version = FT_FORMAT_VERSION,
+                   .program = "foretell-import",
+                   .argc = 1,
+                   .argv = argv0};
+    ft_writer *w = ft_writer_open(path, &h, err);
+    if (!w)
+        return -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < t->nsites && rc == 0; i++)
+        rc = ft_writer_site(w, &t->sites[i]);
+    for (size_t i = 0; i < t->nev && rc == 0; i++)
+        rc = ft_writer_event(w, &t->ev[i]);
+    ft_end end = {.present = 1, .events = t->nev, .exit_status = -1,
+                  .reason = "exit"};
+    if (ft_writer_close(w, &end) < 0)
+        rc = -1;
+    if (rc < 0 && err) {
+        snprintf(err->path, sizeof err->path, "%s", path);
+        err->offset = 0;
+        snprintf(err->message, sizeof err->message, "cannot write the trace");
+    }
+    return rc;
+}

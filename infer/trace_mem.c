@@ -1,0 +1,173 @@
+/* trace_mem.c - fi_trace, the in-memory event stream the inference works
+ * on: growable event and site arrays, site deduplication (the STD importer
+ * creates one site per distinct location, so it must not be quadratic) and
+ * the object-name table that lets STD round trips keep the user's names. */
+#include "infer/infer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct fi_site_index {
+    uint32_t *slot; /* site ids, 0 empty */
+    size_t cap;     /* power of two */
+};
+
+void fi_trace_init(fi_trace *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void fi_trace_free(fi_trace *t)
+{
+    for (uint32_t i = 0; i < t->nsites; i++) {
+        free((char *)t->sites[i].function);
+        free((char *)t->sites[i].file);
+    }
+    for (size_t i = 0; i < t->nnames; i++)
+        free(t->names[i].name);
+    if (t->site_index)
+        free(t->site_index->slot);
+    free(t->site_index);
+    free(t->ev);
+    free(t->sites);
+    free(t->names);
+    memset(t, 0, sizeof *t);
+}
+
+int fi_trace_add(fi_trace *t, const ft_event *ev)
+{
+    if (t->nev == t->capev) {
+        size_t cap = t->capev ? 2 * t->capev : 1024;
+        ft_event *n = realloc(t->ev, cap * sizeof *n);
+        if (!n)
+            return -1;
+        t->ev = n;
+        t->capev = cap;
+    }
+    ft_event *e = &t->ev[t->nev];
+    *e = *ev;
+    e->index = t->nev++;
+    e->bytes = NULL;
+    if (ev->tid >= t->nthreads)
+        t->nthreads = ev->tid + 1;
+    return 0;
+}
+
+static uint64_t str_hash(const char *s, uint64_t h)
+{
+    if (!s)
+        return h * 31 + 7;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t site_hash(const char *function, const char *file,
+                          uint32_t line)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = str_hash(function, h);
+    h = str_hash(file, h);
+    return (h ^ line) * 0x9e3779b97f4a7c15ull;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int index_put(struct fi_site_index *ix, const ft_site *s)
+{
+    size_t mask = ix->cap - 1;
+    size_t i = site_hash(s->function, s->file, s->line) & mask;
+    while (ix->slot[i])
+        i = (i + 1) & mask;
+    ix->slot[i] = s->id;
+    return 0;
+}
+
+static int index_grow(fi_trace *t)
+{
+    struct fi_site_index *ix = t->site_index;
+    size_t cap = ix->cap ? 2 * ix->cap : 256;
+    uint32_t *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+        return -1;
+    free(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+    for (uint32_t i = 0; i < t->nsites; i++)
+        index_put(ix, &t->sites[i]);
+    return 0;
+}
+
+uint32_t fi_trace_site(fi_trace *t, const char *function, const char *file,
+                       uint32_t line)
+{
+    if (!t->site_index && !(t->site_index = calloc(1, sizeof *t->site_index)))
+        return 0;
+    struct fi_site_index *ix = t->site_index;
+    if (2 * (t->nsites + 1) > ix->cap && index_grow(t) < 0)
+        return 0;
+    size_t mask = ix->cap - 1;
+    for (size_t i = site_hash(function, file, line) & mask; ix->slot[i];
+         i = (i + 1) & mask) {
+        const ft_site *s = &t->sites[ix->slot[i] - 1];
+        if (s->line == line && str_eq(s->function, function) &&
+            str_eq(s->file, file))
+            return s->id;
+    }
+    if (t->nsites == t->capsites) {
+        uint32_t cap = t->capsites ? 2 * t->capsites : 64;
+        ft_site *n = realloc(t->sites, cap * sizeof *n);
+        if (!n)
+            return 0;
+        t->sites = n;
+        t->capsites = cap;
+    }
+    ft_site *s = &t->sites[t->nsites];
+    memset(s, 0, sizeof *s);
+    s->function = function ? strdup(function) : NULL;
+    s->file = file ? strdup(file) : NULL;
+    if ((function && !s->function) || (file && !s->file)) {
+        free((char *)s->function);
+        free((char *)s->file);
+        return 0;
+    }
+    s->line = line;
+    s->id = ++t->nsites;
+    index_put(ix, s);
+    return s->id;
+}
+
+const ft_site *fi_trace_site_get(const fi_trace *t, uint32_t id)
+{
+    return id >= 1 && id <= t->nsites ? &t->sites[id - 1] : NULL;
+}
+
+int fi_trace_name(fi_trace *t, char ns, uint64_t key, const char *name)
+{
+    if (t->nnames == t->capnames) {
+        size_t cap = t->capnames ? 2 * t->capnames : 64;
+        fi_name *n = realloc(t->names, cap * sizeof *n);
+        if (!n)
+            return -1;
+        t->names = n;
+        t->capnames = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return -1;
+    t->names[t->nnames++] = (fi_name){ns, key, copy};
+    return 0;
+}
+
+/* Linear: names are only looked up when exporting, once per object, by the
+ * exporter's own cache. */
+const char *fi_trace_name_of(const fi_trace *t, char ns, uint64_t key)
+{
+    for (size_t i = 0; i < t->nnames; i++)
+        if (t->names[i].ns == ns && t->names[i].key == key)
+            return t->names[i].name;
+    return NULL;
+}
