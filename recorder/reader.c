@@ -463,3 +463,5 @@ int ft_reader_damage(const ft_reader *r, ft_error *err)
     }
     return 1;
 }
+
+uint64_t ft_reader_delivered(const ft_reader *r) { return r->delivered; }

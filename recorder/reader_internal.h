@@ -6,6 +6,7 @@
 #ifndef FORETELL_READER_INTERNAL_H
 #define FORETELL_READER_INTERNAL_H
 
+#include "recorder/encode.h"
 #include "recorder/trace.h"
 
 #include <stdarg.h>
@@ -114,5 +115,26 @@ int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
 /* Decodes an EVENTS body prologue (first index, tid). */
 int ft_decode_prologue(const uint8_t **pp, const uint8_t *end,
                        uint64_t *first, uint32_t *tid, const char **why);
+
+/* Appending chunks to an existing trace (append.c).  Open checks that the
+ * file ends where its last intact chunk ends and learns the next seq. */
+typedef struct ft_appender {
+    int fd;
+    uint64_t seq;
+    uint8_t *buf; /* one chunk under construction */
+    ft_chunk chunk;
+    unsigned kind;
+    int failed;
+} ft_appender;
+
+#define FT_APPEND_CHUNK (1u << 20)
+
+int ft_appender_open(ft_appender *a, const char *path, ft_error *err);
+/* Room for need more body bytes in a chunk of this kind, flushing the
+ * current chunk first if needed; NULL if need can never fit. */
+uint8_t *ft_appender_reserve(ft_appender *a, unsigned kind, size_t need);
+void ft_appender_commit(ft_appender *a, uint8_t *end);
+/* Flushes and closes; 0 or -1 (err set). */
+int ft_appender_close(ft_appender *a, const char *path, ft_error *err);
 
 #endif

@@ -231,6 +231,8 @@ const ft_site *ft_reader_site_at(const ft_reader *r, uint32_t i);
  * message says how many events were recovered and where reading stopped. */
 int ft_reader_damage(const ft_reader *r, ft_error *err);
 const ft_error *ft_reader_error(const ft_reader *r);
+/* Events delivered since open or the last rewind. */
+uint64_t ft_reader_delivered(const ft_reader *r);
 
 /* Names for printing. */
 const char *ft_kind_name(unsigned kind);
@@ -261,5 +263,20 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *addr_reg);
  * its allocation), atomics included.  Returns the number of violations,
  * reporting up to max_report of them on out (may be NULL). */
 uint64_t ft_check_consistency(ft_reader *r, FILE *out, unsigned max_report);
+
+/* Appending to a finished trace (recorder/append.c, symbolize.c).  Both
+ * only ever add chunks after the last intact one and refuse a trace whose
+ * tail is damaged (appending there would hide the new chunk). */
+
+/* Appends an END chunk (the last END in a file wins).  0 or -1. */
+int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
+                        ft_error *err);
+
+/* Resolves every site without symbols to function, file, line, column
+ * with libdw, reading each module's ELF (build ids must match; modules
+ * that are missing or differ are skipped with a warning on warn, which may
+ * be NULL), and appends a SYMBOLS chunk.  Returns the number of sites it
+ * symbolised, or -1 with *err set. */
+int ft_symbolize(const char *path, FILE *warn, ft_error *err);
 
 #endif

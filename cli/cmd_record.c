@@ -1,0 +1,325 @@
+/* cmd_record.c - `foretell record`: runs an instrumented program with
+ * FORETELL_TRACE pointing at the output, waits for it (with an optional
+ * timeout: SIGTERM, then SIGKILL after a grace period), then symbolises
+ * the trace and appends an END chunk with the status it observed.  Exits
+ * with the program's own status (128+signo if a signal killed it), like a
+ * shell would, so `foretell record -- make test` composes in scripts. */
+#define _GNU_SOURCE
+#include "cli/commands.h"
+#include "cli/opt.h"
+#include "recorder/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const ft_opt record_opts[] = {
+    {"output", 'o', "TRACE", "write the trace here (default ./PROG.ftrace)"},
+    {"timeout", 0, "S", "stop the program after S seconds (SIGTERM, then "
+                        "SIGKILL)"},
+    {"grace", 0, "S", "seconds between SIGTERM and SIGKILL (default 2)"},
+    {"quantum", 0, "N", "events a thread runs before the scheduler switches "
+                        "(FORETELL_QUANTUM)"},
+    {"seed", 0, "X", "scheduler seed (FORETELL_SEED)"},
+    {NULL, 0, NULL, NULL},
+};
+
+enum { OPT_OUTPUT, OPT_TIMEOUT, OPT_GRACE, OPT_QUANTUM, OPT_SEED };
+
+static volatile pid_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Default trace path: ./basename(PROG).ftrace */
+static void default_output(const char *prog, char *buf, size_t len)
+{
+    const char *b = strrchr(prog, '/');
+    snprintf(buf, len, "%s.ftrace", b ? b + 1 : prog);
+}
+
+/* FORETELL_TRACE must survive a chdir in the program: make it absolute. */
+static int absolute(const char *path, char *buf, size_t len)
+{
+    if (path[0] == '/')
+        return snprintf(buf, len, "%s", path) < (int)len ? 0 : -1;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    return snprintf(buf, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
+}
+
+typedef struct run {
+    int status;
+    int timed_out;
+    int exec_errno; /* nonzero: exec failed with this errno */
+} run;
+
+/* Forks and execs; the close-on-exec pipe carries exec's errno back. */
+static int spawn_and_wait(char **args, const char *trace, const char *quantum,
+                          const char *seed, double timeout, double grace,
+                          run *out)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        setenv("FORETELL_TRACE", trace, 1);
+        if (quantum)
+            setenv("FORETELL_QUANTUM", quantum, 1);
+        if (seed)
+            setenv("FORETELL_SEED", seed, 1);
+        execvp(args[0], args);
+        int e = errno;
+        if (write(pfd[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(pfd[1]);
+    child_pid = pid;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler =
+                                                               forward_signal};
+    struct sigaction old_int, old_quit, old_term, old_hup;
+    sigaction(SIGINT, &ign, &old_int); /* the terminal signals both of us */
+    sigaction(SIGQUIT, &ign, &old_quit);
+    sigaction(SIGTERM, &fwd, &old_term);
+    sigaction(SIGHUP, &fwd, &old_hup);
+
+    int e = 0;
+    ssize_t n;
+    while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(pfd[0]);
+    out->exec_errno = n == (ssize_t)sizeof e ? e : 0;
+
+    double start = now_s(), kill_at = 0;
+    int sent_term = 0, sent_kill = 0;
+    long sleep_ns = 1000000;
+    for (;;) {
+        pid_t w = waitpid(pid, &out->status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return -1;
+        double t = now_s();
+        if (timeout > 0 && !sent_term && t - start >= timeout) {
+            kill(pid, SIGTERM);
+            sent_term = 1;
+            out->timed_out = 1;
+            kill_at = t + grace;
+        } else if (sent_term && !sent_kill && t >= kill_at) {
+            kill(pid, SIGKILL);
+            sent_kill = 1;
+        }
+        struct timespec ts = {0, sleep_ns};
+        nanosleep(&ts, NULL);
+        if (sleep_ns < 20000000)
+            sleep_ns *= 2;
+    }
+    child_pid = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    return 0;
+}
+
+/* Events, threads and whether the run deadlocked, from the trace itself. */
+static int summarise(const char *path, uint64_t *events, uint64_t *threads,
+                     int *deadlock, int *damaged)
+{
+    ft_reader *r = ft_cli_open_trace(path);
+    if (!r)
+        return -1;
+    enum { MAX_TRACKED = 1 << 20 };
+    uint8_t *seen = calloc(MAX_TRACKED / 8, 1);
+    ft_event ev;
+    *events = *threads = 0;
+    unsigned last = 0;
+    while (ft_reader_next(r, &ev) == 1) {
+        (*events)++;
+        last = ev.kind;
+        if (seen && ev.tid < MAX_TRACKED &&
+            !(seen[ev.tid / 8] & (1u << (ev.tid % 8)))) {
+            seen[ev.tid / 8] |= (uint8_t)(1u << (ev.tid % 8));
+            (*threads)++;
+        }
+    }
+    const ft_end *end = ft_reader_end(r);
+    *deadlock = last == FT_EV_DEADLOCK ||
+                (end->present && !strcmp(end->reason, "deadlock"));
+    *damaged = ft_cli_finish_trace(r, path, 0) != 0;
+    free(seen);
+    ft_reader_close(r);
+    return 0;
+}
+
+static int exit_code_of(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return FT_EXIT_INTERNAL;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    ft_optparse p;
+    ft_opt_init(&p, "foretell record", argc, argv);
+    const char *output = NULL, *quantum = NULL, *seed = NULL, *v;
+    double timeout = 0, grace = 2;
+    uint64_t num;
+    int k, prog_at = -1;
+    while (prog_at < 0 && (k = ft_opt_next(&p, record_opts, &v)) !=
+                              FT_OPT_END) {
+        switch (k) {
+        case FT_OPT_HELP:
+            ft_opt_usage(stdout, "foretell record [options] [--] PROG [ARGS]",
+                         "Runs PROG (built with foretell-cc) and records one "
+                         "execution as a trace. Exits with PROG's status.",
+                         record_opts);
+            return FT_EXIT_OK;
+        case FT_OPT_ERROR:
+            return FT_EXIT_BAD_INPUT;
+        case FT_OPT_DASHDASH:
+            prog_at = p.i;
+            break;
+        case FT_OPT_POSITIONAL:
+            prog_at = p.i - 1; /* the first non-option is the program */
+            break;
+        case OPT_OUTPUT:
+            output = v;
+            break;
+        case OPT_TIMEOUT:
+            if (ft_opt_seconds(&p, "timeout", v, &timeout) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
+        case OPT_GRACE:
+            if (ft_opt_seconds(&p, "grace", v, &grace) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
+        case OPT_QUANTUM:
+            if (ft_opt_uint(&p, "quantum", v, UINT32_MAX, &num) < 0 ||
+                num == 0) {
+                if (num == 0)
+                    fprintf(stderr, "foretell record: --quantum must be at "
+                            "least 1\n");
+                return FT_EXIT_BAD_INPUT;
+            }
+            quantum = v;
+            break;
+        case OPT_SEED:
+            if (ft_opt_uint(&p, "seed", v, UINT64_MAX, &num) < 0)
+                return FT_EXIT_BAD_INPUT;
+            seed = v;
+            break;
+        }
+    }
+    if (prog_at < 0 || prog_at >= argc) {
+        fprintf(stderr, "foretell record: missing PROG (usage: foretell "
+                "record [options] -- PROG [ARGS])\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    char **args = argv + prog_at;
+    char defpath[4096], trace[4096];
+    if (!output) {
+        default_output(args[0], defpath, sizeof defpath);
+        output = defpath;
+    }
+    if (absolute(output, trace, sizeof trace) < 0) {
+        fprintf(stderr, "foretell record: output path '%s' is too long\n",
+                output);
+        return FT_EXIT_BAD_INPUT;
+    }
+    int fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "foretell record: cannot write trace '%s': %s\n",
+                output, strerror(errno));
+        return FT_EXIT_BAD_INPUT;
+    }
+    close(fd);
+
+    run rn = {0};
+    fflush(NULL);
+    if (spawn_and_wait(args, trace, quantum, seed, timeout, grace, &rn) < 0) {
+        fprintf(stderr, "foretell record: cannot run '%s': %s\n", args[0],
+                strerror(errno));
+        unlink(trace);
+        return FT_EXIT_INTERNAL;
+    }
+    if (rn.exec_errno) {
+        unlink(trace);
+        if (rn.exec_errno == ENOENT)
+            fprintf(stderr, "foretell record: %s: %s\n", args[0],
+                    strchr(args[0], '/') ? "no such file"
+                                         : "command not found");
+        else
+            fprintf(stderr, "foretell record: %s: cannot execute: %s\n",
+                    args[0], strerror(rn.exec_errno));
+        return rn.exec_errno == ENOENT ? 127 : 126;
+    }
+    int code = exit_code_of(rn.status);
+    struct stat st;
+    if (stat(trace, &st) < 0 || st.st_size == 0) {
+        fprintf(stderr, "foretell record: %s was not built with foretell-cc "
+                "(it wrote no trace to %s; it exited with status %d)\n",
+                args[0], output, code);
+        unlink(trace);
+        return FT_EXIT_BAD_INPUT;
+    }
+
+    uint64_t events = 0, threads = 0;
+    int deadlock = 0, damaged = 0;
+    if (summarise(trace, &events, &threads, &deadlock, &damaged) < 0)
+        return FT_EXIT_BAD_INPUT;
+    const char *reason = rn.timed_out ? "timeout"
+                         : deadlock   ? "deadlock"
+                         : WIFSIGNALED(rn.status)
+                             ? (WTERMSIG(rn.status) == SIGKILL ? "killed"
+                                                               : "signal")
+                             : "exit";
+    ft_error err;
+    if (!damaged) {
+        if (ft_symbolize(trace, stderr, &err) < 0)
+            fprintf(stderr, "%s: warning: not symbolised: %s\n", output,
+                    err.message);
+        ft_end end = {.present = 1, .events = events,
+                      .exit_status = rn.status, .reason = reason};
+        if (ft_trace_append_end(trace, &end, threads, &err) < 0)
+            fprintf(stderr, "%s: warning: cannot append END: %s\n", output,
+                    err.message);
+    }
+    fprintf(stderr, "foretell: trace %s: %" PRIu64 " events, %" PRIu64
+            " thread%s, %s", output, events, threads, threads == 1 ? "" : "s",
+            reason);
+    if (WIFSIGNALED(rn.status))
+        fprintf(stderr, " (%s)\n", strsignal(WTERMSIG(rn.status)));
+    else
+        fprintf(stderr, " (status %d)\n", code);
+    return code;
+}

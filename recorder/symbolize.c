@@ -1,0 +1,186 @@
+/* symbolize.c - resolving a trace's sites to function, file, line and
+ * column with libdw, after the run, so that the runtime never touches
+ * DWARF.  Each module's ELF is opened by the path recorded in the trace
+ * and must carry the recorded build id; results are appended as a SYMBOLS
+ * chunk, so a trace recorded on one machine can be symbolised on another
+ * that has the same binaries.
+ *
+ * Addresses: a site's offset is relative to its module's load base (the
+ * runtime records dl_iterate_phdr's dlpi_addr, i.e. the load bias: 0 for
+ * a non-PIE executable).  For ET_EXEC the link-time address is base +
+ * offset; for ET_DYN (PIE, shared objects) it is the offset itself.  The
+ * site is a return address, so we look up offset - 1, inside the call. */
+#include "recorder/reader_internal.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+typedef struct module_dw {
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    GElf_Addr bias;
+    int is_exec;
+    int usable; /* 1 ok, 0 skipped */
+} module_dw;
+
+static void hex(const unsigned char *b, int n, char *out, size_t len)
+{
+    size_t k = 0;
+    for (int i = 0; i < n && k + 3 <= len; i++)
+        k += (size_t)snprintf(out + k, len - k, "%02x", b[i]);
+    out[k] = 0;
+}
+
+static void open_module(module_dw *m, const ft_module *tm, FILE *warn)
+{
+    memset(m, 0, sizeof *m);
+    m->dwfl = dwfl_begin(&callbacks);
+    if (!m->dwfl)
+        return;
+    dwfl_report_begin(m->dwfl);
+    m->mod = dwfl_report_elf(m->dwfl, tm->path, tm->path, -1, 0, false);
+    dwfl_report_end(m->dwfl, NULL, NULL);
+    Elf *elf = m->mod ? dwfl_module_getelf(m->mod, &m->bias) : NULL;
+    if (!elf) {
+        if (warn)
+            fprintf(warn, "warning: cannot read module %s (%s); its sites "
+                    "stay unsymbolised\n", tm->path, dwfl_errmsg(-1));
+        return;
+    }
+    GElf_Ehdr eh;
+    if (gelf_getehdr(elf, &eh))
+        m->is_exec = eh.e_type == ET_EXEC;
+    if (tm->build_id && tm->build_id[0]) {
+        const unsigned char *bits;
+        GElf_Addr vaddr;
+        int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+        char got[129] = "";
+        if (n > 0)
+            hex(bits, n, got, sizeof got);
+        if (strcmp(got, tm->build_id)) {
+            if (warn)
+                fprintf(warn, "warning: %s has build id %s but the trace "
+                        "recorded %s (rebuilt since?); its sites stay "
+                        "unsymbolised\n", tm->path, got[0] ? got : "(none)",
+                        tm->build_id);
+            return;
+        }
+    }
+    m->usable = 1;
+}
+
+/* Line info: the module's aranges first, then (clang objects often have
+ * no .debug_aranges) every CU that covers the address. */
+static const char *find_line(Dwfl_Module *mod, Dwarf_Addr a, int *line,
+                             int *col)
+{
+    Dwfl_Line *l = dwfl_module_getsrc(mod, a);
+    if (l) {
+        Dwarf_Addr at;
+        const char *f = dwfl_lineinfo(l, &at, line, col, NULL, NULL);
+        if (f)
+            return f;
+    }
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr cb;
+    while ((cu = dwfl_module_nextcu(mod, cu, &cb))) {
+        if (dwarf_haspc(cu, a - cb) <= 0)
+            continue;
+        Dwarf_Line *dl = dwarf_getsrc_die(cu, a - cb);
+        if (!dl)
+            continue;
+        dwarf_lineno(dl, line);
+        dwarf_linecol(dl, col);
+        return dwarf_linesrc(dl, NULL, NULL);
+    }
+    return NULL;
+}
+
+static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
+                int line, int col)
+{
+    size_t fl = fn ? strlen(fn) : 0, il = file ? strlen(file) : 0;
+    if (fl > 4096)
+        fn = NULL, fl = 0; /* absurd C++ names do not earn a chunk */
+    if (il > 4096)
+        file = NULL, il = 0;
+    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_SYMBOLS, fl + il + 64);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 5);
+    p = ft_put_uint(p, id);
+    p = fn ? ft_put_str(p, fn, (uint32_t)fl) : ft_put_nil(p);
+    p = file ? ft_put_str(p, file, (uint32_t)il) : ft_put_nil(p);
+    p = ft_put_uint(p, line > 0 ? (uint64_t)line : 0);
+    p = ft_put_uint(p, col > 0 ? (uint64_t)col : 0);
+    ft_appender_commit(ap, p);
+    return 0;
+}
+
+int ft_symbolize(const char *path, FILE *warn, ft_error *err)
+{
+    ft_reader *r = ft_reader_open(path, err);
+    if (!r)
+        return -1;
+    module_dw *mods = calloc(r->nmodules + 1, sizeof *mods);
+    signed char *opened = calloc(r->nmodules + 1, 1);
+    ft_appender ap = {.fd = -1};
+    int done = 0, rc = 0;
+    if (!mods || !opened) {
+        rc = -1;
+        if (err) {
+            snprintf(err->path, sizeof err->path, "%s", path);
+            err->offset = 0;
+            snprintf(err->message, sizeof err->message, "out of memory");
+        }
+        goto out;
+    }
+    if (ft_appender_open(&ap, path, err) < 0) {
+        rc = -1;
+        goto out;
+    }
+    for (uint32_t i = 0; i < r->nsites; i++) {
+        const ft_site *s = &r->sites[i];
+        if (s->function || s->file || s->module >= r->nmodules)
+            continue;
+        module_dw *m = &mods[s->module];
+        if (!opened[s->module]) {
+            open_module(m, &r->modules[s->module], warn);
+            opened[s->module] = 1;
+        }
+        if (!m->usable || s->offset == 0)
+            continue;
+        Dwarf_Addr a = (m->is_exec ? r->modules[s->module].base : 0) +
+                       s->offset - 1 + m->bias;
+        const char *fn = dwfl_module_addrname(m->mod, a);
+        int line = 0, col = 0;
+        const char *file = find_line(m->mod, a, &line, &col);
+        if (!fn && !file)
+            continue;
+        if (emit(&ap, s->id, fn, file, line, col) < 0)
+            continue;
+        done++;
+    }
+    if (ft_appender_close(&ap, path, err) < 0)
+        rc = -1;
+out:
+    if (ap.buf)
+        ft_appender_close(&ap, path, NULL);
+    for (uint32_t i = 0; mods && opened && i < r->nmodules; i++)
+        if (mods[i].dwfl)
+            dwfl_end(mods[i].dwfl);
+    free(mods);
+    free(opened);
+    ft_reader_close(r);
+    return rc < 0 ? -1 : done;
+}
