@@ -1,0 +1,175 @@
+/* hooks_access.c - the plain memory-access and function hooks that
+ * -fsanitize=thread code calls, in every spelling gcc and clang emit
+ * (aligned, unaligned, volatile, _pc, compound read-write, ranges, vptr).
+ * A read records *addr now (we hold the baton, so it is the value the
+ * access returns); a write becomes the thread's pending write, recorded
+ * with its value at the thread's next event. */
+#include "rt.h"
+
+static inline uint64_t load_le(uintptr_t a, unsigned size)
+{
+    switch (size) {
+    case 1: return *(const volatile uint8_t *)a;
+    case 2: { uint16_t v; __builtin_memcpy(&v, (const void *)a, 2); return v; }
+    case 4: { uint32_t v; __builtin_memcpy(&v, (const void *)a, 4); return v; }
+    default: { uint64_t v; __builtin_memcpy(&v, (const void *)a, 8); return v; }
+    }
+}
+
+void ft_pending_flush_slow(ft_thread *t)
+{
+    uint32_t size = t->pw_size;
+    t->pw_size = 0;
+    if (size <= 8 && (size & (size - 1)) == 0)
+        ft_emit_access(FT_EV_WRITE, t->pw_site, t->pw_addr, size,
+                       load_le(t->pw_addr, size));
+    else
+        ft_emit_wide(FT_EV_WRITE_WIDE, t->pw_site, t->pw_addr, size, NULL);
+}
+
+static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
+{
+    ft_thread *t = ft_enter();
+    if (!t)
+        return;
+    uint32_t site = ft_site_id(pc);
+    if (size <= 8 && (size & (size - 1)) == 0)
+        ft_emit_access(FT_EV_READ, site, a, (uint32_t)size, load_le(a, (unsigned)size));
+    else if (size)
+        ft_emit_wide(FT_EV_READ_WIDE, site, a, size, NULL);
+    ft_leave(t);
+}
+
+static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
+{
+    ft_thread *t = ft_enter();
+    if (!t)
+        return;
+    if (size) {
+        t->pw_site = ft_site_id(pc);
+        t->pw_addr = a;
+        t->pw_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    }
+    ft_leave(t);
+}
+
+static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
+{
+    ft_thread *t = ft_enter();
+    if (!t)
+        return;
+    uint32_t site = ft_site_id(pc);
+    if (size <= 8)
+        ft_emit_access(FT_EV_READ, site, a, (uint32_t)size, load_le(a, (unsigned)size));
+    else
+        ft_emit_wide(FT_EV_READ_WIDE, site, a, size, NULL);
+    t->pw_site = site;
+    t->pw_addr = a;
+    t->pw_size = (uint32_t)size;
+    ft_leave(t);
+}
+
+#define ACCESS_HOOKS(N)                                                       \
+    void __tsan_read##N(void *a) { on_read((uintptr_t)a, N, FT_PC()); }       \
+    void __tsan_write##N(void *a) { on_write((uintptr_t)a, N, FT_PC()); }     \
+    void __tsan_unaligned_read##N(void *a) { on_read((uintptr_t)a, N, FT_PC()); } \
+    void __tsan_unaligned_write##N(void *a) { on_write((uintptr_t)a, N, FT_PC()); } \
+    void __tsan_volatile_read##N(void *a) { on_read((uintptr_t)a, N, FT_PC()); } \
+    void __tsan_volatile_write##N(void *a) { on_write((uintptr_t)a, N, FT_PC()); } \
+    void __tsan_unaligned_volatile_read##N(void *a)                           \
+    { on_read((uintptr_t)a, N, FT_PC()); }                                    \
+    void __tsan_unaligned_volatile_write##N(void *a)                          \
+    { on_write((uintptr_t)a, N, FT_PC()); }                                   \
+    void __tsan_read##N##_pc(void *a, void *pc)                               \
+    { on_read((uintptr_t)a, N, (uintptr_t)pc); }                              \
+    void __tsan_write##N##_pc(void *a, void *pc)                              \
+    { on_write((uintptr_t)a, N, (uintptr_t)pc); }                             \
+    void __tsan_unaligned_read##N##_pc(void *a, void *pc)                     \
+    { on_read((uintptr_t)a, N, (uintptr_t)pc); }                              \
+    void __tsan_unaligned_write##N##_pc(void *a, void *pc)                    \
+    { on_write((uintptr_t)a, N, (uintptr_t)pc); }                             \
+    void __tsan_read_write##N(void *a) { on_read_write((uintptr_t)a, N, FT_PC()); } \
+    void __tsan_unaligned_read_write##N(void *a)                              \
+    { on_read_write((uintptr_t)a, N, FT_PC()); }
+
+/* Declared here so -Wmissing-prototypes style checks stay quiet. */
+#define ACCESS_DECLS(N)                                                       \
+    void __tsan_read##N(void *); void __tsan_write##N(void *);                \
+    void __tsan_unaligned_read##N(void *); void __tsan_unaligned_write##N(void *); \
+    void __tsan_volatile_read##N(void *); void __tsan_volatile_write##N(void *); \
+    void __tsan_unaligned_volatile_read##N(void *);                           \
+    void __tsan_unaligned_volatile_write##N(void *);                          \
+    void __tsan_read##N##_pc(void *, void *); void __tsan_write##N##_pc(void *, void *); \
+    void __tsan_unaligned_read##N##_pc(void *, void *);                       \
+    void __tsan_unaligned_write##N##_pc(void *, void *);                      \
+    void __tsan_read_write##N(void *); void __tsan_unaligned_read_write##N(void *);
+
+ACCESS_DECLS(1) ACCESS_DECLS(2) ACCESS_DECLS(4) ACCESS_DECLS(8) ACCESS_DECLS(16)
+ACCESS_HOOKS(1)
+ACCESS_HOOKS(2)
+ACCESS_HOOKS(4)
+ACCESS_HOOKS(8)
+ACCESS_HOOKS(16)
+
+void __tsan_read_range(void *a, unsigned long n);
+void __tsan_write_range(void *a, unsigned long n);
+void __tsan_read_range_pc(void *a, unsigned long n, void *pc);
+void __tsan_write_range_pc(void *a, unsigned long n, void *pc);
+void __tsan_vptr_read(void **vptr);
+void __tsan_vptr_update(void **vptr, void *new_val);
+void __tsan_func_entry(void *caller_pc);
+void __tsan_func_exit(void);
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+void __tsan_init(void);
+
+void __tsan_read_range(void *a, unsigned long n) { on_read((uintptr_t)a, n, FT_PC()); }
+void __tsan_write_range(void *a, unsigned long n) { on_write((uintptr_t)a, n, FT_PC()); }
+void __tsan_read_range_pc(void *a, unsigned long n, void *pc)
+{
+    on_read((uintptr_t)a, n, (uintptr_t)pc);
+}
+void __tsan_write_range_pc(void *a, unsigned long n, void *pc)
+{
+    on_write((uintptr_t)a, n, (uintptr_t)pc);
+}
+
+void __tsan_vptr_read(void **vptr)
+{
+    on_read((uintptr_t)vptr, sizeof(void *), FT_PC());
+}
+
+void __tsan_vptr_update(void **vptr, void *new_val)
+{
+    (void)new_val;
+    on_write((uintptr_t)vptr, sizeof(void *), FT_PC());
+}
+
+void __tsan_func_entry(void *caller_pc)
+{
+    ft_thread *t = ft_enter();
+    if (!t)
+        return;
+    uint32_t site = ft_site_id(FT_PC());
+    ft_emit_func_entry(site, ft_site_id((uintptr_t)caller_pc));
+    ft_leave(t);
+}
+
+void __tsan_func_exit(void)
+{
+    ft_thread *t = ft_enter();
+    if (!t)
+        return;
+    ft_emit_func_exit();
+    ft_leave(t);
+}
+
+/* Ignoring accesses would make the trace inconsistent (reads whose writes
+ * are missing), so these annotations are accepted and have no effect. */
+void __tsan_ignore_thread_begin(void) {}
+void __tsan_ignore_thread_end(void) {}
+
+void __tsan_init(void)
+{
+    ft_init();
+}

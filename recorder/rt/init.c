@@ -1,0 +1,115 @@
+/* init.c - start and end of a recorded run.  __tsan_init (called by every
+ * instrumented translation unit's constructor) lands here once: read the
+ * environment, open the trace, adopt the main thread as tid 0, install the
+ * signal handlers and the watchdog.  Without FORETELL_TRACE nothing is
+ * serialised or recorded: hooks return at once and wrappers call the real
+ * functions ("passthrough").  A normal exit writes END "exit"; a fork
+ * child stops recording. */
+#define _GNU_SOURCE
+#include "rt.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ft_rt ft_rt = {.running = -1, .policy = &ft_policy_record};
+
+void ft_rt_verbose(const char *fmt, ...)
+{
+    if (!ft_rt.verbose)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    static const char tag[] = "foretell-rt: ";
+    (void)!write(2, tag, sizeof tag - 1);
+    (void)!write(2, buf, (size_t)n);
+}
+
+static int64_t env_int(const char *name, int64_t dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (errno || *end || v < 0) {
+        fprintf(stderr, "foretell: ignoring %s=%s (expected a number >= 0)\n",
+                name, s);
+        return dflt;
+    }
+    return v;
+}
+
+static void on_exit_end(void)
+{
+    if (!ft_rt.recording || ft_rt.finished || getpid() != ft_rt.pid)
+        return;
+    ft_thread *t = ft_self;
+    if (t && t->state != FT_T_EXITED) {
+        t->in_hook = 1;
+        if (!__atomic_load_n(&t->has_baton, __ATOMIC_SEQ_CST))
+            ft_acquire(t);
+        ft_pending_flush(t);
+    }
+    ft_lock();
+    ft_trace_end("exit", -1);
+    ft_unlock();
+}
+
+static void on_fork_child(void)
+{
+    if (!ft_rt.recording)
+        return;
+    ft_self = NULL;
+    ft_rt.finished = 1;
+    ft_rt.recording = 0;
+    ft_trace_forget();
+}
+
+void ft_init(void)
+{
+    static int done;
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+        return;
+    ft_rt.verbose = env_int("FORETELL_RT_VERBOSE", 0) != 0;
+    const char *path = getenv("FORETELL_TRACE");
+    if (!path || !*path) {
+        ft_rt_verbose("FORETELL_TRACE unset: passthrough");
+        return;
+    }
+    ft_rt.quantum = env_int("FORETELL_QUANTUM", 20000);
+    ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);
+    ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
+    ft_rt.pid = getpid();
+    if (ft_trace_open(path) < 0) {
+        fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,
+                strerror(errno));
+        _exit(FT_OPEN_FAIL_STATUS);
+    }
+    /* Programs this one runs must not overwrite our trace. */
+    unsetenv("FORETELL_TRACE");
+    ft_thread_init_main();
+    ft_event ev = {.kind = FT_EV_THREAD_START, .value = 0};
+    ft_emit(&ev);
+    atexit(on_exit_end);
+    pthread_atfork(NULL, NULL, on_fork_child);
+    ft_signals_install();
+    ft_rt.recording = 1;
+    ft_watchdog_start();
+    ft_rt_verbose("recording to %s (quantum %lld, seed %llu, watchdog %d ms)",
+                  path, (long long)ft_rt.quantum,
+                  (unsigned long long)ft_rt.seed, ft_rt.watchdog_ms);
+    ft_self = &ft_threads[0];
+}

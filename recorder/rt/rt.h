@@ -1,0 +1,244 @@
+/* rt.h - private interface between the parts of foretell's runtime: the
+ * thread table and baton (sched.c), the scheduling policy, the trace buffer
+ * (tracebuf.c), the sync-object models (objtab.c, sync_*.c) and the hooks.
+ *
+ * One runtime serves recording now and replay/exploration later: threads
+ * run one at a time ("the baton"), every sync primitive is modelled here and
+ * never blocks in a real pthread call, and every choice (who runs next,
+ * whether to preempt, which waiter a signal wakes, whether a timed wait
+ * times out) is made by a policy (struct ft_policy).  docs/recorder.md
+ * explains the design.
+ */
+#ifndef FORETELL_RT_H
+#define FORETELL_RT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "recorder/encode.h"
+#include "recorder/trace.h"
+
+#define FT_MAX_THREADS 1024
+#define FT_DEADLOCK_STATUS 86   /* exit status of a deadlocked run */
+#define FT_OPEN_FAIL_STATUS 85  /* the trace file cannot be written */
+#define FT_WIDE_MAX 4096
+
+#define FT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FT_PC() ((uintptr_t)__builtin_return_address(0))
+
+/* Thread states as the scheduler sees them. */
+enum ft_tstate {
+    FT_T_FREE = 0,
+    FT_T_RUNNABLE, /* enabled: waits for the baton */
+    FT_T_RUNNING,  /* holds the baton */
+    FT_T_BLOCKED,  /* waits on a modelled object */
+    FT_T_OUTSIDE,  /* sleeping for real, or stolen by the watchdog */
+    FT_T_EXITED,
+};
+
+/* What a blocked thread waits for (printed on deadlock). */
+enum ft_wait {
+    FT_W_NONE = 0, FT_W_MUTEX, FT_W_RDLOCK, FT_W_WRLOCK, FT_W_COND,
+    FT_W_SEM, FT_W_BARRIER, FT_W_ONCE, FT_W_JOIN,
+};
+
+typedef struct ft_thread {
+    /* Hot fields, touched by the hooks' fast path. */
+    int in_hook;          /* re-entrancy guard; the watchdog never steals */
+    int has_baton;        /* cleared by the watchdog when it steals */
+    int64_t budget;       /* key points left before the policy may preempt */
+    uintptr_t pw_addr;    /* pending write: read back at the next event */
+    uint32_t pw_size;
+    uint32_t pw_site;
+    uint64_t keypoints;   /* progress, watched by the watchdog */
+
+    /* Scheduler fields, under the scheduler lock. */
+    int tid;
+    int parent;
+    int state;            /* enum ft_tstate */
+    int go;               /* futex: 1 = this thread may take the baton */
+    int wait_kind;        /* enum ft_wait */
+    uintptr_t wait_obj;
+    uintptr_t wait_pc;
+    uint64_t wait_seq;    /* blocking order: a signal wakes the oldest */
+    uint64_t wait_gen;    /* barrier generation waited for */
+    int64_t deadline_ns;  /* CLOCK_REALTIME deadline of a timed wait, or 0 */
+    int timedout;
+    int woken;            /* condvar: chosen by a signal/broadcast */
+    int detached, joined;
+    pthread_t pthread;
+    void *(*start)(void *);
+    void *arg;
+} ft_thread;
+
+/* Scheduling decisions.  The recording policy is policy_record.c; replay
+ * and exploration will provide others. */
+typedef struct ft_policy {
+    /* Key points the current thread may run before preempt() is asked. */
+    int64_t (*budget)(int tid);
+    /* The running thread reached a key point with an exhausted budget:
+     * nonzero to offer the baton to another enabled thread. */
+    int (*preempt)(int tid);
+    /* Next thread among enabled[0..n) (n >= 1); cur is the thread giving
+     * the baton up (-1 if none), possibly itself among the enabled. */
+    int (*pick)(const int *enabled, int n, int cur);
+    /* Which of the condvar waiters (oldest first) a signal wakes. */
+    int (*pick_waiter)(const int *waiters, int n);
+} ft_policy;
+
+extern const ft_policy ft_policy_record;
+
+/* Global runtime state. */
+struct ft_rt {
+    int recording;        /* FORETELL_TRACE set and init done */
+    int finished;         /* END written: record nothing more */
+    int verbose;
+    int pid;
+    int64_t quantum;
+    uint64_t seed;
+    int watchdog_ms;
+    const ft_policy *policy;
+    int running;          /* tid holding the baton, -1 none */
+    int nthreads;         /* tids handed out */
+    uint64_t wait_seq;
+    uint64_t switches;
+};
+extern struct ft_rt ft_rt;
+extern ft_thread ft_threads[FT_MAX_THREADS];
+extern __thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
+
+/* ---- sched.c ---- */
+void ft_lock(void);
+void ft_unlock(void);
+void ft_futex_wait(int *addr, int val);
+void ft_futex_wake(int *addr);
+/* Makes t hold the baton, parking until it does (scheduler lock not held). */
+void ft_acquire(ft_thread *t);
+/* A new thread waits for its first turn. */
+void ft_acquire_start(ft_thread *t);
+/* Under the lock: t gives the baton up (its state already set); the policy
+ * picks who runs; t parks until it is enabled and picked again, unless it
+ * is no longer runnable-after (exited/outside).  Returns with the lock
+ * released. */
+void ft_switch_locked(ft_thread *t);
+/* Under the lock: block t on obj until woken; returns with the baton and
+ * the lock released.  deadline_ns 0 = untimed. */
+void ft_block(ft_thread *t, int kind, uintptr_t obj, uintptr_t pc,
+              int64_t deadline_ns);
+/* Under the lock: every thread blocked on (kind, obj) becomes runnable. */
+int ft_wake_all(int kind, uintptr_t obj);
+/* Key point slow path: baton lost or budget exhausted. */
+void ft_keypoint_slow(ft_thread *t);
+/* Yield point: another enabled thread may run. */
+void ft_yield(ft_thread *t);
+/* Watchdog, lock held: the baton is free; enable expired timed waits and
+ * hand it to an enabled thread, if any. */
+void ft_kick_locked(void);
+/* Watchdog, lock held: nonzero if some thread other than the holder could run. */
+int ft_others_enabled(int holder);
+/* Hand the baton to the next thread without waiting for it back (exit,
+ * sleep, steal); lock held on entry, released on return. */
+void ft_release_locked(ft_thread *t, int newstate);
+int64_t ft_now_ns(void);
+int64_t ft_deadline_of(const struct timespec *abstime);
+void ft_die_deadlock(void) __attribute__((noreturn));
+
+/* ---- tracebuf.c ---- */
+int ft_trace_open(const char *path);
+uint32_t ft_site_id(uintptr_t pc);
+uint32_t ft_site_alloc(uintptr_t pc, uint64_t *count);
+void ft_emit(const ft_event *ev);            /* generic, via ft_encode_event */
+void ft_emit_access(int kind, uint32_t site, uintptr_t addr, uint32_t size,
+                    uint64_t value);
+void ft_emit_wide(int kind, uint32_t site, uintptr_t addr, size_t size,
+                  const void *content); /* NULL: read addr */
+void ft_emit_func_entry(uint32_t site, uint32_t call_site);
+void ft_emit_func_exit(void);
+void ft_emit_switch(int tid);
+void ft_trace_flush(void);                   /* seal and write the chunk */
+void ft_trace_end(const char *reason, int64_t status);
+void ft_trace_signal(int signo);             /* async-signal-safe */
+int ft_trace_cur_tid(void);
+int ft_module_of(uintptr_t pc, const char **path, uintptr_t *off);
+void ft_trace_forget(void);                  /* fork child: stop writing */
+
+/* Flushes t's pending write (its value is read back now). */
+void ft_pending_flush_slow(ft_thread *t);
+static inline void ft_pending_flush(ft_thread *t)
+{
+    if (FT_UNLIKELY(t->pw_size != 0))
+        ft_pending_flush_slow(t);
+}
+
+/* Entering a hook or wrapper of a recorded thread: NULL when this call is
+ * not recorded (passthrough, nested, exited, or fork child).  On success
+ * the thread holds the baton and has its pending write emitted. */
+static inline ft_thread *ft_enter(void)
+{
+    ft_thread *t = ft_self;
+    if (FT_LIKELY(t == NULL) || t->in_hook)
+        return NULL;
+    __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
+    t->keypoints++;
+    if (FT_UNLIKELY(!__atomic_load_n(&t->has_baton, __ATOMIC_RELAXED) ||
+                    --t->budget <= 0))
+        ft_keypoint_slow(t);
+    if (FT_UNLIKELY(t->state == FT_T_EXITED || ft_rt.finished)) {
+        __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
+        return NULL;
+    }
+    ft_pending_flush(t);
+    return t;
+}
+
+static inline void ft_leave(ft_thread *t)
+{
+    __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- objtab.c: modelled sync objects, keyed by address ---- */
+typedef struct ft_obj {
+    uintptr_t addr;       /* 0 free, 1 tombstone */
+    int kind;             /* enum ft_wait of the object */
+    int type;             /* mutex type */
+    int owner;            /* mutex/rwlock writer tid, -1 none */
+    int readers;
+    int64_t count;        /* recursion, semaphore value, barrier arrivals */
+    int64_t limit;        /* barrier count */
+    uint64_t gen;         /* barrier generation */
+    int once;             /* 0 new, 1 running, 2 done */
+    int inited;           /* semaphore: count taken from the real object */
+} ft_obj;
+ft_obj *ft_obj_get(uintptr_t addr, int kind);
+void ft_obj_drop(uintptr_t addr);
+
+/* ---- sync_mutex.c, for condvars (scheduler lock held) ---- */
+int ft_mutex_release_all(ft_thread *t, uintptr_t obj);
+void ft_mutex_reacquire(ft_thread *t, uintptr_t obj, int count, uintptr_t pc);
+
+/* ---- thread.c ---- */
+void ft_thread_init_main(void);
+
+/* ---- init.c ---- */
+void ft_init(void);
+void ft_rt_verbose(const char *fmt, ...);
+
+/* ---- watchdog.c / signals.c ---- */
+void ft_watchdog_start(void);
+void ft_signals_install(void);
+
+/* Real functions behind -Wl,--wrap. */
+int __real_pthread_create(pthread_t *, const pthread_attr_t *,
+                          void *(*)(void *), void *);
+int __real_pthread_join(pthread_t, void **);
+int __real_pthread_detach(pthread_t);
+int __real_nanosleep(const struct timespec *, struct timespec *);
+void *__real_malloc(size_t);
+void __real_free(void *);
+void *__real_memcpy(void *, const void *, size_t);
+void *__real_memset(void *, int, size_t);
+
+#endif

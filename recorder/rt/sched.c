@@ -1,0 +1,327 @@
+/* sched.c - the baton: one recorded thread runs at a time.  Owns the
+ * thread table, the scheduler lock, parking on per-thread futexes, blocking
+ * on modelled objects, timed-wait expiry and deadlock detection.  Every
+ * choice is delegated to ft_rt.policy, so replay and exploration reuse all
+ * of this with another policy. */
+#define _GNU_SOURCE
+#include "rt.h"
+
+#include <linux/futex.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+ft_thread ft_threads[FT_MAX_THREADS];
+__thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
+
+static int sched_word; /* 0 free, 1 locked, 2 locked with waiters */
+
+void ft_futex_wait(int *addr, int val)
+{
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+void ft_futex_wake(int *addr)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void ft_lock(void)
+{
+    int c = 0;
+    if (__atomic_compare_exchange_n(&sched_word, &c, 1, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
+        return;
+    for (int i = 0; i < 100; i++) {
+        __builtin_ia32_pause();
+        c = 0;
+        if (__atomic_compare_exchange_n(&sched_word, &c, 1, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+    }
+    if (c != 2)
+        c = __atomic_exchange_n(&sched_word, 2, __ATOMIC_ACQUIRE);
+    while (c != 0) {
+        ft_futex_wait(&sched_word, 2);
+        c = __atomic_exchange_n(&sched_word, 2, __ATOMIC_ACQUIRE);
+    }
+}
+
+void ft_unlock(void)
+{
+    if (__atomic_fetch_sub(&sched_word, 1, __ATOMIC_RELEASE) != 1) {
+        __atomic_store_n(&sched_word, 0, __ATOMIC_RELEASE);
+        ft_futex_wake(&sched_word);
+    }
+}
+
+int64_t ft_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Absolute timeouts are CLOCK_REALTIME unless the object was configured
+ * for CLOCK_MONOTONIC; we cannot see that setting portably, so a deadline
+ * earlier than 2001 is taken to be monotonic (documented in recorder.md). */
+int64_t ft_deadline_of(const struct timespec *abstime)
+{
+    if (!abstime)
+        return 0;
+    int64_t d = (int64_t)abstime->tv_sec * 1000000000 + abstime->tv_nsec;
+    if (abstime->tv_sec < 1000000000) {
+        struct timespec m;
+        clock_gettime(CLOCK_MONOTONIC, &m);
+        d = ft_now_ns() + (d - ((int64_t)m.tv_sec * 1000000000 + m.tv_nsec));
+    }
+    return d > 0 ? d : 1;
+}
+
+static void park(ft_thread *t)
+{
+    for (int i = 0; i < 2000; i++) {
+        if (__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+            goto got;
+        __builtin_ia32_pause();
+    }
+    while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+        ft_futex_wait(&t->go, 0);
+got:
+    __atomic_store_n(&t->go, 0, __ATOMIC_RELAXED);
+}
+
+static void take(ft_thread *n)
+{
+    n->state = FT_T_RUNNING;
+    ft_rt.running = n->tid;
+    n->budget = ft_rt.policy->budget(n->tid);
+    __atomic_store_n(&n->has_baton, 1, __ATOMIC_SEQ_CST);
+}
+
+static void give(ft_thread *n)
+{
+    take(n);
+    ft_rt.switches++;
+    __atomic_store_n(&n->go, 1, __ATOMIC_RELEASE);
+    ft_futex_wake(&n->go);
+}
+
+static void after_park(ft_thread *t)
+{
+    if (ft_trace_cur_tid() != t->tid && !ft_rt.finished)
+        ft_emit_switch(t->tid);
+}
+
+/* Timed waits whose deadline passed become enabled (timed out). */
+static void expire_timeouts(void)
+{
+    int64_t now = 0;
+    for (int i = 0; i < ft_rt.nthreads; i++) {
+        ft_thread *b = &ft_threads[i];
+        if (b->state != FT_T_BLOCKED || !b->deadline_ns)
+            continue;
+        if (!now)
+            now = ft_now_ns();
+        if (b->deadline_ns <= now) {
+            b->timedout = 1;
+            b->state = FT_T_RUNNABLE;
+        }
+    }
+}
+
+/* Fills enabled[] and decides what to do when nothing is enabled: time
+ * out the earliest timed wait, or report a deadlock.  Returns the count,
+ * or 0 when someone outside (sleeping, stolen) may still come back. */
+static int collect_enabled(int *enabled)
+{
+    expire_timeouts();
+    int n = 0, outside = 0;
+    ft_thread *earliest = NULL;
+    for (int i = 0; i < ft_rt.nthreads; i++) {
+        ft_thread *b = &ft_threads[i];
+        if (b->state == FT_T_RUNNABLE)
+            enabled[n++] = i;
+        else if (b->state == FT_T_OUTSIDE)
+            outside = 1;
+        else if (b->state == FT_T_BLOCKED && b->deadline_ns &&
+                 (!earliest || b->deadline_ns < earliest->deadline_ns))
+            earliest = b;
+    }
+    if (n || outside)
+        return n;
+    if (earliest) {
+        /* Nothing else can happen before the deadline: it passes now. */
+        earliest->timedout = 1;
+        earliest->state = FT_T_RUNNABLE;
+        enabled[0] = earliest->tid;
+        return 1;
+    }
+    for (int i = 0; i < ft_rt.nthreads; i++)
+        if (ft_threads[i].state == FT_T_BLOCKED)
+            ft_die_deadlock();
+    return 0;
+}
+
+void ft_switch_locked(ft_thread *t)
+{
+    static int enabled[FT_MAX_THREADS];
+    ft_pending_flush(t);
+    int n = collect_enabled(enabled);
+    if (n == 0) {
+        ft_rt.running = -1;
+    } else {
+        ft_thread *next = &ft_threads[ft_rt.policy->pick(enabled, n, t->tid)];
+        if (next == t) {
+            take(t);
+            ft_unlock();
+            return;
+        }
+        __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
+        give(next);
+    }
+    __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
+    ft_unlock();
+    park(t);
+    after_park(t);
+}
+
+void ft_release_locked(ft_thread *t, int newstate)
+{
+    static int enabled[FT_MAX_THREADS];
+    ft_pending_flush(t);
+    t->state = newstate;
+    __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
+    int n = collect_enabled(enabled);
+    if (n == 0)
+        ft_rt.running = -1;
+    else
+        give(&ft_threads[ft_rt.policy->pick(enabled, n, t->tid)]);
+    ft_unlock();
+}
+
+void ft_acquire(ft_thread *t)
+{
+    ft_lock();
+    if (ft_rt.running < 0) {
+        take(t);
+        ft_unlock();
+        after_park(t);
+        return;
+    }
+    t->state = FT_T_RUNNABLE;
+    ft_unlock();
+    park(t);
+    after_park(t);
+}
+
+void ft_acquire_start(ft_thread *t)
+{
+    park(t);
+    after_park(t);
+}
+
+void ft_block(ft_thread *t, int kind, uintptr_t obj, uintptr_t pc,
+              int64_t deadline_ns)
+{
+    t->state = FT_T_BLOCKED;
+    t->wait_kind = kind;
+    t->wait_obj = obj;
+    t->wait_pc = pc;
+    t->wait_seq = ++ft_rt.wait_seq;
+    t->deadline_ns = deadline_ns;
+    t->timedout = 0;
+    ft_switch_locked(t);
+    t->wait_kind = FT_W_NONE;
+    t->deadline_ns = 0;
+}
+
+int ft_wake_all(int kind, uintptr_t obj)
+{
+    int n = 0;
+    for (int i = 0; i < ft_rt.nthreads; i++) {
+        ft_thread *b = &ft_threads[i];
+        if (b->state == FT_T_BLOCKED && b->wait_kind == kind &&
+            b->wait_obj == obj) {
+            b->state = FT_T_RUNNABLE;
+            n++;
+        }
+    }
+    return n;
+}
+
+void ft_keypoint_slow(ft_thread *t)
+{
+    if (t->state == FT_T_EXITED || ft_rt.finished)
+        return;
+    if (!__atomic_load_n(&t->has_baton, __ATOMIC_SEQ_CST)) {
+        ft_acquire(t);
+        return;
+    }
+    if (!ft_rt.policy->preempt(t->tid)) {
+        t->budget = ft_rt.policy->budget(t->tid);
+        return;
+    }
+    ft_lock();
+    t->state = FT_T_RUNNABLE;
+    ft_switch_locked(t);
+}
+
+void ft_kick_locked(void)
+{
+    static int enabled[FT_MAX_THREADS];
+    if (ft_rt.running >= 0)
+        return;
+    int n = collect_enabled(enabled);
+    if (n)
+        give(&ft_threads[ft_rt.policy->pick(enabled, n, -1)]);
+}
+
+int ft_others_enabled(int holder)
+{
+    expire_timeouts();
+    for (int i = 0; i < ft_rt.nthreads; i++)
+        if (i != holder && ft_threads[i].state == FT_T_RUNNABLE)
+            return 1;
+    return 0;
+}
+
+void ft_yield(ft_thread *t)
+{
+    ft_lock();
+    t->state = FT_T_RUNNABLE;
+    ft_switch_locked(t);
+}
+
+static const char *wait_name(int k)
+{
+    static const char *const names[] = {
+        "nothing", "mutex", "rwlock (read)", "rwlock (write)", "condvar",
+        "semaphore", "barrier", "once", "join",
+    };
+    return k >= 0 && k <= FT_W_JOIN ? names[k] : "?";
+}
+
+void ft_die_deadlock(void)
+{
+    ft_event ev = {.kind = FT_EV_DEADLOCK};
+    ft_emit(&ev);
+    fprintf(stderr, "foretell: deadlock: no thread can run\n");
+    for (int i = 0; i < ft_rt.nthreads; i++) {
+        ft_thread *b = &ft_threads[i];
+        if (b->state != FT_T_BLOCKED)
+            continue;
+        const char *mod = "?";
+        uintptr_t off = b->wait_pc;
+        ft_module_of(b->wait_pc, &mod, &off);
+        if (b->wait_kind == FT_W_JOIN)
+            fprintf(stderr, "  thread %d waits to join thread %lu at %s+0x%lx\n",
+                    i, (unsigned long)b->wait_obj, mod, (unsigned long)off);
+        else
+            fprintf(stderr, "  thread %d waits for %s %#lx at %s+0x%lx\n", i,
+                    wait_name(b->wait_kind), (unsigned long)b->wait_obj, mod,
+                    (unsigned long)off);
+    }
+    ft_trace_end("deadlock", FT_DEADLOCK_STATUS << 8);
+    _exit(FT_DEADLOCK_STATUS);
+}

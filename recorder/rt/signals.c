@@ -1,0 +1,55 @@
+/* signals.c - a run that dies still leaves a readable trace.  Crash
+ * signals (SEGV, BUS, FPE, ILL, ABRT) and SIGTERM/SIGINT/SIGALRM append a
+ * SIGNAL event, flush the trace with write(2) only (async-signal-safe),
+ * restore the default action and re-raise, so the parent sees the real
+ * signal.  The pending write is not read back after a crash signal: its
+ * address may be the fault. */
+#define _GNU_SOURCE
+#include "rt.h"
+
+#include <signal.h>
+#include <string.h>
+
+static const int handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                              SIGTERM, SIGINT, SIGALRM};
+static int dying;
+
+static void on_fatal(int sig)
+{
+    if (!__atomic_exchange_n(&dying, 1, __ATOMIC_SEQ_CST)) {
+        ft_thread *t = ft_self;
+        int crash = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+                    sig == SIGILL;
+        if (t) {
+            int was_in_hook = t->in_hook;
+            t->in_hook = 1;
+            if (!crash && !was_in_hook && t->has_baton)
+                ft_pending_flush(t);
+        }
+        ft_trace_signal(sig);
+    }
+    struct sigaction sa;
+    __real_memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigaction(sig, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+}
+
+void ft_signals_install(void)
+{
+    struct sigaction sa;
+    __real_memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
+        struct sigaction old;
+        /* Keep a handler or ignore disposition the program already has. */
+        if (sigaction(handled[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+            continue;
+        sigaction(handled[i], &sa, NULL);
+    }
+}

@@ -1,0 +1,302 @@
+/* tracebuf.c - the trace writer of the runtime: one global EVENTS chunk
+ * built in place (only the baton holder appends), the site table mapping
+ * return addresses to dense ids, SITES chunks ahead of the events naming
+ * them, and the END chunk.  No malloc: static buffers and mmap. */
+#define _GNU_SOURCE
+#include "rt_trace.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define EV_CAP (1u << 20)
+#define SITES_CAP (256u << 10)
+
+static struct {
+    int fd;
+    uint64_t seq;
+    ft_chunk ev;
+    uint8_t *ev_first; /* first byte after the chunk's index and tid */
+    uint64_t addr_reg;
+    uint64_t nevents;
+    int cur_tid;
+    ft_chunk sites;
+    int nsites_pending;
+} tb = {.fd = -1};
+
+static uint8_t ev_buf[EV_CAP];
+static uint8_t sites_buf[SITES_CAP];
+
+struct site_entry {
+    uintptr_t pc;
+    uint32_t id;
+    uint64_t count; /* allocations made at this site */
+};
+
+static struct {
+    struct site_entry *tab;
+    unsigned bits;
+    uint32_t n;
+} st;
+
+void ft_tb_write_chunk(ft_chunk *c, unsigned kind)
+{
+    size_t len = ft_chunk_seal(c, kind, tb.seq++);
+    if (tb.fd >= 0)
+        ft_write_all(tb.fd, c->buf, len);
+}
+
+static void open_events(void)
+{
+    ft_chunk_open(&tb.ev, ev_buf, sizeof ev_buf);
+    tb.ev.pos = ft_put_uint(tb.ev.pos, tb.nevents);
+    tb.ev.pos = ft_put_uint(tb.ev.pos, (uint64_t)tb.cur_tid);
+    tb.ev_first = tb.ev.pos;
+    tb.addr_reg = 0;
+}
+
+static void flush_sites(void)
+{
+    if (tb.nsites_pending) {
+        ft_tb_write_chunk(&tb.sites, FT_CHUNK_SITES);
+        tb.nsites_pending = 0;
+    }
+    ft_chunk_open(&tb.sites, sites_buf, sizeof sites_buf);
+}
+
+void ft_trace_flush(void)
+{
+    flush_sites();
+    if (tb.ev.pos != tb.ev_first)
+        ft_tb_write_chunk(&tb.ev, FT_CHUNK_EVENTS);
+    open_events();
+}
+
+static int site_table_init(unsigned bits)
+{
+    size_t bytes = sizeof(struct site_entry) << bits;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    struct site_entry *old = st.tab;
+    unsigned oldbits = st.bits;
+    st.tab = m;
+    st.bits = bits;
+    if (old) {
+        size_t mask = ((size_t)1 << bits) - 1;
+        for (size_t i = 0; i < ((size_t)1 << oldbits); i++) {
+            if (!old[i].pc)
+                continue;
+            size_t h = (old[i].pc * 0x9e3779b97f4a7c15ull) >> (64 - bits);
+            while (st.tab[h].pc)
+                h = (h + 1) & mask;
+            st.tab[h] = old[i];
+        }
+        munmap(old, sizeof(struct site_entry) << oldbits);
+    }
+    return 0;
+}
+
+int ft_trace_open(const char *path)
+{
+    tb.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (tb.fd < 0)
+        return -1;
+    if (site_table_init(16) < 0)
+        return -1;
+    ft_modules_scan();
+    ft_header_write(ft_now_ns());
+    ft_chunk_open(&tb.sites, sites_buf, sizeof sites_buf);
+    open_events();
+    return 0;
+}
+
+static struct site_entry *site_new(struct site_entry *e, uintptr_t pc)
+{
+    if (tb.sites.limit - tb.sites.pos < 32)
+        ft_trace_flush(); /* sites must precede the events naming them */
+    uintptr_t off;
+    int mod = ft_module_lookup(pc, &off);
+    e->pc = pc;
+    e->id = ++st.n;
+    uint8_t *p = ft_put_array(tb.sites.pos, 3);
+    p = ft_put_uint(p, e->id);
+    p = ft_put_uint(p, (uint64_t)mod);
+    tb.sites.pos = ft_put_uint(p, off);
+    tb.nsites_pending++;
+    if ((uint64_t)st.n * 2 > ((uint64_t)1 << st.bits)) {
+        uint32_t id = e->id;
+        if (site_table_init(st.bits + 1) == 0) {
+            size_t mask = ((size_t)1 << st.bits) - 1;
+            size_t h = (pc * 0x9e3779b97f4a7c15ull) >> (64 - st.bits);
+            while (st.tab[h].id != id)
+                h = (h + 1) & mask;
+            e = &st.tab[h];
+        }
+    }
+    return e;
+}
+
+static inline struct site_entry *site_lookup(uintptr_t pc)
+{
+    if (FT_UNLIKELY(!st.tab))
+        return NULL;
+    size_t mask = ((size_t)1 << st.bits) - 1;
+    size_t h = (pc * 0x9e3779b97f4a7c15ull) >> (64 - st.bits);
+    for (;;) {
+        struct site_entry *e = &st.tab[h];
+        if (FT_LIKELY(e->pc == pc))
+            return e;
+        if (!e->pc)
+            return site_new(e, pc);
+        h = (h + 1) & mask;
+    }
+}
+
+uint32_t ft_site_id(uintptr_t pc)
+{
+    struct site_entry *e = site_lookup(pc);
+    return e ? e->id : 0;
+}
+
+uint32_t ft_site_alloc(uintptr_t pc, uint64_t *count)
+{
+    struct site_entry *e = site_lookup(pc);
+    if (!e) {
+        *count = 0;
+        return 0;
+    }
+    *count = ++e->count;
+    return e->id;
+}
+
+int ft_trace_cur_tid(void)
+{
+    return tb.cur_tid;
+}
+
+static inline uint8_t *reserve(size_t n)
+{
+    if (FT_UNLIKELY((size_t)(tb.ev.limit - tb.ev.pos) < n))
+        ft_trace_flush();
+    return tb.ev.pos;
+}
+
+static inline uint8_t *put_addr(uint8_t *p, uint64_t a)
+{
+    p = ft_put_int(p, (int64_t)(a - tb.addr_reg));
+    tb.addr_reg = a;
+    return p;
+}
+
+void ft_emit(const ft_event *ev)
+{
+    uint8_t *p = reserve(FT_EVENT_MAX_FIXED + ev->nbytes + 8);
+    uint8_t *end = ft_encode_event(p, ev, &tb.addr_reg);
+    if (end) {
+        tb.ev.pos = end;
+        tb.nevents++;
+    }
+}
+
+void ft_emit_access(int kind, uint32_t site, uintptr_t addr, uint32_t size,
+                    uint64_t value)
+{
+    uint8_t *p = reserve(FT_EVENT_MAX_FIXED);
+    *p++ = (uint8_t)kind;
+    p = ft_put_uint(p, site);
+    p = put_addr(p, addr);
+    *p++ = (uint8_t)size;
+    tb.ev.pos = ft_put_uint(p, value);
+    tb.nevents++;
+}
+
+void ft_emit_wide(int kind, uint32_t site, uintptr_t addr, size_t size,
+                  const void *content)
+{
+    int with = size <= FT_WIDE_MAX;
+    uint8_t *p = reserve(FT_EVENT_MAX_FIXED + (with ? size : 0));
+    *p++ = (uint8_t)kind;
+    p = ft_put_uint(p, site);
+    p = put_addr(p, addr);
+    p = ft_put_uint(p, size);
+    if (with) {
+        p = ft_put_bin_head(p, (uint32_t)size);
+        __real_memcpy(p, content ? content : (const void *)addr, size);
+        p += size;
+    } else {
+        p = ft_put_nil(p);
+    }
+    tb.ev.pos = p;
+    tb.nevents++;
+}
+
+void ft_emit_func_entry(uint32_t site, uint32_t call_site)
+{
+    uint8_t *p = reserve(16);
+    *p++ = FT_EV_FUNC_ENTRY;
+    p = ft_put_uint(p, site);
+    tb.ev.pos = ft_put_uint(p, call_site);
+    tb.nevents++;
+}
+
+void ft_emit_func_exit(void)
+{
+    uint8_t *p = reserve(1);
+    *p = FT_EV_FUNC_EXIT;
+    tb.ev.pos = p + 1;
+    tb.nevents++;
+}
+
+void ft_emit_switch(int tid)
+{
+    uint8_t *p = reserve(8);
+    *p++ = FT_EV_SWITCH;
+    tb.ev.pos = ft_put_uint(p, (uint64_t)tid);
+    tb.cur_tid = tid;
+}
+
+static void write_end(const char *reason, int64_t status)
+{
+    static uint8_t buf[256];
+    ft_chunk c;
+    ft_chunk_open(&c, buf, sizeof buf);
+    uint8_t *p = ft_put_map(c.pos, 4);
+    p = ft_put_str(p, "events", 6);
+    p = ft_put_uint(p, tb.nevents);
+    p = ft_put_str(p, "reason", 6);
+    p = ft_put_str(p, reason, (uint32_t)strlen(reason));
+    p = ft_put_str(p, "exit_status", 11);
+    p = ft_put_int(p, status);
+    p = ft_put_str(p, "threads", 7);
+    c.pos = ft_put_uint(p, (uint64_t)ft_rt.nthreads);
+    ft_tb_write_chunk(&c, FT_CHUNK_END);
+}
+
+void ft_trace_end(const char *reason, int64_t status)
+{
+    if (ft_rt.finished || tb.fd < 0)
+        return;
+    ft_trace_flush();
+    write_end(reason, status);
+    ft_rt.finished = 1;
+}
+
+void ft_trace_signal(int signo)
+{
+    if (ft_rt.finished || tb.fd < 0)
+        return;
+    ft_event ev = {.kind = FT_EV_SIGNAL, .value = (uint64_t)signo};
+    ft_emit(&ev);
+    ft_trace_end("signal", -1);
+}
+
+/* A fork child must not write into the parent's trace. */
+void ft_trace_forget(void)
+{
+    if (tb.fd >= 0)
+        close(tb.fd);
+    tb.fd = -1;
+}

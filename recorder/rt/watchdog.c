@@ -1,0 +1,86 @@
+/* watchdog.c - a helper thread (not a program thread, never recorded)
+ * that keeps the serialised run moving.  When the baton holder has reached
+ * no hook for FORETELL_WATCHDOG_MS while another thread could run (it is
+ * blocked in I/O or in a libc-internal lock, or computing uninstrumented
+ * code), the watchdog takes the baton away (STEAL event) and lets another
+ * thread run; the stolen thread queues for the baton at its next hook.  A
+ * thread inside the runtime (in_hook) is never stolen from: the two sides
+ * use a store-then-load handshake on has_baton and in_hook (seq_cst).
+ * It also starts timed waits that expire while nobody holds the baton. */
+#define _GNU_SOURCE
+#include "rt.h"
+
+#include <signal.h>
+
+static int steal_locked(ft_thread *t)
+{
+    __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&t->in_hook, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&t->has_baton, 1, __ATOMIC_SEQ_CST);
+        return 0;
+    }
+    ft_pending_flush(t);
+    ft_event ev = {.kind = FT_EV_STEAL, .value = (uint64_t)t->tid};
+    ft_emit(&ev);
+    ft_rt_verbose("watchdog: took the baton from thread %d", t->tid);
+    ft_release_locked(t, FT_T_OUTSIDE); /* unlocks */
+    return 1;
+}
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    const int64_t tick_ns = 10 * 1000000;
+    int64_t limit_ns = (int64_t)ft_rt.watchdog_ms * 1000000;
+    int last_tid = -1;
+    uint64_t last_kp = 0;
+    int64_t since = ft_now_ns();
+    for (;;) {
+        struct timespec ts = {0, tick_ns};
+        __real_nanosleep(&ts, NULL);
+        if (ft_rt.finished)
+            return NULL;
+        int64_t now = ft_now_ns();
+        ft_lock();
+        if (ft_rt.finished) {
+            ft_unlock();
+            return NULL;
+        }
+        int r = ft_rt.running;
+        if (r < 0) {
+            ft_kick_locked();
+            last_tid = -1;
+        } else {
+            ft_thread *t = &ft_threads[r];
+            uint64_t kp = __atomic_load_n(&t->keypoints, __ATOMIC_RELAXED);
+            if (r != last_tid || kp != last_kp) {
+                last_tid = r;
+                last_kp = kp;
+                since = now;
+            } else if (now - since >= limit_ns && ft_others_enabled(r)) {
+                last_tid = -1;
+                if (steal_locked(t))
+                    continue;
+            }
+        }
+        ft_unlock();
+    }
+}
+
+void ft_watchdog_start(void)
+{
+    if (ft_rt.watchdog_ms <= 0)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited: program signals
+                                                 go to program threads */
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    __real_pthread_create(&th, &attr, watchdog_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
