@@ -8,8 +8,10 @@
  * callee's own accesses form the callee's regions.  Anchors are shared
  * accesses to non-synchronisation variables; a candidate grows from anchor
  * to anchor while they stay in the same procedure and file, their source
- * lines span at most maxd, and no site repeats (a repeated site is the
- * next loop iteration: we treat each iteration as its own region).
+ * lines span at most maxd, and the accesses do not come back to an earlier
+ * site after others (that is the next loop iteration: each iteration is
+ * its own region; a site repeating back to back, as in z = z + 1 at
+ * statement granularity, is one statement).
  * Happens-before transitions close every candidate of the thread; lock,
  * unlock and notify do not, so one region can cover two critical sections
  * of the same lock. */
@@ -115,7 +117,9 @@ static int anchor(walk *w, uint32_t tid, candidate *c, const ft_event *e)
         int fits = fn == c->fn && file == c->file &&
                    hi - lo <= w->a->opt.maxd &&
                    c->nanchors < w->a->opt.max_anchors;
-        for (uint32_t k = 0; fits && k < c->nanchors; k++)
+        /* Back to an earlier site after others: the next iteration. */
+        uint32_t prev = c->sites[c->nanchors - 1];
+        for (uint32_t k = 0; fits && prev != e->site && k < c->nanchors; k++)
             if (c->sites[k] == e->site && e->site != 0)
                 fits = 0;
         if (fits) {

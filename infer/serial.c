@@ -38,6 +38,7 @@ typedef struct thread_state {
     uint32_t nactive, capactive;
     uint32_t minstart; /* least start among active unviolated spans */
     uint64_t last_event;
+    int has_events; /* a join of a thread that never ran orders nothing */
 } thread_state;
 
 typedef struct checker {
@@ -241,6 +242,7 @@ long fi_serial_check(const fi_sev *ev, size_t n, uint32_t nthreads,
         uint32_t pos = ++Ct[t];
         thread_state *ts = &c.th[t];
         ts->last_event = i;
+        ts->has_events = 1;
         if (ts->nactive)
             expire(&c, t, i);
         while (next < nspans && spans[order[next]].first == i)
@@ -288,7 +290,7 @@ long fi_serial_check(const fi_sev *ev, size_t n, uint32_t nthreads,
             break;
         case FI_OP_JOIN: {
             const uint32_t *Cu = &c.C[(size_t)e->obj * T];
-            if (e->obj != t) {
+            if (e->obj != t && c.th[e->obj].has_events) {
                 check(&c, t, Cu[t], c.th[e->obj].last_event, i);
                 join(Ct, Cu, T);
             }
