@@ -243,8 +243,8 @@ static int read_header(ft_reader *r)
         return ft_reader_fail(r, 0, "empty file: expected a foretell trace "
                               "HEADER chunk");
     if (r->size < FT_CHUNK_HEAD || ft_reader_pread(r, h, sizeof h, 0) < 0)
-        return ft_reader_fail(r, 0, "file of %llu bytes is too short for a "
-                              "trace HEADER chunk",
+        return ft_reader_fail(r, 0, "not a foretell trace: file of %llu "
+                              "bytes is too short for a HEADER chunk",
                               (unsigned long long)r->size);
     int bad;
     const char *why = parse_head(h, &kind, &seq, &len, &bad);
