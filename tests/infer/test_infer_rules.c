@@ -1,0 +1,356 @@
+/* test_infer_rules.c - the inference rules of paper section V one by one
+ * (shared non-synchronisation accesses, one procedure, maxd, no
+ * happens-before transition inside, notify allowed, two critical sections
+ * of one lock), user-stated regions (annotations, spec functions), the
+ * no-conflict status, and CMA pairs ordered by fork/join. */
+#include "helpers.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+enum { X = 0x100, Y = 0x108, A = 0x110, L = 0x200, C = 0x300 };
+
+/* Thread 1 touches X, Y and A so that they are shared. */
+static void other_thread(fi_trace *t)
+{
+    uint32_t s = fi_trace_site(t, "other", "o.c", 1);
+    ev_add(t, 1, FT_EV_WRITE, s, X);
+    ev_add(t, 1, FT_EV_WRITE, s, Y);
+    ev_add(t, 1, FT_EV_WRITE, s, A);
+}
+
+/* Regions of thread 0 (other_thread makes one of its own). */
+static size_t nreg0(const fi_analysis *a)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < a->nregions; k++)
+        n += a->regions[k].tid == 0;
+    return n;
+}
+
+static size_t count_source(const fi_analysis *a, unsigned src)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < a->nregions; k++)
+        n += a->regions[k].source == src;
+    return n;
+}
+
+static void two_critical_sections(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t s[8];
+    for (uint32_t i = 1; i < 8; i++)
+        s[i] = fi_trace_site(&t, "deposit", "bank.c", 10 + i);
+    ev_add(&t, 0, FT_EV_MUTEX_LOCK, s[1], L);
+    uint64_t r = ev_add(&t, 0, FT_EV_READ, s[2], X);
+    ev_add(&t, 0, FT_EV_MUTEX_UNLOCK, s[3], L);
+    ev_add(&t, 0, FT_EV_MUTEX_LOCK, s[4], L);
+    ev_add2(&t, 0, FT_EV_COND_SIGNAL, s[4], C, 0, 0); /* notify: allowed */
+    uint64_t w = ev_add(&t, 0, FT_EV_WRITE, s[5], X);
+    ev_add(&t, 0, FT_EV_MUTEX_UNLOCK, s[6], L);
+    other_thread(&t);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+    assert_int_equal(nreg0(&a), 1);
+    assert_non_null(find_region(&a, 0, r, w));
+    assert_int_equal(a.regions[0].status, FI_ST_OPEN);
+    assert_int_equal(a.regions[0].line_lo, 12);
+    assert_int_equal(a.regions[0].line_hi, 15);
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
+static void hb_transitions_split(void **state)
+{
+    (void)state;
+    static const unsigned kinds[] = {FT_EV_THREAD_CREATE, FT_EV_THREAD_JOIN,
+                                     FT_EV_COND_WAIT, FT_EV_COND_WAKE,
+                                     FT_EV_SEM_WAIT, FT_EV_BARRIER_ARRIVE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        fi_trace t;
+        fi_trace_init(&t);
+        uint32_t s1 = fi_trace_site(&t, "f", "f.c", 1);
+        uint32_t s2 = fi_trace_site(&t, "f", "f.c", 2);
+        uint32_t s3 = fi_trace_site(&t, "f", "f.c", 3);
+        uint64_t r = ev_add(&t, 0, FT_EV_READ, s1, X);
+        ev_add2(&t, 0, kinds[k], s2, C, L, 5); /* child 5 never runs */
+        uint64_t w = ev_add(&t, 0, FT_EV_WRITE, s3, Y);
+        other_thread(&t);
+        fi_analysis a;
+        assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+        if (nreg0(&a) != 2)
+            fail_msg("%s did not split the region",
+                     ft_kind_name(kinds[k]));
+        assert_non_null(find_region(&a, 0, r, r));
+        assert_non_null(find_region(&a, 0, w, w));
+        fi_analysis_free(&a);
+        fi_trace_free(&t);
+    }
+}
+
+static void maxd_and_files(void **state)
+{
+    (void)state;
+    for (uint32_t maxd = 5; maxd <= 30; maxd += 25) {
+        fi_trace t;
+        fi_trace_init(&t);
+        uint32_t s1 = fi_trace_site(&t, "f", "f.c", 100);
+        uint32_t s2 = fi_trace_site(&t, "f", "f.c", 120);
+        uint32_t s3 = fi_trace_site(&t, "f", "g.c", 121); /* other file */
+        ev_add(&t, 0, FT_EV_READ, s1, X);
+        ev_add(&t, 0, FT_EV_WRITE, s2, X);
+        ev_add(&t, 0, FT_EV_WRITE, s3, Y);
+        other_thread(&t);
+        fi_options o;
+        fi_options_default(&o);
+        o.maxd = maxd;
+        fi_analysis a;
+        assert_int_equal(fi_analyze(&a, &t, &o), 0);
+        assert_int_equal(nreg0(&a), maxd < 20 ? 3 : 2);
+        if (maxd >= 20)
+            assert_non_null(find_region(&a, 0, 0, 1));
+        fi_analysis_free(&a);
+        fi_trace_free(&t);
+    }
+}
+
+/* FUNC_ENTRY/EXIT: the caller's region spans the call; the callee's
+ * accesses make the callee's own region; returning closes it. */
+static void procedures(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t c1 = fi_trace_site(&t, "caller", "m.c", 10);
+    uint32_t c2 = fi_trace_site(&t, "caller", "m.c", 12);
+    uint32_t e = fi_trace_site(&t, "callee", "m.c", 40);
+    uint32_t k1 = fi_trace_site(&t, "callee", "m.c", 41);
+    uint32_t k2 = fi_trace_site(&t, "callee", "m.c", 42);
+    ev_add(&t, 0, FT_EV_FUNC_ENTRY, c1, 0);
+    uint64_t first = ev_add(&t, 0, FT_EV_READ, c1, X);
+    ev_add(&t, 0, FT_EV_FUNC_ENTRY, e, 0);
+    uint64_t in1 = ev_add(&t, 0, FT_EV_READ, k1, Y);
+    uint64_t in2 = ev_add(&t, 0, FT_EV_WRITE, k2, Y);
+    ev_add(&t, 0, FT_EV_FUNC_EXIT, 0, 0);
+    uint64_t last = ev_add(&t, 0, FT_EV_WRITE, c2, X);
+    ev_add(&t, 0, FT_EV_FUNC_EXIT, 0, 0);
+    uint64_t after = ev_add(&t, 0, FT_EV_WRITE, c2, A);
+    other_thread(&t);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+    assert_int_equal(nreg0(&a), 3);
+    const fi_region *outer = find_region(&a, 0, first, last);
+    assert_non_null(outer);
+    assert_int_equal(outer->nvars, 2); /* X, and Y through the call */
+    assert_non_null(find_region(&a, 0, in1, in2));
+    assert_non_null(find_region(&a, 0, after, after)); /* new activation */
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
+static void loops_and_functions(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t a1 = fi_trace_site(&t, "f", "f.c", 1);
+    uint32_t a2 = fi_trace_site(&t, "f", "f.c", 2);
+    uint32_t g = fi_trace_site(&t, "g", "f.c", 3);
+    ev_add(&t, 0, FT_EV_READ, a1, X);  /* 0 iteration 1 */
+    ev_add(&t, 0, FT_EV_WRITE, a2, X); /* 1 */
+    ev_add(&t, 0, FT_EV_READ, a1, X);  /* 2 iteration 2 */
+    ev_add(&t, 0, FT_EV_WRITE, a2, X); /* 3 */
+    ev_add(&t, 0, FT_EV_WRITE, g, Y);  /* 4 another function */
+    ev_add(&t, 0, FT_EV_ATOMIC_STORE, a2, A); /* sync var: no anchor */
+    other_thread(&t);
+    ev_add(&t, 1, FT_EV_ATOMIC_LOAD, a1, A);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+    assert_int_equal(nreg0(&a), 3);
+    assert_non_null(find_region(&a, 0, 0, 1));
+    assert_non_null(find_region(&a, 0, 2, 3));
+    assert_non_null(find_region(&a, 0, 4, 4));
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
+static void unshared_and_no_conflict(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t s = fi_trace_site(&t, "f", "f.c", 1);
+    ev_add(&t, 0, FT_EV_READ, s, 0x999); /* local: no region */
+    ev_add(&t, 0, FT_EV_READ, s, X);     /* X only read by everyone */
+    ev_add(&t, 0, FT_EV_READ, s, Y);
+    ev_add(&t, 1, FT_EV_READ, s, X);
+    ev_add(&t, 1, FT_EV_READ, s, Y);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+    assert_int_equal(a.nregions, 2);
+    assert_non_null(find_region(&a, 0, 1, 2));
+    for (size_t k = 0; k < a.nregions; k++)
+        assert_int_equal(a.regions[k].status, FI_ST_NOCONFLICT);
+    assert_int_equal(fi_properties(&a), 0);
+    assert_int_equal(a.nprops, 0);
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
+static void annotations(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t s = fi_trace_site(&t, "f", "f.c", 1);
+    uint32_t far = fi_trace_site(&t, "f", "f.c", 500);
+    ev_add(&t, 0, FT_EV_REGION_END, s, 0);              /* 0 unmatched */
+    ev_add(&t, 0, FT_EV_REGION_BEGIN, s, 0);            /* 1 */
+    ev_add(&t, 0, FT_EV_READ, s, X);                    /* 2 */
+    ev_add(&t, 0, FT_EV_REGION_BEGIN, s, 0);            /* 3 nested */
+    ev_add(&t, 0, FT_EV_WRITE, far, X);                 /* 4 */
+    ev_add(&t, 0, FT_EV_REGION_END, s, 0);              /* 5 */
+    ev_add(&t, 0, FT_EV_REGION_END, s, 0);              /* 6 */
+    ev_add(&t, 0, FT_EV_REGION_BEGIN, s, 0);            /* 7 unclosed */
+    ev_add(&t, 0, FT_EV_WRITE, s, Y);                   /* 8 */
+    other_thread(&t);
+    fi_options o;
+    fi_options_default(&o);
+    o.infer = 0;
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, &o), 0);
+    assert_int_equal(a.nregions, 3);
+    assert_non_null(find_region(&a, 0, 1, 6));
+    assert_non_null(find_region(&a, 0, 3, 5));
+    assert_non_null(find_region(&a, 0, 7, 8));
+    assert_int_equal(count_source(&a, FI_SRC_ANNOTATED), 3);
+    const fi_region *outer = find_region(&a, 0, 1, 6);
+    assert_int_equal(outer->line_lo, 1);
+    assert_int_equal(outer->line_hi, 500); /* stated: no maxd limit */
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
+static void spec_functions(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ft_infer_specXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# atomic bodies\n\n  transfer   # the bank's\nNs::audit\n", f);
+    fclose(f);
+    char **names;
+    size_t n;
+    ft_error err;
+    assert_int_equal(fi_spec_read(path, &names, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "transfer");
+    assert_string_equal(names[1], "Ns::audit");
+
+    fi_options o;
+    fi_options_default(&o);
+    o.infer = 0;
+    o.spec_functions = (const char *const *)names;
+    o.nspec = n;
+    /* With FUNC events: the activation is the region. */
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t tr = fi_trace_site(&t, "transfer", "b.c", 1);
+    uint32_t tr2 = fi_trace_site(&t, "transfer", "b.c", 90);
+    uint32_t mn = fi_trace_site(&t, "main", "b.c", 200);
+    ev_add(&t, 0, FT_EV_FUNC_ENTRY, tr, 0);  /* 0 */
+    ev_add(&t, 0, FT_EV_READ, tr, X);        /* 1 */
+    ev_add(&t, 0, FT_EV_WRITE, tr2, Y);      /* 2 */
+    ev_add(&t, 0, FT_EV_FUNC_EXIT, 0, 0);    /* 3 */
+    ev_add(&t, 0, FT_EV_WRITE, mn, X);       /* 4 */
+    other_thread(&t);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, &o), 0);
+    assert_int_equal(a.nregions, 1);
+    assert_non_null(find_region(&a, 0, 0, 3));
+    assert_int_equal(a.regions[0].source, FI_SRC_SPEC);
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+    /* Without FUNC events: runs of events in the function. */
+    fi_trace_init(&t);
+    tr = fi_trace_site(&t, "transfer", "b.c", 1);
+    mn = fi_trace_site(&t, "main", "b.c", 200);
+    ev_add(&t, 0, FT_EV_READ, mn, X);  /* 0 */
+    ev_add(&t, 0, FT_EV_READ, tr, X);  /* 1 */
+    ev_add(&t, 0, FT_EV_WRITE, tr, Y); /* 2 */
+    ev_add(&t, 0, FT_EV_WRITE, mn, X); /* 3 */
+    other_thread(&t);
+    assert_int_equal(fi_analyze(&a, &t, &o), 0);
+    assert_int_equal(a.nregions, 1);
+    assert_non_null(find_region(&a, 0, 1, 2));
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+    fi_spec_free(names, n);
+
+    f = fopen(path, "w");
+    fputs("ok\nnot a name\n", f);
+    fclose(f);
+    assert_int_equal(fi_spec_read(path, &names, &n, &err), -1);
+    assert_non_null(strstr(err.message, "line 2"));
+    unlink(path);
+    assert_int_equal(fi_spec_read(path, &names, &n, &err), -1);
+    assert_non_null(strstr(err.message, "cannot open"));
+}
+
+/* Regions ordered by fork/join can never interleave: no CMA for them. */
+static void cma_needs_concurrency(void **state)
+{
+    (void)state;
+    for (int with_join = 0; with_join <= 1; with_join++) {
+        fi_trace t;
+        fi_trace_init(&t);
+        uint32_t s = fi_trace_site(&t, "f", "f.c", 1);
+        uint32_t w = fi_trace_site(&t, "w", "w.c", 1);
+        ev_add(&t, 0, FT_EV_THREAD_START, 0, 0);
+        ev_add2(&t, 0, FT_EV_THREAD_CREATE, s, 0, 0, 1);
+        ev_add(&t, 1, FT_EV_THREAD_START, 0, 0);
+        ev_add(&t, 1, FT_EV_READ, w, X);
+        ev_add(&t, 1, FT_EV_WRITE, w, X);
+        ev_add(&t, 1, FT_EV_THREAD_EXIT, 0, 0);
+        if (with_join)
+            ev_add2(&t, 0, FT_EV_THREAD_JOIN, s, 0, 0, 1);
+        ev_add(&t, 0, FT_EV_READ, s, X);
+        ev_add(&t, 0, FT_EV_WRITE, s, X);
+        fi_analysis a;
+        assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+        assert_int_equal(a.nregions, 2);
+        assert_int_equal(fi_properties(&a), 0);
+        size_t cma = 0;
+        for (size_t k = 0; k < a.nprops; k++)
+            cma += a.props[k].kind == FI_PROP_CMA;
+        assert_int_equal(cma, with_join ? 0 : 1);
+        fi_analysis_free(&a);
+        fi_trace_free(&t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_critical_sections),
+        cmocka_unit_test(hb_transitions_split),
+        cmocka_unit_test(maxd_and_files),
+        cmocka_unit_test(procedures),
+        cmocka_unit_test(loops_and_functions),
+        cmocka_unit_test(unshared_and_no_conflict),
+        cmocka_unit_test(annotations),
+        cmocka_unit_test(spec_functions),
+        cmocka_unit_test(cma_needs_concurrency),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
