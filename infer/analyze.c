@@ -270,6 +270,13 @@ static int itx_cmp(const void *pa, const void *pb)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
+static int has_role(const fi_trace *t, uint64_t i, uint32_t tid)
+{
+    fi_access acc;
+    fi_classify(&t->ev[i], &acc);
+    return t->ev[i].tid == tid && acc.op != FI_OP_NONE;
+}
+
 long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
 {
     fi_itx *s = malloc((n ? n : 1) * sizeof *s);
@@ -282,17 +289,24 @@ long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
         fi_region *r = &a->regions[k];
         if (r->status == FI_ST_OBSERVED || r->status == FI_ST_NOCONFLICT)
             continue;
+        /* Markers (REGION_BEGIN, FUNC_ENTRY...) are not transitions: the
+         * region's atomicity is that of its first to last transition. */
+        uint64_t first = r->first, last = r->last;
+        while (first < last && !has_role(a->trace, first, r->tid))
+            first++;
+        while (last > first && !has_role(a->trace, last, r->tid))
+            last--;
         /* The last i-transaction of r's thread starting at or before r. */
         size_t lo = 0, hi = n;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             if (s[mid].tid < r->tid ||
-                (s[mid].tid == r->tid && s[mid].first <= r->first))
+                (s[mid].tid == r->tid && s[mid].first <= first))
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo == 0 || s[lo - 1].tid != r->tid || s[lo - 1].last < r->last)
+        if (lo == 0 || s[lo - 1].tid != r->tid || s[lo - 1].last < last)
             continue;
         if (r->status == FI_ST_OPEN)
             proved++;

@@ -4,6 +4,7 @@
  * paper's i-transactions (section VII) tr3 is proved atomic and the
  * properties are CA(tr1), CA(tr2) and CMA(tr1, tr2) (section VIII). */
 #include "helpers.h"
+#include "reduce/reduce.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -178,6 +179,33 @@ static void observed_when_interleaved(void **state)
     fi_trace_free(&t);
 }
 
+/* The whole chain: the same events as a CTM, reduce/'s merging, lockset/HB
+ * and MAT analysis, and its i-transactions proving tr3 (section VIII). */
+static void mat_from_reduce(void **state)
+{
+    (void)state;
+    ft_ctm *c = ft_ctm_new();
+    assert_non_null(c);
+    char msg[256];
+    for (size_t i = 0; i < tr.nev; i++)
+        if (ft_ctm_add(c, &tr.ev[i], msg, sizeof msg) != 0)
+            fail_msg("ctm rejects event %zu: %s", i, msg);
+    assert_int_equal(ft_ctm_finish(c), 0);
+    ft_reduced *r = ft_reduce(c, 0);
+    assert_non_null(r);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &tr, NULL), 0);
+    assert_true(fi_prove_by_reduce(&a, r) >= 0);
+    assert_int_equal(find_region(&a, 0, 13, 13)->proof, FI_PROOF_MAT);
+    assert_int_equal(find_region(&a, 0, 3, 5)->status, FI_ST_OPEN);
+    assert_int_equal(find_region(&a, 1, 16, 18)->status, FI_ST_OPEN);
+    assert_int_equal(fi_properties(&a), 0);
+    assert_int_equal(a.nprops, 3);
+    fi_analysis_free(&a);
+    ft_reduced_free(r);
+    ft_ctm_free(c);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -199,6 +227,7 @@ int main(void)
         cmocka_unit_test(mat_proof_and_properties),
         cmocka_unit_test(itx_containment),
         cmocka_unit_test(observed_when_interleaved),
+        cmocka_unit_test(mat_from_reduce),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
