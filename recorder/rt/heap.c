@@ -100,8 +100,11 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n)
 {
     ft_thread *t = ft_enter();
     int rc = __real_posix_memalign(out, align, n);
-    if (t)
+    if (t) {
+        if (rc == 0)
+            ft_emit_libc_write(ft_site_id(FT_PC()), (uintptr_t)out, sizeof *out);
         rec_malloc(t, FT_PC(), rc == 0 ? *out : NULL, n);
+    }
     return rc;
 }
 

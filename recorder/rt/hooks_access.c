@@ -27,6 +27,15 @@ void ft_pending_flush_slow(ft_thread *t)
         ft_emit_wide(FT_EV_WRITE_WIDE, t->pw_site, t->pw_addr, size, NULL);
 }
 
+void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
+{
+    if (size <= 8 && (size & (size - 1)) == 0)
+        ft_emit_access(FT_EV_WRITE, site, addr, (uint32_t)size,
+                       load_le(addr, (unsigned)size));
+    else
+        ft_emit_wide(FT_EV_WRITE_WIDE, site, addr, size, NULL);
+}
+
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
     ft_thread *t = ft_enter();

@@ -113,8 +113,12 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
         ft_thread *t = ft_enter();                                            \
                 T exp = *c;                                                           \
         int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);             \
-        if (t) rec_cas(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)exp, (U)v,        \
-                       (U)(ok ? exp : *c), ok);                               \
+        if (t) {                                                              \
+            if (!ok) /* the old value went to *c: program memory */         \
+                ft_emit_libc_write(ft_site_id(FT_PC()), (uintptr_t)c, N / 8);  \
+            rec_cas(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)exp, (U)v,        \
+                    (U)(ok ? exp : *c), ok);                                  \
+        }                                                                     \
         return ok;                                                            \
     }
 

@@ -106,10 +106,10 @@ void ft_init(void)
     atexit(on_exit_end);
     pthread_atfork(NULL, NULL, on_fork_child);
     ft_signals_install();
-    ft_rt.recording = 1;
     ft_watchdog_start();
     ft_rt_verbose("recording to %s (quantum %lld, seed %llu, watchdog %d ms)",
                   path, (long long)ft_rt.quantum,
                   (unsigned long long)ft_rt.seed, ft_rt.watchdog_ms);
-    ft_self = &ft_threads[0];
+    __atomic_store_n(&ft_rt.recording, 1, __ATOMIC_SEQ_CST);
+    ft_threads[0].in_hook = 0;
 }

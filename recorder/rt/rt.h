@@ -155,6 +155,9 @@ void ft_emit_access(int kind, uint32_t site, uintptr_t addr, uint32_t size,
                     uint64_t value);
 void ft_emit_wide(int kind, uint32_t site, uintptr_t addr, size_t size,
                   const void *content); /* NULL: read addr */
+/* A write the runtime did on the program's behalf (pthread_create's
+ * *thread, sem_getvalue's *value, ...): recorded with its current value. */
+void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size);
 void ft_emit_func_entry(uint32_t site, uint32_t call_site);
 void ft_emit_func_exit(void);
 void ft_emit_switch(int tid);
@@ -173,13 +176,23 @@ static inline void ft_pending_flush(ft_thread *t)
         ft_pending_flush_slow(t);
 }
 
+/* A thread the runtime did not create (started by uninstrumented code)
+ * reaching its first hook joins the run with the next tid. */
+ft_thread *ft_adopt(void);
+
 /* Entering a hook or wrapper of a recorded thread: NULL when this call is
  * not recorded (passthrough, nested, exited, or fork child).  On success
- * the thread holds the baton and has its pending write emitted. */
+ * the thread holds the baton and has its pending write emitted.  The
+ * global test comes first: with static glibc, libc's own startup calls the
+ * wrapped memcpy before TLS exists. */
 static inline ft_thread *ft_enter(void)
 {
+    if (FT_LIKELY(!ft_rt.recording))
+        return NULL;
     ft_thread *t = ft_self;
-    if (FT_LIKELY(t == NULL) || t->in_hook)
+    if (FT_UNLIKELY(t == NULL) && (t = ft_adopt()) == NULL)
+        return NULL;
+    if (t->in_hook)
         return NULL;
     __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
     t->keypoints++;

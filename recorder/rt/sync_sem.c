@@ -156,6 +156,7 @@ int __wrap_sem_getvalue(sem_t *s, int *v)
     ft_lock();
     *v = (int)sem_obj(s)->count;
     ft_unlock();
+    ft_emit_libc_write(ft_site_id(FT_PC()), (uintptr_t)v, sizeof *v);
     ft_leave(t);
     return 0;
 }

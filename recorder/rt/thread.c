@@ -47,7 +47,34 @@ void ft_thread_init_main(void)
     t->state = FT_T_RUNNING;
     t->has_baton = 1;
     t->budget = ft_rt.policy->budget(0);
+    t->in_hook = 1; /* until init is done */
+    ft_self = t;
     pthread_setspecific(exit_key, t);
+}
+
+ft_thread *ft_adopt(void)
+{
+    ft_lock();
+    if (ft_rt.nthreads == FT_MAX_THREADS || ft_rt.finished) {
+        ft_unlock();
+        return NULL;
+    }
+    int tid = ft_rt.nthreads++;
+    ft_thread *t = &ft_threads[tid];
+    __real_memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->parent = tid; /* creator unknown: it names itself, like main */
+    t->pthread = pthread_self();
+    t->state = FT_T_OUTSIDE;
+    t->in_hook = 1;
+    ft_unlock();
+    ft_self = t;
+    pthread_setspecific(exit_key, t);
+    ft_acquire(t);
+    emit_simple(FT_EV_THREAD_START, 0, (uint64_t)tid);
+    ft_rt_verbose("adopted a thread created outside the program as %d", tid);
+    t->in_hook = 0;
+    return t;
 }
 
 static void *trampoline(void *p)
@@ -96,8 +123,10 @@ int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
         c->state = FT_T_RUNNABLE;
     }
     ft_unlock();
-    if (rc == 0)
+    if (rc == 0) {
         emit_simple(FT_EV_THREAD_CREATE, pc, (uint64_t)tid);
+        ft_emit_libc_write(ft_site_id(pc), (uintptr_t)th, sizeof *th);
+    }
     ft_leave(t);
     return rc;
 }
@@ -134,6 +163,8 @@ int __wrap_pthread_join(pthread_t th, void **ret)
     emit_simple(FT_EV_THREAD_JOIN, pc, (uint64_t)c->tid);
     /* The child gave the baton up for good; reclaiming it is quick. */
     int rc = __real_pthread_join(th, ret);
+    if (rc == 0 && ret)
+        ft_emit_libc_write(ft_site_id(pc), (uintptr_t)ret, sizeof *ret);
     ft_leave(t);
     return rc;
 }

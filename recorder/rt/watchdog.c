@@ -30,6 +30,10 @@ static int steal_locked(ft_thread *t)
 static void *watchdog_main(void *arg)
 {
     (void)arg;
+    /* Not a program thread: a permanent in_hook makes every hook and
+     * wrapper this thread reaches (libc internals) pass through. */
+    static ft_thread self = {.in_hook = 1, .state = FT_T_EXITED};
+    ft_self = &self;
     const int64_t tick_ns = 10 * 1000000;
     int64_t limit_ns = (int64_t)ft_rt.watchdog_ms * 1000000;
     int last_tid = -1;

@@ -1,0 +1,180 @@
+#!/bin/sh
+# run_rt_test.sh NAME - one runtime/wrapper test (see CMakeLists.txt).
+# Environment: FT_BIN (foretell-cc's directory), FT_DUMP (tracedump),
+# FT_PROGS (test programs), FT_WORK (scratch directory).
+set -u
+name=$1
+work=$FT_WORK/$name
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+CC=$FT_BIN/foretell-cc
+CXX=$FT_BIN/foretell-c++
+P=$FT_PROGS
+
+fail() { echo "FAIL($name): $*" >&2; exit 1; }
+build() { out=$1; shift; "$CC" -O1 -o "$out" "$@" || fail "cannot build $out"; }
+# record TRACE PROG...: run under the recorder, leaves $rc
+record() { t=$1; shift; FORETELL_TRACE=$t "$@" >out.txt 2>err.txt; rc=$?; }
+dump() { "$FT_DUMP" "$@" >dump.txt; drc=$?; }
+has() { grep -q -- "$1" dump.txt || fail "trace lacks '$1'"; }
+count() { grep -c -- "$1" dump.txt; }
+consistent() { "$FT_DUMP" --check --quiet "$1" >check.txt || fail "inconsistent trace: $(tail -1 check.txt)"; }
+
+case $name in
+wrapper_modes)
+    cat >a.c <<'C'
+#include <pthread.h>
+int helper(int x);
+static int g;
+static void *run(void *p) { (void)p; g = helper(g); return 0; }
+int main(void) { pthread_t t; pthread_create(&t, 0, run, 0); pthread_join(t, 0); return g == 42 ? 0 : 1; }
+C
+    echo 'int helper(int x) { return x + 42; }' >b.c
+    "$CC" -c a.c -o a.o && "$CC" -c b.c || fail "compile-only"
+    [ -f b.o ] || fail "-c without -o must write b.o"
+    nm a.o | grep -q __tsan_func_entry || fail "a.o is not instrumented"
+    "$CC" a.o b.o -o linkonly && ./linkonly || fail "link-only"
+    "$CC" -O2 a.c b.c -o multi && ./multi || fail "compile-and-link, two sources"
+    "$CC" a.c b.o -o mixed && ./mixed || fail "source plus object"
+    "$CC" a.c b.c && ./a.out || fail "default a.out"
+    "$CC" -static a.c b.c -o st && ./st || fail "-static"
+    record st.ft ./st; [ $rc = 0 ] || fail "-static recorded exit $rc"
+    dump st.ft; has "1 THREAD_START 0"; has "end.reason exit"
+    "$CC" -fPIE -pie a.c b.c -o pie && ./pie || fail "-pie"
+    record pie.ft ./pie; [ $rc = 0 ] || fail "-pie recorded exit $rc"
+    ! nm st | grep -q ' __tsan_report' || fail "libtsan was linked"
+    ! ldd ./pie | grep -q libtsan || fail "libtsan.so was linked"
+    FORETELL_CC=no-such-compiler "$CC" a.c 2>err.txt; r=$?
+    [ $r = 127 ] || fail "missing compiler gave $r"
+    grep -q no-such-compiler err.txt || fail "message does not name the compiler"
+    FORETELL_RT=/nonexistent/rt.a "$CC" a.c b.c 2>err.txt; r=$?
+    [ $r = 127 ] || fail "missing runtime gave $r"
+    ;;
+wrapper_cxx)
+    "$CXX" -O1 -c "$P/cxx_threads.cc" -o c.o && "$CXX" c.o -o cxx && ./cxx >/dev/null ||
+        fail "C++ compile then link"
+    "$CXX" -O1 "$P/cxx_threads.cc" -o cxx2 && ./cxx2 >/dev/null || fail "C++ one step"
+    ;;
+wrapper_clang)
+    command -v clang >/dev/null || { echo "clang not installed: skipped"; exit 0; }
+    FORETELL_CC=clang build counter "$P/counter.c"
+    FORETELL_QUANTUM=37 record c.ft ./counter; [ $rc = 0 ] || fail "clang build exit $rc"
+    dump c.ft; [ "$(count ' MUTEX_LOCK ')" = 2000 ] || fail "clang: lock events"
+    # read-before-write instrumentation: counter++ shows its read.
+    [ "$(count ' READ ')" -ge 2000 ] || fail "clang: reads of counter++ missing"
+    consistent c.ft
+    ;;
+wrapper_shared)
+    "$CC" -shared -fPIC -O1 -o libshl.so "$P/shlib.c" || fail "-shared"
+    build shmain "$P/shmain.c" -L. -lshl -Wl,-rpath,"$work"
+    record sh.ft ./shmain; [ $rc = 0 ] || fail "exit $rc"
+    dump sh.ft; [ "$(count ' MUTEX_LOCK ')" = 100 ] || fail "library locks not recorded"
+    consistent sh.ft
+    ;;
+counter)
+    build counter "$P/counter.c"
+    FORETELL_QUANTUM=50 record c.ft ./counter; [ $rc = 0 ] || fail "exit $rc"
+    dump c.ft
+    for t in 0 1 2; do has "^$t THREAD_START 0"; done
+    has "^0 THREAD_CREATE [0-9]* 1"; has "^0 THREAD_JOIN [0-9]* 2"
+    [ "$(count ' MUTEX_LOCK ')" = 2000 ] || fail "lock count"
+    [ "$(count ' MUTEX_UNLOCK ')" = 2000 ] || fail "unlock count"
+    # quantum 50 must interleave the two workers many times
+    sw=$(awk '$1 != "#" { if ($1 != last) n++; last = $1 } END { print n }' dump.txt)
+    [ "$sw" -gt 20 ] || fail "only $sw thread changes with quantum 50"
+    # the last write of the counter stores 2000
+    grep ' WRITE ' dump.txt | tail -1 | grep -q ' 8 2000$' || fail "last counter write"
+    consistent c.ft
+    ;;
+mutex_types)
+    build mt "$P/mutex_types.c"
+    ./mt >/dev/null || fail "native run"
+    record mt.ft ./mt; [ $rc = 0 ] || fail "recorded run: $(cat err.txt)"
+    dump mt.ft
+    has "MUTEX_LOCK [0-9]* 0x[0-9a-f]* 0 35"   # EDEADLK
+    has "MUTEX_LOCK [0-9]* 0x[0-9a-f]* 1 16"   # trylock EBUSY
+    has "MUTEX_LOCK [0-9]* 0x[0-9a-f]* 2 110"  # timedlock ETIMEDOUT
+    has "MUTEX_UNLOCK [0-9]* 0x[0-9a-f]* 1$"   # EPERM
+    has "MUTEX_INIT [0-9]* 0x[0-9a-f]* 2$"     # errorcheck type
+    ;;
+sync_mix)
+    build sm "$P/sync_mix.c"
+    for q in 0 3 20000; do
+        FORETELL_QUANTUM=$q record sm$q.ft ./sm; [ $rc = 0 ] || fail "quantum $q: exit $rc"
+        consistent sm$q.ft
+    done
+    dump sm3.ft
+    for k in COND_WAIT COND_WAKE COND_SIGNAL COND_BROADCAST SEM_INIT SEM_WAIT \
+             SEM_POST BARRIER_INIT BARRIER_ARRIVE BARRIER_LEAVE RW_WRLOCK RW_RDLOCK \
+             RW_UNLOCK ONCE_DONE THREAD_EXIT; do has " $k"; done
+    [ "$(count ' ONCE_ENTER [0-9]* 0x[0-9a-f]* 1$')" = 1 ] || fail "once ran twice"
+    [ "$(count ' BARRIER_LEAVE [0-9]* 0x[0-9a-f]* 1$')" = 1 ] || fail "serial thread"
+    [ "$(count ' MUTEX_LOCK [0-9]* 0x[0-9a-f]* 3 0$')" = 4 ] || fail "spin locks"
+    ;;
+deadlock)
+    build abba "$P/abba.c"
+    record d.ft ./abba; [ $rc = 86 ] || fail "deadlock exit status $rc"
+    grep -q "thread 1 waits for mutex" err.txt || fail "no report: $(cat err.txt)"
+    grep -q "thread 2 waits for mutex" err.txt || fail "no report for thread 2"
+    dump d.ft
+    grep -v '^#' dump.txt | tail -1 | grep -q DEADLOCK || fail "last event is not DEADLOCK"
+    has "end.reason deadlock"
+    ;;
+segv)
+    build segv "$P/segv.c"
+    record s.ft ./segv; [ $rc = 139 ] || fail "SEGV exit status $rc"
+    dump s.ft; [ $drc = 0 ] || fail "trace not readable"
+    grep -v '^#' dump.txt | tail -1 | grep -q "^1 SIGNAL 11$" || fail "last event is not SIGNAL 11"
+    has "end.reason signal"
+    ;;
+passthrough)
+    build c "$P/counter.c"
+    unset FORETELL_TRACE
+    ./c >out.txt || fail "passthrough run"
+    grep -q counter=2000 out.txt || fail "wrong output"
+    [ -z "$(ls ./*.ft 2>/dev/null)" ] || fail "a trace was written"
+    FORETELL_TRACE= ./c >/dev/null || fail "empty FORETELL_TRACE"
+    ;;
+watchdog)
+    build pb "$P/pipe_block.c"
+    FORETELL_WATCHDOG_MS=50 record p.ft ./pb; [ $rc = 0 ] || fail "exit $rc"
+    dump p.ft; has "^0 STEAL 0$"; consistent p.ft
+    ;;
+sleep_spin)
+    build ss "$P/sleep_spin.c"
+    FORETELL_QUANTUM=1000 record s.ft ./ss; [ $rc = 0 ] || fail "exit $rc"
+    dump s.ft; has "^1 SLEEP [0-9]* 2000000$"; has "^1 SLEEP [0-9]* 1000000$"
+    has " YIELD "; has "ATOMIC_STORE"; consistent s.ft
+    ;;
+fork)
+    build f "$P/forks.c"
+    record f.ft ./f; [ $rc = 0 ] || fail "exit $rc"
+    dump f.ft; [ $drc = 0 ] || fail "trace damaged"
+    [ "$(count ' THREAD_START ')" = 3 ] || fail "the child's threads got into the trace"
+    has "end.reason exit"
+    ;;
+cxx_threads)
+    "$CXX" -O1 -o cxx "$P/cxx_threads.cc" || fail build
+    record x.ft ./cxx; [ $rc = 0 ] || fail "exit $rc"
+    dump x.ft
+    [ "$(count ' THREAD_START ')" = 4 ] || fail "std::thread threads not adopted"
+    [ "$(count ' MALLOC ')" -ge 300 ] || fail "operator new not recorded"
+    [ "$(count ' THREAD_EXIT')" = 3 ] || fail "thread exits"
+    # thread_local destructors run before THREAD_EXIT and are recorded
+    [ "$(count ' MUTEX_LOCK ')" = 3 ] || fail "thread_local destructor locks"
+    ;;
+seeds)
+    build c "$P/counter.c"
+    for s in 1 2 3; do
+        FORETELL_SEED=$s FORETELL_QUANTUM=10 record s$s.ft ./c
+        [ $rc = 0 ] || fail "seed $s exit $rc"
+        consistent s$s.ft
+        "$FT_DUMP" s$s.ft | awk '$1 != "#" {print $1}' >tids$s.txt
+    done
+    FORETELL_SEED=1 FORETELL_QUANTUM=10 record again.ft ./c
+    "$FT_DUMP" again.ft | awk '$1 != "#" {print $1}' >again.txt
+    cmp -s tids1.txt again.txt || fail "same seed gave another schedule"
+    cmp -s tids1.txt tids2.txt && cmp -s tids1.txt tids3.txt && fail "seeds do not matter"
+    ;;
+*) fail "unknown test" ;;
+esac
+echo "ok $name"
