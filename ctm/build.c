@@ -343,8 +343,17 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     }
     if (op != FT_OP_FORK && op != FT_OP_JOIN && v == FT_CTM_NONE)
         return OOM(msg, msglen);
-    if (v != FT_CTM_NONE && (op == FT_OP_WRITE || op == FT_OP_RMW))
-        c->vars[v].written = 1;
+    if (v != FT_CTM_NONE && c->vars[v].kind == FT_VAR_MEMORY) {
+        /* a memory variable's initial value is known when the trace reads
+         * it before any write (docs/ctm.md) */
+        ft_ctm_var *mv = &c->vars[v];
+        if (!mv->written && !mv->has_init && op != FT_OP_WRITE) {
+            mv->has_init = 1;
+            mv->init = val;
+        }
+        if (op == FT_OP_WRITE || op == FT_OP_RMW)
+            mv->written = 1;
+    }
     if (emit(c, ev, op, v, v2, val, val2))
         return OOM(msg, msglen);
     return 0;

@@ -69,13 +69,15 @@ enum ft_var_kind {
 
 typedef struct ft_ctm_var {
     uint64_t addr;
-    uint64_t init;       /* sem initial value, barrier count */
+    uint64_t init;       /* sem initial value, barrier count, memory:
+                            the value read before any write */
     uint32_t first_tid;  /* first thread that touched it */
     uint8_t kind;        /* enum ft_var_kind */
     uint8_t shared;      /* touched by two or more threads */
     uint8_t written;     /* some transition writes it (memory) */
     uint8_t mutex_type;  /* enum ft_mutex_type, from MUTEX_INIT */
-    uint8_t has_init;    /* MUTEX/SEM/BARRIER_INIT seen */
+    uint8_t has_init;    /* MUTEX/SEM/BARRIER_INIT seen; memory: init
+                            known (first access was a read) */
 } ft_ctm_var;
 
 #define FT_CTM_NONE UINT32_MAX

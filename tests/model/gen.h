@@ -1,0 +1,45 @@
+/* gen.h - random small traces for the model tests: a random program is
+ * executed under the exact pthread semantics by a random scheduler and
+ * its events are written with ft_writer, so every test goes through the
+ * real trace writer and reader. */
+#ifndef FORETELL_TEST_GEN_H
+#define FORETELL_TEST_GEN_H
+
+#include "recorder/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gen_params {
+    unsigned nthreads;     /* 2 .. 4 */
+    unsigned ops;          /* operations per thread (before cleanup) */
+    unsigned nvars, nlocks, nconds, nsems, nrw;
+    int fork_join;         /* main forks and joins the others */
+    int recursive;         /* some mutexes are recursive */
+} gen_params;
+
+/* An event list being built. */
+typedef struct evbuf {
+    ft_event *ev;
+    size_t n, cap;
+} evbuf;
+
+void evbuf_push(evbuf *b, const ft_event *e);
+/* A memory or sync event in a few words: kind, tid, addr, value fields. */
+void evbuf_add(evbuf *b, unsigned kind, uint32_t tid, uint64_t addr,
+               uint64_t obj2, uint64_t value, uint32_t arg, int32_t rc);
+void evbuf_free(evbuf *b);
+
+/* Writes the events as a trace file; 0 ok. */
+int trace_write(const char *path, const evbuf *b);
+
+/* Random run for seed into b.  Returns 0. */
+int gen_run(uint64_t seed, const gen_params *p, evbuf *b);
+
+/* Random parameters of a small case for seed (2 or 3 threads). */
+void gen_small_params(uint64_t seed, gen_params *p);
+
+/* A fresh temporary file path (under $TMPDIR) ending in .ftrace. */
+void temp_trace_path(char *buf, size_t len, const char *tag);
+
+#endif

@@ -1,0 +1,90 @@
+/* test_reduce_random.c - the reductions against the oracle over thousands
+ * of generated traces (2 and 3 threads; locks, trylocks, recursive
+ * mutexes, condvars, semaphores, rwlocks, fork/join): CXT keeps a
+ * representative of every equivalence class of feasible schedules (with
+ * and without the read-value constraint), lockset/HB never rules out a
+ * switch a feasible run takes, and merging and slicing preserve the
+ * orders of the transitions they must preserve. */
+#include "check.h"
+#include "gen.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+static unsigned nseeds(void)
+{
+    const char *s = getenv("FT_MODEL_SEEDS");
+    return s ? (unsigned)strtoul(s, NULL, 10) : 1500;
+}
+
+static ft_ctm *make(uint64_t seed, char *tag, size_t taglen)
+{
+    gen_params p;
+    gen_small_params(seed, &p);
+    evbuf b = {0};
+    gen_run(seed, &p, &b);
+    snprintf(tag, taglen, "seed %llu (%u threads)", (unsigned long long)seed,
+             p.nthreads);
+    ft_ctm *c = load_events(&b, "rand");
+    evbuf_free(&b);
+    return c;
+}
+
+static void run_all(unsigned flags)
+{
+    unsigned n = nseeds(), failures = 0, checked = 0;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        char tag[64];
+        ft_ctm *c = make(seed, tag, sizeof tag);
+        assert_non_null(c);
+        if (c->ntrans > ORACLE_MAX_TRANS || c->ntrans > 26) {
+            ft_ctm_free(c);
+            continue;
+        }
+        ft_reduced *r = ft_reduce(c, flags);
+        assert_non_null(r);
+        checked++;
+        int bad = check_cxt_sound(r, 1, tag) || check_cxt_sound(r, 0, tag) ||
+                  check_lockset_sound(r, tag) || check_merge_preserves(r, tag);
+        /* slice for one and for two shared transitions */
+        uint32_t prop[2], np = 0;
+        for (uint32_t x = c->ntrans; x-- > 0 && np < 2;)
+            if (ft_ctm_is_shared(c, x) && (seed + x) % 3 == 0)
+                prop[np++] = x;
+        if (!bad && np)
+            bad = check_slice_preserves(c, prop, np, flags, tag) != 0;
+        failures += bad;
+        ft_reduced_free(r);
+        ft_ctm_free(c);
+    }
+    fprintf(stderr, "checked %u generated models, %u failed\n", checked,
+            failures);
+    assert_true(checked > n / 2);
+    assert_int_equal(failures, 0);
+}
+
+static void test_reductions_match_oracle(void **state)
+{
+    (void)state;
+    run_all(0);
+}
+
+static void test_reductions_skip_unreachable(void **state)
+{
+    (void)state;
+    run_all(FT_REDUCE_SKIP_UNREACHABLE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reductions_match_oracle),
+        cmocka_unit_test(test_reductions_skip_unreachable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
