@@ -1,0 +1,118 @@
+/* test_heapmap.c - naming addresses by their heap object, against a
+ * brute-force list of live blocks: random malloc/free/realloc sequences
+ * (including overlapping "lost free" allocations) and lookups of random
+ * addresses. */
+#include "fixture.h"
+#include "recorder/heapmap.h"
+
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct blk {
+    uint64_t addr, size;
+    uint32_t site;
+    uint64_t count;
+    int live;
+} blk;
+
+static const blk *brute_find(const blk *b, size_t n, uint64_t a)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t sz = b[i].size ? b[i].size : 1;
+        if (b[i].live && a >= b[i].addr && a - b[i].addr < sz)
+            return &b[i];
+    }
+    return NULL;
+}
+
+static void brute_alloc(blk *b, size_t *n, const ft_event *ev)
+{
+    uint64_t sz = ev->value ? ev->value : 1;
+    for (size_t i = 0; i < *n; i++) { /* overlapping blocks were lost */
+        uint64_t bs = b[i].size ? b[i].size : 1;
+        if (b[i].live && b[i].addr < ev->addr + sz && ev->addr < b[i].addr + bs)
+            b[i].live = 0;
+    }
+    b[(*n)++] = (blk){ev->addr, ev->value, ev->site, ev->value2, 1};
+}
+
+static void brute_free(blk *b, size_t n, uint64_t a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i].live && b[i].addr == a)
+            b[i].live = 0;
+}
+
+static void test_against_brute_force(void **state)
+{
+    (void)state;
+    enum { OPS = 400 };
+    static blk b[OPS];
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        rng g = {seed};
+        size_t n = 0;
+        ft_heapmap *h = ft_heapmap_new();
+        assert_non_null(h);
+        uint64_t peak = 0;
+        for (int op = 0; op < OPS; op++) {
+            ft_event ev = {.index = (uint64_t)op, .site = 1 + op % 3,
+                           .value2 = (uint64_t)op};
+            uint64_t a = 0x1000 + rng_below(&g, 512);
+            switch (rng_below(&g, 3)) {
+            case 0:
+                ev.kind = FT_EV_MALLOC;
+                ev.addr = a;
+                ev.value = rng_below(&g, 40);
+                brute_alloc(b, &n, &ev);
+                break;
+            case 1:
+                ev.kind = FT_EV_FREE;
+                /* mostly real block starts, sometimes interior pointers */
+                ev.addr = n && rng_below(&g, 4) ? b[rng_below(&g, n)].addr : a;
+                brute_free(b, n, ev.addr);
+                break;
+            default:
+                ev.kind = FT_EV_REALLOC;
+                ev.obj2 = n ? b[rng_below(&g, n)].addr : a;
+                ev.addr = a;
+                ev.value = 1 + rng_below(&g, 40);
+                brute_free(b, n, ev.obj2);
+                brute_alloc(b, &n, &ev);
+                break;
+            }
+            assert_int_equal(ft_heapmap_update(h, &ev), 0);
+            uint64_t live = 0;
+            for (size_t i = 0; i < n; i++)
+                live += (uint64_t)b[i].live;
+            assert_int_equal(ft_heapmap_live(h), live);
+            if (live > peak)
+                peak = live;
+            for (int q = 0; q < 8; q++) {
+                uint64_t x = 0x1000 + rng_below(&g, 600);
+                const blk *want = brute_find(b, n, x);
+                const ft_heap_obj *got = ft_heapmap_find(h, x);
+                assert_int_equal(want == NULL, got == NULL);
+                if (want) {
+                    assert_int_equal(got->addr, want->addr);
+                    assert_int_equal(got->size, want->size);
+                    assert_int_equal(got->site, want->site);
+                    assert_int_equal(got->count, want->count);
+                }
+            }
+        }
+        assert_int_equal(ft_heapmap_peak(h), peak);
+        ft_heapmap_free(h);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_against_brute_force),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
