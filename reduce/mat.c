@@ -20,6 +20,118 @@ struct thread_index {
     uint32_t n;
 };
 
+/* Threads touching an object: how many distinct (3 = three or more) and
+ * which.  For n > 2 threads, two transitions of threads a and b that both
+ * conflict with transitions of other threads count as dependent for the
+ * pair (a, b): a third thread can order them although they commute with
+ * each other (docs/reduction.md, "more than two threads"). */
+struct acc {
+    uint32_t n, id[3];
+};
+
+struct third {
+    struct acc *any, *wr; /* by variable */
+    /* thread t's start (end) is ordered by fork (join) after (before)
+     * activity of its forking (joining) thread that other threads can
+     * conflict with, directly or through that thread's own fork/join */
+    uint8_t *start_tp, *end_tp;
+};
+
+static void acc_add(struct acc *x, uint32_t t)
+{
+    if (x->n >= 3)
+        return;
+    for (uint32_t i = 0; i < x->n; i++)
+        if (x->id[i] == t)
+            return;
+    x->id[x->n++] = t;
+}
+
+static int acc_other(const struct acc *x, uint32_t a, uint32_t b)
+{
+    if (x->n >= 3)
+        return 1;
+    for (uint32_t i = 0; i < x->n; i++)
+        if (x->id[i] != a && x->id[i] != b)
+            return 1;
+    return 0;
+}
+
+static int build_third(const ft_reduced *r, struct third *th)
+{
+    const ft_ctm *c = r->ctm;
+    th->any = calloc(c->nvars + 1, sizeof *th->any);
+    th->wr = calloc(c->nvars + 1, sizeof *th->wr);
+    if (!th->any || !th->wr)
+        return -1;
+    for (uint32_t b = 0; b < r->nblocks; b++) {
+        uint32_t x = r->bkey[b];
+        if (x == FT_CTM_NONE || c->obj[x] == FT_CTM_NONE)
+            continue;
+        acc_add(&th->any[c->obj[x]], c->tid[x]);
+        if (ft_ctm_writes(c, x))
+            acc_add(&th->wr[c->obj[x]], c->tid[x]);
+        if (c->obj2[x] != FT_CTM_NONE)
+            acc_add(&th->any[c->obj2[x]], c->tid[x]);
+    }
+    uint32_t nt = c->nthreads;
+    th->start_tp = calloc(nt + 1, 1);
+    th->end_tp = calloc(nt + 1, 1);
+    if (!th->start_tp || !th->end_tp)
+        return -1;
+    /* forks come before their children in trace order; joins after the
+     * child's end, so one pass forward (starts) and one backward (ends) */
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        if (c->op[x] != FT_OP_FORK)
+            continue;
+        uint32_t p = c->tid[x], ch = (uint32_t)c->value[x];
+        int tp = th->start_tp[p];
+        for (uint32_t q = 0; q < c->pos[x] && !tp; q++) {
+            uint32_t y = ft_ctm_at(c, p, q);
+            tp = ft_ctm_is_shared(c, y) && c->obj[y] != FT_CTM_NONE;
+        }
+        th->start_tp[ch] = (uint8_t)tp;
+    }
+    for (uint32_t x = c->ntrans; x-- > 0;) {
+        if (c->op[x] != FT_OP_JOIN)
+            continue;
+        uint32_t p = c->tid[x], ch = (uint32_t)c->value[x];
+        int tp = th->end_tp[p];
+        for (uint32_t q = c->pos[x] + 1; q < c->len[p] && !tp; q++) {
+            uint32_t y = ft_ctm_at(c, p, q);
+            tp = ft_ctm_is_shared(c, y) && c->obj[y] != FT_CTM_NONE;
+        }
+        th->end_tp[ch] |= (uint8_t)tp;
+    }
+    return 0;
+}
+
+/* Whether key transition x conflicts with some transition of a thread
+ * other than a and b, or is ordered by fork/join after (before) such a
+ * thread's shared activity. */
+static int third_party(const ft_reduced *r, const struct third *th,
+                       uint32_t x, uint32_t a, uint32_t b)
+{
+    const ft_ctm *c = r->ctm;
+    if (!th || x == FT_CTM_NONE)
+        return 0;
+    uint32_t t = c->tid[x];
+    uint32_t par = c->parent[t];
+    if (th->start_tp[t] && par != FT_CTM_NONE && par != a && par != b)
+        return 1;
+    uint32_t jt = c->join_trans[t];
+    if (th->end_tp[t] && jt != FT_CTM_NONE && c->tid[jt] != a &&
+        c->tid[jt] != b)
+        return 1;
+    if (c->op[x] == FT_OP_FORK || c->op[x] == FT_OP_JOIN)
+        return c->value[x] != a && c->value[x] != b;
+    uint32_t v = c->obj[x];
+    if (c->vars[v].kind == FT_VAR_MEMORY)
+        return acc_other(ft_ctm_writes(c, x) ? &th->any[v] : &th->wr[v], a, b);
+    return acc_other(&th->any[v], a, b) ||
+           (c->obj2[x] != FT_CTM_NONE && acc_other(&th->any[c->obj2[x]], a, b));
+}
+
 static int occ_cmp(const void *a, const void *b)
 {
     const struct occ *x = a, *y = b;
@@ -83,14 +195,31 @@ static uint32_t first_dep(const ft_reduced *r, const struct thread_index *ix,
 
 /* First block of b at or after fb dependent with a's block ka. */
 static uint32_t partner(const ft_reduced *r, const struct thread_index *ix,
-                        uint32_t a, uint32_t ka, uint32_t b, uint32_t fb,
-                        unsigned flags)
+                        const struct third *th, const uint32_t *tb3,
+                        uint32_t ntb3, uint32_t a, uint32_t ka, uint32_t b,
+                        uint32_t fb, unsigned flags)
 {
     const ft_ctm *c = r->ctm;
     uint32_t nb = r->bcount[b], best = nb;
     uint32_t x = r->bkey[r->bfirst[a] + ka];
     if (x == FT_CTM_NONE)
         return nb;
+    if (ntb3 && third_party(r, th, x, a, b)) {
+        uint32_t lo = 0, hi = ntb3;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (tb3[mid] < fb)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < ntb3; lo++)
+            if (!(flags & FT_REDUCE_SKIP_UNREACHABLE) ||
+                ft_blocks_coreachable(r, a, ka, b, tb3[lo])) {
+                best = tb3[lo];
+                break;
+            }
+    }
     if ((c->op[x] == FT_OP_FORK || c->op[x] == FT_OP_JOIN) &&
         c->value[x] == b) {
         for (uint32_t l = fb; l < nb; l++)
@@ -182,11 +311,19 @@ static int push_cxt(ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,
 /* GenMAT for threads a < b. */
 static int gen_mat(ft_reduced *r, uint32_t a, uint32_t b,
                    const struct thread_index *ixa,
-                   const struct thread_index *ixb, unsigned flags)
+                   const struct thread_index *ixb, const struct third *th,
+                   unsigned flags)
 {
     uint32_t na = r->bcount[a], nb = r->bcount[b];
     if (!na || !nb)
         return 0;
+    /* b's blocks that conflict with threads other than a and b */
+    uint32_t *tb3 = malloc(sizeof *tb3 * (nb + 1)), ntb3 = 0;
+    if (!tb3)
+        return -1;
+    for (uint32_t k = 0; th && k < nb; k++)
+        if (third_party(r, th, r->bkey[r->bfirst[b] + k], a, b))
+            tb3[ntb3++] = k;
     struct pairset seen = {0};
     uint64_t *queue = NULL;
     size_t qn = 0, qcap = 0;
@@ -219,7 +356,7 @@ static int gen_mat(ft_reduced *r, uint32_t a, uint32_t b,
             continue;
         uint32_t la = fa, lb = nb;
         for (; la < na; la++) {
-            lb = partner(r, ixb, a, la, b, fb, flags);
+            lb = partner(r, ixb, th, tb3, ntb3, a, la, b, fb, flags);
             if (lb < nb)
                 break;
         }
@@ -238,6 +375,7 @@ static int gen_mat(ft_reduced *r, uint32_t a, uint32_t b,
 out:
     free(seen.key);
     free(queue);
+    free(tb3);
     return rc;
 oom:
     rc = -1;
@@ -312,15 +450,22 @@ int ft_reduce_mat(ft_reduced *r, unsigned flags)
     const ft_ctm *c = r->ctm;
     uint32_t nt = c->nthreads;
     struct thread_index *ix = calloc(nt + 1, sizeof *ix);
+    struct third th = {NULL, NULL, NULL, NULL};
     int rc = ix ? 0 : -1;
+    if (!rc && nt > 2 && !(flags & FT_REDUCE_NAIVE_UNION))
+        rc = build_third(r, &th);
     for (uint32_t t = 0; t < nt && !rc; t++)
         rc = build_index(r, t, &ix[t]);
     for (uint32_t a = 0; a < nt && !rc; a++)
         for (uint32_t b = a + 1; b < nt && !rc; b++)
-            rc = gen_mat(r, a, b, &ix[a], &ix[b], flags);
+            rc = gen_mat(r, a, b, &ix[a], &ix[b], th.any ? &th : NULL, flags);
     for (uint32_t t = 0; ix && t < nt; t++)
         free(ix[t].occ);
     free(ix);
+    free(th.any);
+    free(th.wr);
+    free(th.start_tp);
+    free(th.end_tp);
     if (rc)
         return -1;
     qsort(r->cxt, r->ncxt, sizeof *r->cxt, cxt_cmp);

@@ -61,6 +61,9 @@ enum ft_reduce_flags {
     FT_REDUCE_SKIP_UNREACHABLE = 1,
     /* Skip counting lockset/HB-feasible switches (quadratic). */
     FT_REDUCE_NO_COUNT = 2,
+    /* n > 2 threads: plain union of the pairwise MATs, without the
+     * third-thread dependences; unsound (kept to show why, in tests). */
+    FT_REDUCE_NAIVE_UNION = 4,
 };
 
 typedef struct ft_reduced {

@@ -6,6 +6,9 @@
 
 #include "oracle.h"
 
+/* Nonzero: failures are not printed. */
+extern int check_quiet;
+
 /* Every equivalence class of feasible prefixes has a member whose context
  * switches all lie in CXT. */
 int check_cxt_sound(const ft_reduced *r, int read_values, const char *tag);
