@@ -1,0 +1,371 @@
+/* findav.c - per-property prediction: slice the CTM for the property,
+ * merge and MAT-reduce the slice (reduce/), encode it (smt/), then either
+ * one SMT call on sched and the direct violation condition, or the
+ * paper's FindAV loop: check sched and NAV, test the model's schedule with
+ * is_serializable, and add the blocking clause (paper eqn. 2) until a
+ * violation is found or the formula is unsat.  The witness is cut right
+ * after the access that completes the violation. */
+#include "predict/predict.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NONE UINT32_MAX
+
+void ft_predict_opts_default(ft_predict_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = FT_PREDICT_DIRECT;
+    o->timeout_ms = 60000;
+    o->jobs = 1;
+}
+
+void ft_presult_free(ft_presult *r)
+{
+    free(r->steps);
+    free(r->vars);
+    r->steps = NULL;
+    r->vars = NULL;
+    r->nsteps = r->nvars = 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int ft_pregion_from_events(const ft_ctm *c, uint32_t tid, uint64_t first_event,
+                           uint64_t last_event, ft_pregion *out)
+{
+    if (tid >= c->nthreads)
+        return -1;
+    uint32_t lo = NONE, hi = 0;
+    for (uint32_t p = 0; p < c->len[tid]; p++) {
+        uint64_t ev = c->event[ft_ctm_at(c, tid, p)];
+        if (ev < first_event || ev > last_event)
+            continue;
+        if (lo == NONE)
+            lo = p;
+        hi = p;
+    }
+    if (lo == NONE)
+        return -1;
+    *out = (ft_pregion){tid, lo, hi};
+    return 0;
+}
+
+/* The blocks of r whose shared transition lies in region g (positions
+ * of the original model).  0 ok, 1 no shared transition in it. */
+static int region_blocks(const ft_reduced *r, const ft_pregion *g,
+                         ft_smt_region *out)
+{
+    const ft_ctm *c = r->ctm;
+    if (g->thread >= c->nthreads)
+        return 1;
+    uint32_t lo = NONE, hi = 0;
+    for (uint32_t k = 0; k < r->bcount[g->thread]; k++) {
+        uint32_t b = r->bfirst[g->thread] + k, x = r->bkey[b];
+        if (x == FT_CTM_NONE)
+            continue;
+        /* slices keep thread prefixes: positions are the original ones */
+        uint32_t pos = c->pos[x];
+        if (pos < g->first || pos > g->last)
+            continue;
+        if (lo == NONE)
+            lo = b;
+        hi = b;
+    }
+    if (lo == NONE)
+        return 1;
+    *out = (ft_smt_region){g->thread, lo, hi};
+    return 0;
+}
+
+/* Single shared variable, all reads or all writes, in every region: NAV
+ * alone is then claimed sufficient (paper, "special case"). */
+static int special_case(const ft_reduced *r, const ft_smt_region *reg,
+                        uint32_t nreg)
+{
+    const ft_ctm *c = r->ctm;
+    for (uint32_t g = 0; g < nreg; g++) {
+        uint32_t var = NONE;
+        int rd = 0, wr = 0;
+        for (uint32_t b = reg[g].first_block; b <= reg[g].last_block; b++) {
+            uint32_t x = r->bkey[b];
+            if (x == FT_CTM_NONE)
+                continue;
+            if (c->op[x] != FT_OP_READ && c->op[x] != FT_OP_WRITE)
+                return 0;
+            if (var != NONE && c->obj[x] != var)
+                return 0;
+            var = c->obj[x];
+            rd |= c->op[x] == FT_OP_READ;
+            wr |= c->op[x] == FT_OP_WRITE;
+        }
+        if (rd && wr)
+            return 0;
+    }
+    return 1;
+}
+
+static void set_timeout(ft_smt *e, double deadline)
+{
+    if (deadline <= 0)
+        return;
+    double left = deadline - now();
+    unsigned ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
+    Z3_params prm = Z3_mk_params(e->z);
+    Z3_params_inc_ref(e->z, prm);
+    Z3_params_set_uint(e->z, prm, Z3_mk_string_symbol(e->z, "timeout"), ms);
+    Z3_solver_set_params(e->z, e->s, prm);
+    Z3_params_dec_ref(e->z, prm);
+}
+
+/* Blocking clause for a serializable schedule: some boundary of a region
+ * must change its executed / interrupted status, or an interrupted one
+ * must see another chain of context switches in its gap. */
+static Z3_ast blocking(ft_smt *e, const uint32_t *order, uint32_t n,
+                       const uint32_t *at, const uint32_t *thr)
+{
+    uint32_t *bd;
+    uint32_t nbd = ft_smt_boundaries(e, &bd);
+    if (!bd)
+        return NULL;
+    size_t cap = 2 * nbd + n + 4, nl = 0;
+    Z3_ast *lit = malloc(sizeof *lit * cap);
+    if (!lit) {
+        free(bd);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < nbd; i++) {
+        uint32_t k = bd[i];
+        int ex = at[k + 1] != NONE;
+        int intr = ex && at[k + 1] != at[k] + 1;
+        Z3_ast ea = ft_smt_exec(e, k + 1);
+        Z3_ast ia = Z3_mk_not(e->z, ft_smt_next(e, k, k + 1));
+        lit[nl++] = ex ? Z3_mk_not(e->z, ea) : ea;
+        if (!ex)
+            continue;
+        lit[nl++] = intr ? Z3_mk_not(e->z, ia) : ia;
+        if (!intr)
+            continue;
+        for (uint32_t j = at[k]; j < at[k + 1] && nl < cap; j++)
+            if (thr[order[j]] != thr[order[j + 1]])
+                lit[nl++] =
+                    Z3_mk_not(e->z, ft_smt_next(e, order[j], order[j + 1]));
+    }
+    Z3_ast cls = ft_smt_or(e, lit, (unsigned)nl);
+    free(lit);
+    free(bd);
+    return cls;
+}
+
+/* Witness steps from the executed blocks order[0..closing]. */
+static int witness(const ft_reduced *r, const uint32_t *order, uint32_t closing,
+                   const uint8_t *mark, ft_presult *res)
+{
+    const ft_ctm *c = r->ctm;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i <= closing; i++)
+        n += r->bend[order[i]] - r->bstart[order[i]] + 1;
+    res->steps = malloc(sizeof *res->steps * (n + 1));
+    res->vars = malloc(sizeof *res->vars * (closing + 2));
+    if (!res->steps || !res->vars)
+        return -1;
+    res->nsteps = res->nvars = 0;
+    for (uint32_t i = 0; i <= closing; i++) {
+        uint32_t b = order[i];
+        uint32_t x0 = NONE;
+        for (uint32_t tt = 0; tt < c->nthreads && x0 == NONE; tt++)
+            if (b >= r->bfirst[tt] && b < r->bfirst[tt] + r->bcount[tt])
+                x0 = tt;
+        for (uint32_t p = r->bstart[b]; p <= r->bend[b]; p++) {
+            uint32_t x = ft_ctm_at(c, x0, p);
+            int m = mark[b] && x == r->bkey[b];
+            uint32_t orig = r->orig ? r->orig[x] : x;
+            res->steps[res->nsteps++] = (ft_step){orig, (uint8_t)m};
+            if (m && c->obj[x] < c->nvars &&
+                c->vars[c->obj[x]].kind == FT_VAR_MEMORY) {
+                uint32_t v = c->obj[x], dup = 0;
+                for (uint32_t q = 0; q < res->nvars; q++)
+                    dup |= res->vars[q] == v;
+                if (!dup)
+                    res->vars[res->nvars++] = v;
+            }
+        }
+    }
+    return 0;
+}
+
+static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
+                 const ft_predict_opts *o, double deadline, ft_presult *res)
+{
+    const ft_reduced *r = e->r;
+    uint32_t nb = e->nb;
+    uint32_t *order = malloc(sizeof *order * (nb + 1));
+    uint32_t *at = malloc(sizeof *at * (nb + 1));
+    uint32_t *thr = malloc(sizeof *thr * (nb + 1));
+    uint8_t *mark = calloc(nb + 1, 1);
+    int verdict = FT_ERROR;
+    snprintf(res->reason, sizeof res->reason, "out of memory");
+    if (!order || !at || !thr || !mark)
+        goto out;
+    for (uint32_t t = 0; t < r->ctm->nthreads; t++)
+        for (uint32_t k = 0; k < r->bcount[t]; k++)
+            thr[r->bfirst[t] + k] = t;
+    Z3_ast goal = o->mode == FT_PREDICT_FINDAV ? ft_smt_nav(e)
+                                               : ft_smt_violation(e);
+    if (!goal)
+        goto out;
+    ft_smt_assert(e, goal);
+    res->special_case = special_case(r, reg, nreg);
+    double t0 = now();
+    for (;;) {
+        if (o->max_iterations && res->iterations >= o->max_iterations) {
+            verdict = FT_UNKNOWN;
+            snprintf(res->reason, sizeof res->reason,
+                     "FindAV iteration limit (%u) reached", o->max_iterations);
+            break;
+        }
+        if (deadline > 0 && now() >= deadline) {
+            verdict = FT_UNKNOWN;
+            snprintf(res->reason, sizeof res->reason, "time limit reached");
+            break;
+        }
+        set_timeout(e, deadline);
+        res->iterations++;
+        Z3_lbool sat = Z3_solver_check(e->z, e->s);
+        if (sat == Z3_L_FALSE) {
+            verdict = FT_HOLDS;
+            res->reason[0] = 0;
+            break;
+        }
+        if (sat == Z3_L_UNDEF) {
+            verdict = FT_UNKNOWN;
+            snprintf(res->reason, sizeof res->reason, "solver: %s",
+                     Z3_solver_get_reason_unknown(e->z, e->s));
+            break;
+        }
+        Z3_model m = Z3_solver_get_model(e->z, e->s);
+        Z3_model_inc_ref(e->z, m);
+        long n = ft_smt_schedule(e, m, order);
+        Z3_model_dec_ref(e->z, m);
+        if (n < 0) {
+            snprintf(res->reason, sizeof res->reason, "unusable model");
+            break;
+        }
+        uint32_t closing = 0;
+        memset(mark, 0, nb + 1);
+        int ser = ft_is_serializable(r, reg, nreg, order, (uint32_t)n,
+                                     &closing, mark);
+        if (ser < 0)
+            break;
+        if (!ser) {
+            if (witness(r, order, closing, mark, res))
+                break;
+            verdict = FT_VIOLATED;
+            res->reason[0] = 0;
+            break;
+        }
+        if (o->mode != FT_PREDICT_FINDAV) {
+            snprintf(res->reason, sizeof res->reason,
+                     "internal: the direct encoding gave a serializable "
+                     "schedule");
+            break;
+        }
+        for (uint32_t b = 0; b <= nb; b++)
+            at[b] = NONE;
+        for (long i = 0; i < n; i++)
+            at[order[i]] = (uint32_t)i;
+        Z3_ast cls = blocking(e, order, (uint32_t)n, at, thr);
+        if (!cls)
+            break;
+        ft_smt_assert(e, cls);
+    }
+    res->solve_seconds = now() - t0;
+out:
+    free(order);
+    free(at);
+    free(thr);
+    free(mark);
+    return verdict;
+}
+
+int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                   const ft_predict_opts *o, ft_presult *res)
+{
+    memset(res, 0, sizeof *res);
+    double t0 = now();
+    double deadline = o->timeout_ms ? t0 + o->timeout_ms / 1000.0 : 0;
+    uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    ft_reduced *own = NULL;
+    const ft_reduced *r = whole;
+    res->verdict = FT_ERROR;
+    for (uint32_t g = 0; g < nreg; g++) {
+        const ft_pregion *pg = &p->r[g];
+        if (pg->thread >= c->nthreads || pg->first > pg->last ||
+            pg->last >= c->len[pg->thread]) {
+            snprintf(res->reason, sizeof res->reason,
+                     "property %u: region %u (thread %u, %u..%u) is not in "
+                     "the model",
+                     p->id, g, pg->thread, pg->first, pg->last);
+            return res->verdict;
+        }
+    }
+    if (nreg == 2 && p->r[0].thread == p->r[1].thread) {
+        snprintf(res->reason, sizeof res->reason,
+                 "property %u: CMA regions must be in different threads",
+                 p->id);
+        return res->verdict;
+    }
+    if (!o->no_slice) {
+        uint32_t n = 0;
+        for (uint32_t g = 0; g < nreg; g++)
+            n += p->r[g].last - p->r[g].first + 1;
+        uint32_t *prop = malloc(sizeof *prop * (n + 1));
+        if (!prop) {
+            snprintf(res->reason, sizeof res->reason, "out of memory");
+            return res->verdict;
+        }
+        n = 0;
+        for (uint32_t g = 0; g < nreg; g++)
+            for (uint32_t q = p->r[g].first; q <= p->r[g].last; q++)
+                prop[n++] = ft_ctm_at(c, p->r[g].thread, q);
+        own = ft_reduce_slice(c, prop, n, o->reduce_flags);
+        free(prop);
+        r = own;
+    }
+    if (!r) {
+        snprintf(res->reason, sizeof res->reason,
+                 o->no_slice ? "no reduced model given" : "slicing failed");
+        return res->verdict;
+    }
+    res->slice_trans = r->ctm->ntrans;
+    res->slice_blocks = r->nblocks;
+    res->slice_cxt = r->ncxt;
+    ft_smt_region reg[2];
+    for (uint32_t g = 0; g < nreg; g++)
+        if (region_blocks(r, &p->r[g], &reg[g])) {
+            res->verdict = FT_HOLDS;
+            snprintf(res->reason, sizeof res->reason,
+                     "region %u has no shared access", g);
+            ft_reduced_free(own);
+            res->seconds = now() - t0;
+            return res->verdict;
+        }
+    ft_smt e;
+    if (ft_smt_init(&e, r, reg, nreg, o->timeout_ms,
+                    o->no_cxt ? FT_SMT_NO_CXT : 0)) {
+        snprintf(res->reason, sizeof res->reason, "%s", e.err);
+    } else {
+        res->verdict = solve(&e, reg, nreg, o, deadline, res);
+    }
+    res->size = e.st;
+    ft_smt_free(&e);
+    ft_reduced_free(own);
+    res->seconds = now() - t0;
+    return res->verdict;
+}

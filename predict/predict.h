@@ -1,0 +1,168 @@
+/* predict.h - BEST stage iv (paper section VIII, algorithm FindAV): for
+ * each CA or CMA property, find a feasible schedule of the recorded run
+ * that violates it or prove that none exists, and write it as a schedule
+ * file the replay harness consumes (docs/schedule-format.md).
+ *
+ * A property names its e-transactions by thread and transition positions
+ * in the CTM; ft_pregion_from_events maps an infer/ region (trace event
+ * indices) to that form.  Each property is sliced, merged and MAT-reduced
+ * (reduce/), encoded (smt/) and solved in its own Z3 context, so
+ * ft_predict_run can solve properties on several threads.
+ * docs/prediction.md has the semantics and the soundness arguments. */
+#ifndef FORETELL_PREDICT_H
+#define FORETELL_PREDICT_H
+
+#include "ctm/ctm.h"
+#include "reduce/reduce.h"
+#include "smt/smt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum ft_prop_kind { FT_PROP_CA = 0, FT_PROP_CMA = 1 };
+
+/* An e-transaction: positions first .. last (inclusive) of a thread. */
+typedef struct ft_pregion {
+    uint32_t thread, first, last;
+} ft_pregion;
+
+typedef struct ft_prop {
+    uint32_t id;      /* the caller's number, echoed in reports */
+    uint8_t kind;     /* enum ft_prop_kind */
+    ft_pregion r[2];  /* r[1] only for CMA */
+} ft_prop;
+
+/* The transitions of thread tid whose trace events lie in [first_event,
+ * last_event] (infer/'s fi_region).  0 ok, -1 if there are none. */
+int ft_pregion_from_events(const ft_ctm *c, uint32_t tid, uint64_t first_event,
+                           uint64_t last_event, ft_pregion *out);
+
+enum ft_predict_mode {
+    FT_PREDICT_DIRECT = 0, /* one SMT call: sched and violation (default) */
+    FT_PREDICT_FINDAV = 1, /* the paper's loop: NAV, is_serializable, cls */
+};
+
+typedef struct ft_predict_opts {
+    int mode;              /* enum ft_predict_mode */
+    unsigned timeout_ms;   /* per property, 0 = none */
+    unsigned jobs;         /* worker threads, 0 or 1 = sequential */
+    unsigned reduce_flags; /* passed to ft_reduce_slice */
+    int no_slice;          /* solve on the whole model (ablation) */
+    int no_cxt;            /* allow every context switch (ablation) */
+    uint32_t max_iterations; /* FindAV, 0 = unbounded */
+} ft_predict_opts;
+
+void ft_predict_opts_default(ft_predict_opts *o);
+
+enum ft_verdict {
+    FT_HOLDS = 0,     /* unsat: no feasible violating schedule */
+    FT_VIOLATED = 1,  /* sat: steps hold a witness */
+    FT_UNKNOWN = 2,   /* time limit or solver gave up: see reason */
+    FT_ERROR = 3,     /* bad property or out of memory: see reason */
+};
+
+/* One step of a witness: a transition of the CTM given to
+ * ft_predict_run; mark = 1 for the violating accesses. */
+typedef struct ft_step {
+    uint32_t trans;
+    uint8_t mark;
+} ft_step;
+
+typedef struct ft_presult {
+    int verdict;
+    char reason[160];
+    uint32_t iterations;   /* SMT checks made */
+    int special_case;      /* single-variable all-read/all-write regions */
+    double seconds;        /* slicing, encoding and solving */
+    double solve_seconds;
+    uint64_t slice_trans, slice_blocks, slice_cxt;
+    ft_smt_stats size;
+    ft_step *steps;        /* the witness prefix, up to the violation */
+    uint32_t nsteps;
+    uint32_t *vars;        /* CTM variables of the violating accesses */
+    uint32_t nvars;
+} ft_presult;
+
+void ft_presult_free(ft_presult *r);
+
+/* Solves one property on c (ft_ctm_hb_prepare must have been called when
+ * several threads share c).  whole: the reduced whole model, used only
+ * with opts->no_slice (may be NULL otherwise).  Returns the verdict. */
+int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                   const ft_predict_opts *o, ft_presult *res);
+
+/* Solves props[0..n) with opts->jobs workers into results[0..n).
+ * Returns the number of violations, -1 on out of memory. */
+long ft_predict_run(ft_ctm *c, const ft_reduced *whole, const ft_prop *props,
+                    size_t n, const ft_predict_opts *o, ft_presult *results);
+
+/* ---- serializability of one schedule (predict/serial.c) ------------- */
+
+/* A schedule of a reduced model as executed blocks in order.  Returns 1
+ * if it is (mutually) serializable for the regions, 0 if not; then, if
+ * closing is not NULL, *closing is the index in order[] of the block
+ * that completes the violation and mark[b] = 1 for the blocks of the
+ * violating accesses (mark has r->nblocks entries, may be NULL). */
+int ft_is_serializable(const ft_reduced *r, const ft_smt_region *reg,
+                       uint32_t nreg, const uint32_t *order, uint32_t n,
+                       uint32_t *closing, uint8_t *mark);
+
+/* ---- trace details for reports and schedules (predict/traceinfo.c) -- */
+
+typedef struct ft_trace_info {
+    char *path, *program;
+    uint32_t ntrans;
+    uint64_t *tindex;  /* per CTM transition: per-thread event index */
+    uint16_t *kind;    /* per CTM transition: trace event kind */
+    uint32_t nsites;
+    char **site_file, **site_func; /* by site id, NULL unknown */
+    uint32_t *site_line;
+} ft_trace_info;
+
+/* Reads the trace c was built from once more.  0 ok, -1 err set. */
+int ft_trace_info_load(ft_trace_info *ti, const char *path, const ft_ctm *c,
+                       ft_error *err);
+void ft_trace_info_free(ft_trace_info *ti);
+/* "file:line" of transition x into buf ("?" parts when unknown). */
+const char *ft_trace_info_site(const ft_trace_info *ti, const ft_ctm *c,
+                               uint32_t x, char *buf, size_t len);
+
+/* ---- schedule files (predict/schedule.c, docs/schedule-format.md) --- */
+
+typedef struct ft_sched_step {
+    uint32_t tid;
+    uint64_t tindex;   /* per-thread event index in the trace */
+    char kind[32];     /* trace event kind name */
+    char site[200];    /* file:line, "?" unknown */
+    uint8_t mark;      /* a violating access */
+} ft_sched_step;
+
+typedef struct ft_schedule {
+    char trace[512], program[256], property[512];
+    char kind[8];      /* "CA" or "CMA" */
+    ft_sched_step *steps;
+    uint32_t nsteps;
+} ft_schedule;
+
+int ft_schedule_write(FILE *out, const ft_schedule *s);
+/* Parses a schedule; -1 with "name:line: what" in err on bad input. */
+int ft_schedule_read(FILE *in, const char *name, ft_schedule *s, char *err,
+                     size_t errlen);
+void ft_schedule_free(ft_schedule *s);
+/* Fills s from a violation (steps are CTM transitions of c). */
+int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
+                            const ft_trace_info *ti, const ft_prop *p,
+                            const ft_presult *res);
+
+/* ---- reports (predict/report.c) ------------------------------------ */
+
+/* Compiler-style text for one property's result. */
+void ft_report_text(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
+                    const ft_prop *p, const ft_presult *res,
+                    const char *schedule_path);
+/* One JSON object (no trailing newline) for one property's result. */
+void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
+                    const ft_prop *p, const ft_presult *res,
+                    const char *schedule_path);
+
+#endif

@@ -1,0 +1,154 @@
+/* data.c - the data rule that keeps a predicted prefix executable by the
+ * real program (docs/prediction.md, "data"): a read of a shared variable
+ * that its thread goes past must return the value it returned in the
+ * recorded run, from a write whose own value is certain or from the known
+ * initial value; reads inside the property's regions (the violating
+ * accesses) and the last executed read of a thread may return anything.
+ * A region's thread may run past the region only if all of the region's
+ * reads matched.  A write is certain when no read of its thread before it
+ * (itself, for an RMW) may have returned another value. */
+#include "smt/smt.h"
+
+#include <stdlib.h>
+
+static int is_shared_mem(const ft_ctm *c, uint32_t x)
+{
+    uint32_t v = c->obj[x];
+    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
+           v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY &&
+           c->vars[v].shared;
+}
+
+static uint64_t written_value(const ft_ctm *c, uint32_t w)
+{
+    return c->op[w] == FT_OP_RMW ? c->value2[w] : c->value[w];
+}
+
+/* Certainty of write w: the free reads of its thread before it matched. */
+static Z3_ast certain(ft_smt *e, uint32_t w, Z3_ast *tmp)
+{
+    const ft_ctm *c = e->c;
+    const ft_reduced *r = e->r;
+    uint32_t bw = r->block_of[w];
+    unsigned n = 0;
+    if (c->op[w] == FT_OP_RMW)
+        tmp[n++] = e->match[bw];
+    for (uint32_t g = 0; g < e->nreg; g++) {
+        const ft_smt_region *reg = &e->reg[g];
+        if (reg->thread != c->tid[w])
+            continue;
+        for (uint32_t b = reg->first_block; b <= reg->last_block && b < bw;
+             b++)
+            if (e->match[b])
+                tmp[n++] = e->match[b];
+    }
+    return ft_smt_and(e, tmp, n);
+}
+
+int ft_smt_encode_data(ft_smt *e)
+{
+    const ft_ctm *c = e->c;
+    const ft_reduced *r = e->r;
+    Z3_context z = e->z;
+    /* accesses of shared memory, bucketed by variable */
+    uint32_t *cnt = calloc(c->nvars + 1, sizeof *cnt);
+    uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
+    uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
+    Z3_ast *alt = NULL, *tmp = NULL, *tmp2 = NULL;
+    int rc = -1;
+    if (!cnt || !acc || !fill)
+        goto out;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (is_shared_mem(c, x))
+            cnt[c->obj[x] + 1]++;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        cnt[v + 1] += cnt[v];
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (is_shared_mem(c, x)) {
+            uint32_t v = c->obj[x];
+            acc[cnt[v] + fill[v]++] = x;
+        }
+    size_t big = c->ntrans + 8;
+    alt = malloc(sizeof *alt * big);
+    tmp = malloc(sizeof *tmp * big);
+    tmp2 = malloc(sizeof *tmp2 * big);
+    if (!alt || !tmp || !tmp2)
+        goto out;
+    /* match variables first: certain() refers to them */
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (is_shared_mem(c, x) && ft_ctm_reads(c, x)) {
+            e->match[r->block_of[x]] = ft_smt_bool(e, "m", r->block_of[x]);
+            e->st.nreads++;
+        }
+    for (uint32_t v = 0; v < c->nvars; v++) {
+        const uint32_t *a = acc + cnt[v];
+        uint32_t na = cnt[v + 1] - cnt[v];
+        const ft_ctm_var *var = &c->vars[v];
+        for (uint32_t i = 0; i < na; i++) {
+            uint32_t rd = a[i];
+            if (!ft_ctm_reads(c, rd))
+                continue;
+            uint32_t br = r->block_of[rd];
+            unsigned nalt = 0;
+            for (uint32_t j = 0; j < na; j++) {
+                uint32_t w = a[j];
+                if (w == rd || !ft_ctm_writes(c, w) ||
+                    written_value(c, w) != c->value[rd])
+                    continue;
+                uint32_t bw = r->block_of[w];
+                unsigned nt = 0;
+                tmp[nt++] = ft_smt_lt(e, bw, br);
+                tmp[nt++] = certain(e, w, tmp2);
+                for (uint32_t k = 0; k < na; k++) {
+                    uint32_t w2 = a[k];
+                    if (w2 == w || w2 == rd || !ft_ctm_writes(c, w2))
+                        continue;
+                    uint32_t b2 = r->block_of[w2];
+                    Z3_ast btw[2] = {ft_smt_lt(e, bw, b2), ft_smt_lt(e, b2, br)};
+                    tmp[nt++] = Z3_mk_not(z, Z3_mk_and(z, 2, btw));
+                }
+                alt[nalt++] = ft_smt_and(e, tmp, nt);
+            }
+            if (var->has_init && var->init == c->value[rd]) {
+                unsigned nt = 0;
+                for (uint32_t k = 0; k < na; k++) {
+                    uint32_t w2 = a[k];
+                    if (w2 == rd || !ft_ctm_writes(c, w2))
+                        continue;
+                    tmp[nt++] =
+                        Z3_mk_not(z, ft_smt_lt(e, r->block_of[w2], br));
+                }
+                alt[nalt++] = ft_smt_and(e, tmp, nt);
+            }
+            ft_smt_assert(e, Z3_mk_eq(z, e->match[br], ft_smt_or(e, alt, nalt)));
+            /* constrained unless a violating access or its thread's last */
+            uint32_t t = c->tid[rd];
+            if (!e->in_region[br] && br + 1 < r->bfirst[t] + r->bcount[t])
+                ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, br + 1),
+                                               e->match[br]));
+        }
+    }
+    /* past a region only with all its reads matched */
+    for (uint32_t g = 0; g < e->nreg; g++) {
+        const ft_smt_region *reg = &e->reg[g];
+        uint32_t after = reg->last_block + 1;
+        if (after >= r->bfirst[reg->thread] + r->bcount[reg->thread])
+            continue;
+        unsigned n = 0;
+        for (uint32_t b = reg->first_block; b <= reg->last_block; b++)
+            if (e->match[b])
+                tmp[n++] = e->match[b];
+        if (n)
+            ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, after),
+                                           ft_smt_and(e, tmp, n)));
+    }
+    rc = 0;
+out:
+    free(cnt);
+    free(acc);
+    free(fill);
+    free(alt);
+    free(tmp);
+    free(tmp2);
+    return rc;
+}

@@ -1,0 +1,269 @@
+/* order.c - the skeleton of the schedule formula: one integer position per
+ * block, executed blocks first (a permutation of 0 .. nblocks-1 whose
+ * prefix 0 .. N-1 is the executed schedule), program order, the CXT
+ * successor constraint, fork and join.  Everything else (sync.c, data.c,
+ * viol.c) is stated over these positions. */
+#include "smt/smt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Z3_ast ft_smt_int(ft_smt *e, const char *prefix, uint32_t i)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s%u", prefix, i);
+    e->st.nint++;
+    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name), e->int_sort);
+}
+
+Z3_ast ft_smt_bool(ft_smt *e, const char *prefix, uint32_t i)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s%u", prefix, i);
+    e->st.nbool++;
+    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name), e->bool_sort);
+}
+
+Z3_ast ft_smt_exec(ft_smt *e, uint32_t b)
+{
+    return Z3_mk_lt(e->z, e->p[b], e->n);
+}
+
+Z3_ast ft_smt_lt(ft_smt *e, uint32_t a, uint32_t b)
+{
+    return Z3_mk_lt(e->z, e->p[a], e->p[b]);
+}
+
+Z3_ast ft_smt_next(ft_smt *e, uint32_t a, uint32_t b)
+{
+    Z3_ast one = Z3_mk_int(e->z, 1, e->int_sort);
+    Z3_ast args[2] = {e->p[a], one};
+    return Z3_mk_eq(e->z, e->p[b], Z3_mk_add(e->z, 2, args));
+}
+
+Z3_ast ft_smt_and(ft_smt *e, Z3_ast *v, unsigned n)
+{
+    if (n == 0)
+        return Z3_mk_true(e->z);
+    return n == 1 ? v[0] : Z3_mk_and(e->z, n, v);
+}
+
+Z3_ast ft_smt_or(ft_smt *e, Z3_ast *v, unsigned n)
+{
+    if (n == 0)
+        return Z3_mk_false(e->z);
+    return n == 1 ? v[0] : Z3_mk_or(e->z, n, v);
+}
+
+void ft_smt_assert(ft_smt *e, Z3_ast a)
+{
+    e->st.nassert++;
+    Z3_solver_assert(e->z, e->s, a);
+}
+
+/* Block of transition x. */
+static uint32_t blk(const ft_smt *e, uint32_t x)
+{
+    return e->r->block_of[x];
+}
+
+int ft_smt_encode_order(ft_smt *e)
+{
+    const ft_reduced *r = e->r;
+    const ft_ctm *c = e->c;
+    Z3_context z = e->z;
+    uint32_t nb = e->nb;
+    Z3_ast zero = Z3_mk_int(z, 0, e->int_sort);
+    Z3_ast top = Z3_mk_int(z, (int)nb, e->int_sort);
+    for (uint32_t b = 0; b < nb; b++) {
+        e->p[b] = ft_smt_int(e, "p", b);
+        ft_smt_assert(e, Z3_mk_ge(z, e->p[b], zero));
+        ft_smt_assert(e, Z3_mk_lt(z, e->p[b], top));
+    }
+    e->n = Z3_mk_const(z, Z3_mk_string_symbol(z, "N"), e->int_sort);
+    ft_smt_assert(e, Z3_mk_ge(z, e->n, zero));
+    ft_smt_assert(e, Z3_mk_le(z, e->n, top));
+    if (nb > 1)
+        ft_smt_assert(e, Z3_mk_distinct(z, nb, e->p));
+
+    /* The successor of an executed block that is not its thread's last:
+     * its program-order next, or the first block of a CXT switch. */
+    Z3_ast *alt = malloc(sizeof *alt * (r->ncxt + 2));
+    if (!alt)
+        return -1;
+    uint32_t ci = 0;
+    Z3_ast one = Z3_mk_int(z, 1, e->int_sort);
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        for (uint32_t k = 0; k < r->bcount[t]; k++) {
+            uint32_t b = r->bfirst[t] + k;
+            if (k + 1 == r->bcount[t])
+                break;
+            ft_smt_assert(e, ft_smt_lt(e, b, b + 1));
+            unsigned na = 0;
+            alt[na++] = ft_smt_next(e, b, b + 1);
+            while (ci < r->ncxt &&
+                   (r->cxt[ci].from_thread < t ||
+                    (r->cxt[ci].from_thread == t && r->cxt[ci].from_block < k)))
+                ci++;
+            for (uint32_t q = ci; q < r->ncxt && r->cxt[q].from_thread == t &&
+                                  r->cxt[q].from_block == k;
+                 q++) {
+                const ft_cxt *x = &r->cxt[q];
+                if (x->to_thread >= c->nthreads ||
+                    x->to_block >= r->bcount[x->to_thread])
+                    continue;
+                alt[na++] = ft_smt_next(e, b, r->bfirst[x->to_thread] +
+                                                  x->to_block);
+                if (na == r->ncxt + 2)
+                    break;
+            }
+            if (e->flags & FT_SMT_NO_CXT)
+                continue;
+            Z3_ast args[2] = {e->p[b], one};
+            Z3_ast has_succ =
+                Z3_mk_lt(z, Z3_mk_add(z, 2, args), e->n);
+            ft_smt_assert(e, Z3_mk_implies(z, has_succ,
+                                           ft_smt_or(e, alt, na)));
+        }
+    }
+    free(alt);
+
+    /* Fork: the child starts after it.  Join: the child has finished. */
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        if (r->bcount[t] == 0)
+            continue;
+        uint32_t f = c->fork_trans[t];
+        if (f != FT_CTM_NONE)
+            ft_smt_assert(e, ft_smt_lt(e, blk(e, f), r->bfirst[t]));
+    }
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        if (c->op[x] != FT_OP_JOIN)
+            continue;
+        uint64_t ch = c->value[x];
+        if (ch >= c->nthreads || r->bcount[ch] == 0 || ch == c->tid[x])
+            continue;
+        uint32_t last = r->bfirst[ch] + r->bcount[ch] - 1;
+        ft_smt_assert(e, ft_smt_lt(e, last, blk(e, x)));
+    }
+    return 0;
+}
+
+int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
+                uint32_t nreg, unsigned timeout_ms, unsigned flags)
+{
+    memset(e, 0, sizeof *e);
+    e->flags = flags;
+    e->r = r;
+    e->c = r->ctm;
+    e->nb = r->nblocks;
+    e->nreg = nreg;
+    if (nreg < 1 || nreg > 2) {
+        snprintf(e->err, sizeof e->err, "a property has 1 or 2 regions");
+        return -1;
+    }
+    e->in_region = calloc(e->nb + 1, 1);
+    e->p = calloc(e->nb + 1, sizeof *e->p);
+    e->match = calloc(e->nb + 1, sizeof *e->match);
+    if (!e->in_region || !e->p || !e->match) {
+        snprintf(e->err, sizeof e->err, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < nreg; i++) {
+        const ft_smt_region *g = &reg[i];
+        if (g->thread >= e->c->nthreads || g->first_block > g->last_block ||
+            g->first_block < r->bfirst[g->thread] ||
+            g->last_block >= r->bfirst[g->thread] + r->bcount[g->thread]) {
+            snprintf(e->err, sizeof e->err,
+                     "region %u: blocks %u..%u are not in thread %u", i,
+                     g->first_block, g->last_block, g->thread);
+            return -1;
+        }
+        e->reg[i] = *g;
+        for (uint32_t b = g->first_block; b <= g->last_block; b++)
+            e->in_region[b] |= (uint8_t)(1u << i);
+    }
+    Z3_config cfg = Z3_mk_config();
+    Z3_set_param_value(cfg, "model", "true");
+    e->z = Z3_mk_context(cfg);
+    Z3_del_config(cfg);
+    Z3_set_error_handler(e->z, NULL);
+    e->int_sort = Z3_mk_int_sort(e->z);
+    e->bool_sort = Z3_mk_bool_sort(e->z);
+    e->s = Z3_mk_solver(e->z);
+    Z3_solver_inc_ref(e->z, e->s);
+    if (timeout_ms) {
+        Z3_params prm = Z3_mk_params(e->z);
+        Z3_params_inc_ref(e->z, prm);
+        Z3_params_set_uint(e->z, prm, Z3_mk_string_symbol(e->z, "timeout"),
+                           timeout_ms);
+        Z3_solver_set_params(e->z, e->s, prm);
+        Z3_params_dec_ref(e->z, prm);
+    }
+    e->st.nblocks = e->nb;
+    if (ft_smt_encode_order(e) || ft_smt_encode_sync(e) ||
+        ft_smt_build_deps(e) || ft_smt_encode_data(e)) {
+        if (!e->err[0])
+            snprintf(e->err, sizeof e->err, "out of memory");
+        return -1;
+    }
+    if (Z3_get_error_code(e->z) != Z3_OK) {
+        snprintf(e->err, sizeof e->err, "z3: %s",
+                 Z3_get_error_msg(e->z, Z3_get_error_code(e->z)));
+        return -1;
+    }
+    return 0;
+}
+
+void ft_smt_free(ft_smt *e)
+{
+    if (e->z) {
+        Z3_solver_dec_ref(e->z, e->s);
+        Z3_del_context(e->z);
+    }
+    free(e->in_region);
+    free(e->p);
+    free(e->match);
+    free(e->dep_first);
+    free(e->dep);
+    memset(e, 0, sizeof *e);
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+long ft_smt_schedule(ft_smt *e, Z3_model m, uint32_t *order)
+{
+    int64_t *pairs = malloc(sizeof *pairs * 2 * (e->nb + 1));
+    if (!pairs)
+        return -1;
+    int64_t n = 0;
+    Z3_ast v;
+    if (!Z3_model_eval(e->z, m, e->n, 1, &v) ||
+        !Z3_get_numeral_int64(e->z, v, &n)) {
+        free(pairs);
+        return -1;
+    }
+    long cnt = 0;
+    for (uint32_t b = 0; b < e->nb; b++) {
+        int64_t pb;
+        if (!Z3_model_eval(e->z, m, e->p[b], 1, &v) ||
+            !Z3_get_numeral_int64(e->z, v, &pb)) {
+            free(pairs);
+            return -1;
+        }
+        if (pb < n) {
+            pairs[2 * cnt] = pb;
+            pairs[2 * cnt + 1] = b;
+            cnt++;
+        }
+    }
+    qsort(pairs, (size_t)cnt, 2 * sizeof *pairs, cmp_pos);
+    for (long i = 0; i < cnt; i++)
+        order[i] = (uint32_t)pairs[2 * i + 1];
+    free(pairs);
+    return cnt;
+}

@@ -1,0 +1,105 @@
+/* smt.h - the Z3 encoding of BEST stage iv (paper section VIII): a
+ * quantifier-free formula over one (sliced, merged, MAT-reduced) CTM whose
+ * models are exactly the feasible schedule prefixes that take context
+ * switches only in CXT, plus the atomicity-violation conditions (NAV and
+ * the direct reachability encoding) that predict/ conjoins with it.
+ *
+ * Every block of the reduced model gets an integer position; executed
+ * blocks take positions 0 .. N-1 (N is a variable), so "block y directly
+ * follows block x" is p(y) = p(x) + 1 and the CXT restriction is a
+ * successor constraint.  docs/prediction.md gives every constraint, the
+ * data rule and the argument that a representative of each equivalence
+ * class of violating prefixes stays admitted.
+ *
+ * One ft_smt owns one Z3 context: use one per worker thread. */
+#ifndef FORETELL_SMT_H
+#define FORETELL_SMT_H
+
+#include "reduce/reduce.h"
+
+#include <stdint.h>
+#include <z3.h>
+
+/* An e-transaction in block terms: blocks first_block .. last_block
+ * (global block indices of r) of one thread, the shared transitions of
+ * the region; read_free lets its reads return other values (they are the
+ * violating accesses, docs/prediction.md "data"). */
+typedef struct ft_smt_region {
+    uint32_t thread;
+    uint32_t first_block, last_block;
+} ft_smt_region;
+
+typedef struct ft_smt_stats {
+    uint64_t nblocks, nbool, nint, nassert; /* formula size */
+    uint64_t nreads, nsections, nconflicts;
+} ft_smt_stats;
+
+typedef struct ft_smt {
+    Z3_context z;
+    Z3_solver s;
+    Z3_sort int_sort, bool_sort;
+    const ft_reduced *r;
+    const ft_ctm *c;
+    uint32_t nb;
+    Z3_ast *p;     /* per block: position */
+    Z3_ast n;      /* number of executed blocks */
+    Z3_ast *match; /* per block whose key reads memory: reads a certain
+                      write of its recorded value (or the initial value) */
+    uint8_t *in_region; /* per block: 1 / 2 in region 0 / 1 */
+    ft_smt_region reg[2];
+    uint32_t nreg;
+    /* conflict edges between keys of different threads, CSR by block */
+    uint32_t *dep_first, *dep;
+    uint64_t ndep;
+    ft_smt_stats st;
+    unsigned flags;
+    char err[160];
+} ft_smt;
+
+/* Builds the schedule formula for r with the regions of one property
+ * (nreg 1 for CA, 2 for CMA).  timeout_ms 0 = none.  0 ok, -1 with
+ * e->err set (out of memory, bad region). */
+enum ft_smt_flags {
+    FT_SMT_NO_CXT = 1, /* any context switch (ablation for bench/) */
+};
+int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
+                uint32_t nreg, unsigned timeout_ms, unsigned flags);
+void ft_smt_free(ft_smt *e);
+
+/* Helpers over the formula. */
+Z3_ast ft_smt_exec(ft_smt *e, uint32_t b);       /* p(b) < N */
+Z3_ast ft_smt_lt(ft_smt *e, uint32_t a, uint32_t b); /* p(a) < p(b) */
+Z3_ast ft_smt_next(ft_smt *e, uint32_t a, uint32_t b); /* p(b) = p(a)+1 */
+Z3_ast ft_smt_and(ft_smt *e, Z3_ast *v, unsigned n);
+Z3_ast ft_smt_or(ft_smt *e, Z3_ast *v, unsigned n);
+void ft_smt_assert(ft_smt *e, Z3_ast a);
+Z3_ast ft_smt_bool(ft_smt *e, const char *prefix, uint32_t i);
+Z3_ast ft_smt_int(ft_smt *e, const char *prefix, uint32_t i);
+
+/* NAV (paper eqn. 1): some region has a context switch between two of
+ * its consecutive i-transactions, both executed. */
+Z3_ast ft_smt_nav(ft_smt *e);
+/* The boundaries NAV looks at: blocks k of a region with k+1 in the
+ * region and k ending an i-transaction; *out allocated. */
+uint32_t ft_smt_boundaries(const ft_smt *e, uint32_t **out);
+
+/* The direct violation condition: the executed prefix is not conflict-
+ * serializable w.r.t. the region (CA, nreg 1) or the two regions are not
+ * mutually serializable (CMA, nreg 2), by reachability over program
+ * order and conflict edges (docs/prediction.md). */
+Z3_ast ft_smt_violation(ft_smt *e);
+
+/* Part of the encoding, by file. */
+int ft_smt_encode_order(ft_smt *e);  /* order.c: positions, po, CXT, fork */
+int ft_smt_encode_sync(ft_smt *e);   /* sync.c: locks, rwlocks, conds ... */
+int ft_smt_encode_data(ft_smt *e);   /* data.c: reads from, data rule */
+int ft_smt_build_deps(ft_smt *e);    /* viol.c: conflict edges */
+
+/* Whether the keys of blocks a and b conflict (ft_ctm_conflict). */
+int ft_smt_conflict_blocks(const ft_smt *e, uint32_t a, uint32_t b);
+
+/* The model's schedule: executed blocks in position order into order[]
+ * (nb entries), returns how many.  -1 if the model is unusable. */
+long ft_smt_schedule(ft_smt *e, Z3_model m, uint32_t *order);
+
+#endif
