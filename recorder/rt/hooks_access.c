@@ -38,7 +38,7 @@ void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
 
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_ex(a, size);
     if (!t)
         return;
     uint32_t site = ft_site_id(pc);

@@ -143,7 +143,7 @@ int ft_others_enabled(int holder);
  * sleep, steal); lock held on entry, released on return. */
 void ft_release_locked(ft_thread *t, int newstate);
 int64_t ft_now_ns(void);
-int64_t ft_deadline_of(const struct timespec *abstime);
+int64_t ft_deadline_of(const struct timespec *abstime, int clk);
 void ft_die_deadlock(void) __attribute__((noreturn));
 
 /* ---- tracebuf.c ---- */
@@ -185,7 +185,20 @@ ft_thread *ft_adopt(void);
  * the thread holds the baton and has its pending write emitted.  The
  * global test comes first: with static glibc, libc's own startup calls the
  * wrapped memcpy before TLS exists. */
+static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size);
 static inline ft_thread *ft_enter(void)
+{
+    return ft_enter_ex(0, 0);
+}
+
+/* For a plain read of [read_addr, +read_size) (size 0: any other key
+ * point).  gcc instruments a memory-to-memory assignment `*a = *b` as
+ * write-hook(a), read-hook(b), load, store: the store happens after the
+ * read hook.  So at a read that does not overlap the pending write, the
+ * write stays pending (to be read back at the next key point) and the
+ * thread is not preempted here; recording the read first is the order in
+ * which the load and the store really happen. */
+static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size)
 {
     if (FT_LIKELY(!ft_rt.recording))
         return NULL;
@@ -196,14 +209,18 @@ static inline ft_thread *ft_enter(void)
         return NULL;
     __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
     t->keypoints++;
+    int defer = t->pw_size != 0 && read_size != 0 &&
+                (read_addr + read_size <= t->pw_addr ||
+                 t->pw_addr + t->pw_size <= read_addr);
     if (FT_UNLIKELY(!__atomic_load_n(&t->has_baton, __ATOMIC_RELAXED) ||
-                    --t->budget <= 0))
+                    (--t->budget <= 0 && !defer)))
         ft_keypoint_slow(t);
     if (FT_UNLIKELY(t->state == FT_T_EXITED || ft_rt.finished)) {
         __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
         return NULL;
     }
-    ft_pending_flush(t);
+    if (!defer)
+        ft_pending_flush(t);
     return t;
 }
 
@@ -231,6 +248,17 @@ void ft_obj_drop(uintptr_t addr);
 /* ---- sync_mutex.c, for condvars (scheduler lock held) ---- */
 int ft_mutex_release_all(ft_thread *t, uintptr_t obj);
 void ft_mutex_reacquire(ft_thread *t, uintptr_t obj, int count, uintptr_t pc);
+
+/* ---- sync_cond.c, thread.c: also called by the C++ wrappers (cxx.c) ---- */
+int ft_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
+                 const struct timespec *ts, int timed, int clk, uintptr_t pc);
+int ft_cond_signal(pthread_cond_t *c, uintptr_t pc);
+int ft_cond_broadcast(pthread_cond_t *c, uintptr_t pc);
+int ft_thread_create(pthread_t *th, const pthread_attr_t *attr,
+                     void *(*fn)(void *), void *arg, uintptr_t pc);
+int ft_thread_join(pthread_t th, void **ret, uintptr_t pc);
+int ft_thread_detach(pthread_t th, uintptr_t pc);
+int ft_nanosleep(const struct timespec *req, struct timespec *rem, uintptr_t pc);
 
 /* ---- thread.c ---- */
 void ft_thread_init_main(void);

@@ -62,17 +62,21 @@ int64_t ft_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Absolute timeouts are CLOCK_REALTIME unless the object was configured
- * for CLOCK_MONOTONIC; we cannot see that setting portably, so a deadline
- * earlier than 2001 is taken to be monotonic (documented in recorder.md). */
-int64_t ft_deadline_of(const struct timespec *abstime)
+/* Absolute timeouts of the *_timed* calls are CLOCK_REALTIME unless the
+ * object was configured for CLOCK_MONOTONIC; we cannot see that setting
+ * portably, so (clk < 0) a deadline earlier than 2001 is taken to be
+ * monotonic (documented in recorder.md).  The *_clock* calls name their
+ * clock.  Deadlines are kept as CLOCK_REALTIME nanoseconds. */
+int64_t ft_deadline_of(const struct timespec *abstime, int clk)
 {
     if (!abstime)
         return 0;
     int64_t d = (int64_t)abstime->tv_sec * 1000000000 + abstime->tv_nsec;
-    if (abstime->tv_sec < 1000000000) {
+    if (clk < 0)
+        clk = abstime->tv_sec < 1000000000 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+    if (clk != CLOCK_REALTIME) {
         struct timespec m;
-        clock_gettime(CLOCK_MONOTONIC, &m);
+        clock_gettime((clockid_t)clk, &m);
         d = ft_now_ns() + (d - ((int64_t)m.tv_sec * 1000000000 + m.tv_nsec));
     }
     return d > 0 ? d : 1;

@@ -58,13 +58,18 @@ int __wrap_usleep(useconds_t us)
     return r;
 }
 
-int __wrap_nanosleep(const struct timespec *req, struct timespec *rem);
-int __wrap_nanosleep(const struct timespec *req, struct timespec *rem)
+int ft_nanosleep(const struct timespec *req, struct timespec *rem, uintptr_t pc)
 {
-    ft_thread *t = sleep_begin(FT_PC(), ts_ns(req));
+    ft_thread *t = sleep_begin(pc, ts_ns(req));
     int r = __real_nanosleep(req, rem);
     sleep_end(t);
     return r;
+}
+
+int __wrap_nanosleep(const struct timespec *req, struct timespec *rem);
+int __wrap_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    return ft_nanosleep(req, rem, FT_PC());
 }
 
 int __wrap_clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,

@@ -13,14 +13,19 @@ int __real_pthread_cond_timedwait(pthread_cond_t *, pthread_mutex_t *,
                                   const struct timespec *);
 int __real_pthread_cond_signal(pthread_cond_t *);
 int __real_pthread_cond_broadcast(pthread_cond_t *);
+int __real_pthread_cond_clockwait(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+                                  const struct timespec *);
 
-static int wait_common(pthread_cond_t *c, pthread_mutex_t *m,
-                       const struct timespec *ts, int timed, uintptr_t pc)
+int ft_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
+                 const struct timespec *ts, int timed, int clk, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
-    if (!t)
+    if (!t) {
+        if (timed && clk >= 0)
+            return __real_pthread_cond_clockwait(c, m, (clockid_t)clk, ts);
         return timed ? __real_pthread_cond_timedwait(c, m, ts)
                      : __real_pthread_cond_wait(c, m);
+    }
     if (timed && (!ts || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
         ft_leave(t);
         return EINVAL;
@@ -32,7 +37,7 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m,
     ft_lock();
     int count = ft_mutex_release_all(t, (uintptr_t)m);
     t->woken = 0;
-    ft_block(t, FT_W_COND, (uintptr_t)c, pc, timed ? ft_deadline_of(ts) : 0);
+    ft_block(t, FT_W_COND, (uintptr_t)c, pc, timed ? ft_deadline_of(ts, clk) : 0);
     int timedout = !t->woken;
     t->woken = 0;
     ft_lock();
@@ -48,7 +53,7 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m,
 int __wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
 int __wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-    return wait_common(c, m, NULL, 0, FT_PC());
+    return ft_cond_wait(c, m, NULL, 0, -1, FT_PC());
 }
 
 int __wrap_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
@@ -56,7 +61,15 @@ int __wrap_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 int __wrap_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                   const struct timespec *ts)
 {
-    return wait_common(c, m, ts, 1, FT_PC());
+    return ft_cond_wait(c, m, ts, 1, -1, FT_PC());
+}
+
+int __wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                  clockid_t clk, const struct timespec *ts);
+int __wrap_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                  clockid_t clk, const struct timespec *ts)
+{
+    return ft_cond_wait(c, m, ts, 1, (int)clk, FT_PC());
 }
 
 /* Waiters of c, oldest first. */
@@ -84,8 +97,7 @@ static void wake(ft_thread *w)
     w->state = FT_T_RUNNABLE;
 }
 
-int __wrap_pthread_cond_signal(pthread_cond_t *c);
-int __wrap_pthread_cond_signal(pthread_cond_t *c)
+int ft_cond_signal(pthread_cond_t *c, uintptr_t pc)
 {
     static int list[FT_MAX_THREADS];
     ft_thread *t = ft_enter();
@@ -98,7 +110,7 @@ int __wrap_pthread_cond_signal(pthread_cond_t *c)
         wake(&ft_threads[woken]);
     }
     ft_unlock();
-    ft_event ev = {.kind = FT_EV_COND_SIGNAL, .site = ft_site_id(FT_PC()),
+    ft_event ev = {.kind = FT_EV_COND_SIGNAL, .site = ft_site_id(pc),
                    .addr = (uintptr_t)c, .arg = woken >= 0,
                    .value = woken >= 0 ? (uint64_t)woken : 0};
     ft_emit(&ev);
@@ -106,8 +118,7 @@ int __wrap_pthread_cond_signal(pthread_cond_t *c)
     return 0;
 }
 
-int __wrap_pthread_cond_broadcast(pthread_cond_t *c);
-int __wrap_pthread_cond_broadcast(pthread_cond_t *c)
+int ft_cond_broadcast(pthread_cond_t *c, uintptr_t pc)
 {
     static int list[FT_MAX_THREADS];
     ft_thread *t = ft_enter();
@@ -118,9 +129,21 @@ int __wrap_pthread_cond_broadcast(pthread_cond_t *c)
     for (int i = 0; i < n; i++)
         wake(&ft_threads[list[i]]);
     ft_unlock();
-    ft_event ev = {.kind = FT_EV_COND_BROADCAST, .site = ft_site_id(FT_PC()),
+    ft_event ev = {.kind = FT_EV_COND_BROADCAST, .site = ft_site_id(pc),
                    .addr = (uintptr_t)c, .arg = (uint32_t)n};
     ft_emit(&ev);
     ft_leave(t);
     return 0;
+}
+
+int __wrap_pthread_cond_signal(pthread_cond_t *c);
+int __wrap_pthread_cond_signal(pthread_cond_t *c)
+{
+    return ft_cond_signal(c, FT_PC());
+}
+
+int __wrap_pthread_cond_broadcast(pthread_cond_t *c);
+int __wrap_pthread_cond_broadcast(pthread_cond_t *c)
+{
+    return ft_cond_broadcast(c, FT_PC());
 }

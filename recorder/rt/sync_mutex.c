@@ -15,6 +15,8 @@ int __real_pthread_mutex_lock(pthread_mutex_t *);
 int __real_pthread_mutex_trylock(pthread_mutex_t *);
 int __real_pthread_mutex_timedlock(pthread_mutex_t *, const struct timespec *);
 int __real_pthread_mutex_unlock(pthread_mutex_t *);
+int __real_pthread_mutex_clocklock(pthread_mutex_t *, clockid_t,
+                                   const struct timespec *);
 int __real_pthread_spin_init(pthread_spinlock_t *, int);
 int __real_pthread_spin_destroy(pthread_spinlock_t *);
 int __real_pthread_spin_lock(pthread_spinlock_t *);
@@ -146,12 +148,14 @@ int __wrap_pthread_mutex_destroy(pthread_mutex_t *m)
 }
 
 static int lock_common(pthread_mutex_t *m, int how, const struct timespec *ts,
-                       uintptr_t pc)
+                       int clk, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t) {
         if (how == FT_HOW_TRY)
             return __real_pthread_mutex_trylock(m);
+        if (how == FT_HOW_TIMED && clk >= 0)
+            return __real_pthread_mutex_clocklock(m, (clockid_t)clk, ts);
         if (how == FT_HOW_TIMED)
             return __real_pthread_mutex_timedlock(m, ts);
         return __real_pthread_mutex_lock(m);
@@ -160,7 +164,7 @@ static int lock_common(pthread_mutex_t *m, int how, const struct timespec *ts,
         ft_leave(t);
         return EINVAL;
     }
-    int rc = acquire(t, (uintptr_t)m, type_of(m), how, ft_deadline_of(ts), pc);
+    int rc = acquire(t, (uintptr_t)m, type_of(m), how, ft_deadline_of(ts, clk), pc);
     emit_lock(FT_EV_MUTEX_LOCK, pc, (uintptr_t)m, how, rc);
     ft_leave(t);
     return rc;
@@ -169,19 +173,27 @@ static int lock_common(pthread_mutex_t *m, int how, const struct timespec *ts,
 int __wrap_pthread_mutex_lock(pthread_mutex_t *m);
 int __wrap_pthread_mutex_lock(pthread_mutex_t *m)
 {
-    return lock_common(m, FT_HOW_BLOCK, NULL, FT_PC());
+    return lock_common(m, FT_HOW_BLOCK, NULL, -1, FT_PC());
 }
 
 int __wrap_pthread_mutex_trylock(pthread_mutex_t *m);
 int __wrap_pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    return lock_common(m, FT_HOW_TRY, NULL, FT_PC());
+    return lock_common(m, FT_HOW_TRY, NULL, -1, FT_PC());
 }
 
 int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts);
 int __wrap_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
-    return lock_common(m, FT_HOW_TIMED, ts, FT_PC());
+    return lock_common(m, FT_HOW_TIMED, ts, -1, FT_PC());
+}
+
+int __wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+                                   const struct timespec *ts);
+int __wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+                                   const struct timespec *ts)
+{
+    return lock_common(m, FT_HOW_TIMED, ts, (int)clk, FT_PC());
 }
 
 int __wrap_pthread_mutex_unlock(pthread_mutex_t *m);

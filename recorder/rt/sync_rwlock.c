@@ -16,10 +16,17 @@ int __real_pthread_rwlock_wrlock(pthread_rwlock_t *);
 int __real_pthread_rwlock_trywrlock(pthread_rwlock_t *);
 int __real_pthread_rwlock_timedwrlock(pthread_rwlock_t *, const struct timespec *);
 int __real_pthread_rwlock_unlock(pthread_rwlock_t *);
+int __real_pthread_rwlock_clockrdlock(pthread_rwlock_t *, clockid_t,
+                                      const struct timespec *);
+int __real_pthread_rwlock_clockwrlock(pthread_rwlock_t *, clockid_t,
+                                      const struct timespec *);
 
 static int real_lock(pthread_rwlock_t *l, int write, int how,
-                     const struct timespec *ts)
+                     const struct timespec *ts, int clk)
 {
+    if (how == FT_HOW_TIMED && clk >= 0)
+        return write ? __real_pthread_rwlock_clockwrlock(l, (clockid_t)clk, ts)
+                     : __real_pthread_rwlock_clockrdlock(l, (clockid_t)clk, ts);
     if (write)
         return how == FT_HOW_TRY     ? __real_pthread_rwlock_trywrlock(l)
                : how == FT_HOW_TIMED ? __real_pthread_rwlock_timedwrlock(l, ts)
@@ -30,16 +37,16 @@ static int real_lock(pthread_rwlock_t *l, int write, int how,
 }
 
 static int lock_common(pthread_rwlock_t *l, int write, int how,
-                       const struct timespec *ts, uintptr_t pc)
+                       const struct timespec *ts, int clk, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t)
-        return real_lock(l, write, how, ts);
+        return real_lock(l, write, how, ts, clk);
     if (how == FT_HOW_TIMED && (!ts || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
         ft_leave(t);
         return EINVAL;
     }
-    int64_t deadline = how == FT_HOW_TIMED ? ft_deadline_of(ts) : 0;
+    int64_t deadline = how == FT_HOW_TIMED ? ft_deadline_of(ts, clk) : 0;
     uintptr_t obj = (uintptr_t)l;
     int rc;
     ft_lock();
@@ -83,7 +90,7 @@ static int lock_common(pthread_rwlock_t *l, int write, int how,
     int __wrap_pthread_rwlock_##name(pthread_rwlock_t *l);                    \
     int __wrap_pthread_rwlock_##name(pthread_rwlock_t *l)                     \
     {                                                                         \
-        return lock_common(l, write, how, NULL, FT_PC());                     \
+        return lock_common(l, write, how, NULL, -1, FT_PC());                     \
     }
 RW(rdlock, 0, FT_HOW_BLOCK)
 RW(tryrdlock, 0, FT_HOW_TRY)
@@ -93,13 +100,29 @@ RW(trywrlock, 1, FT_HOW_TRY)
 int __wrap_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts);
 int __wrap_pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
 {
-    return lock_common(l, 0, FT_HOW_TIMED, ts, FT_PC());
+    return lock_common(l, 0, FT_HOW_TIMED, ts, -1, FT_PC());
 }
 
 int __wrap_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts);
 int __wrap_pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts)
 {
-    return lock_common(l, 1, FT_HOW_TIMED, ts, FT_PC());
+    return lock_common(l, 1, FT_HOW_TIMED, ts, -1, FT_PC());
+}
+
+int __wrap_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *ts);
+int __wrap_pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *ts)
+{
+    return lock_common(l, 0, FT_HOW_TIMED, ts, (int)clk, FT_PC());
+}
+
+int __wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *ts);
+int __wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+                                      const struct timespec *ts)
+{
+    return lock_common(l, 1, FT_HOW_TIMED, ts, (int)clk, FT_PC());
 }
 
 int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l);

@@ -15,6 +15,7 @@ int __real_sem_wait(sem_t *);
 int __real_sem_trywait(sem_t *);
 int __real_sem_timedwait(sem_t *, const struct timespec *);
 int __real_sem_getvalue(sem_t *, int *);
+int __real_sem_clockwait(sem_t *, clockid_t, const struct timespec *);
 int __real_pthread_barrier_init(pthread_barrier_t *,
                                 const pthread_barrierattr_t *, unsigned);
 int __real_pthread_barrier_destroy(pthread_barrier_t *);
@@ -82,12 +83,15 @@ int __wrap_sem_post(sem_t *s)
     return 0;
 }
 
-static int wait_common(sem_t *s, int how, const struct timespec *ts, uintptr_t pc)
+static int wait_common(sem_t *s, int how, const struct timespec *ts, int clk,
+                       uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t) {
         if (how == FT_HOW_TRY)
             return __real_sem_trywait(s);
+        if (how == FT_HOW_TIMED && clk >= 0)
+            return __real_sem_clockwait(s, (clockid_t)clk, ts);
         return how == FT_HOW_TIMED ? __real_sem_timedwait(s, ts) : __real_sem_wait(s);
     }
     int rc = 0;
@@ -96,7 +100,7 @@ static int wait_common(sem_t *s, int how, const struct timespec *ts, uintptr_t p
         errno = EINVAL;
         return -1;
     }
-    int64_t deadline = how == FT_HOW_TIMED ? ft_deadline_of(ts) : 0;
+    int64_t deadline = how == FT_HOW_TIMED ? ft_deadline_of(ts, clk) : 0;
     ft_lock();
     ft_obj *o = sem_obj(s);
     t->timedout = 0;
@@ -132,19 +136,25 @@ static int wait_common(sem_t *s, int how, const struct timespec *ts, uintptr_t p
 int __wrap_sem_wait(sem_t *s);
 int __wrap_sem_wait(sem_t *s)
 {
-    return wait_common(s, FT_HOW_BLOCK, NULL, FT_PC());
+    return wait_common(s, FT_HOW_BLOCK, NULL, -1, FT_PC());
 }
 
 int __wrap_sem_trywait(sem_t *s);
 int __wrap_sem_trywait(sem_t *s)
 {
-    return wait_common(s, FT_HOW_TRY, NULL, FT_PC());
+    return wait_common(s, FT_HOW_TRY, NULL, -1, FT_PC());
 }
 
 int __wrap_sem_timedwait(sem_t *s, const struct timespec *ts);
 int __wrap_sem_timedwait(sem_t *s, const struct timespec *ts)
 {
-    return wait_common(s, FT_HOW_TIMED, ts, FT_PC());
+    return wait_common(s, FT_HOW_TIMED, ts, -1, FT_PC());
+}
+
+int __wrap_sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *ts);
+int __wrap_sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *ts)
+{
+    return wait_common(s, FT_HOW_TIMED, ts, (int)clk, FT_PC());
 }
 
 int __wrap_sem_getvalue(sem_t *s, int *v);

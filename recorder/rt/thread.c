@@ -89,15 +89,12 @@ static void *trampoline(void *p)
     return t->start(t->arg);
 }
 
-int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
-                          void *(*fn)(void *), void *arg);
-int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
-                          void *(*fn)(void *), void *arg)
+int ft_thread_create(pthread_t *th, const pthread_attr_t *attr,
+                     void *(*fn)(void *), void *arg, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t)
         return __real_pthread_create(th, attr, fn, arg);
-    uintptr_t pc = FT_PC();
     ft_lock();
     if (ft_rt.nthreads == FT_MAX_THREADS) {
         ft_unlock();
@@ -140,13 +137,11 @@ static ft_thread *find(pthread_t th)
     return NULL;
 }
 
-int __wrap_pthread_join(pthread_t th, void **ret);
-int __wrap_pthread_join(pthread_t th, void **ret)
+int ft_thread_join(pthread_t th, void **ret, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t)
         return __real_pthread_join(th, ret);
-    uintptr_t pc = FT_PC();
     ft_lock();
     ft_thread *c = find(th);
     if (!c || c == t) {
@@ -169,8 +164,7 @@ int __wrap_pthread_join(pthread_t th, void **ret)
     return rc;
 }
 
-int __wrap_pthread_detach(pthread_t th);
-int __wrap_pthread_detach(pthread_t th)
+int ft_thread_detach(pthread_t th, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t)
@@ -181,10 +175,30 @@ int __wrap_pthread_detach(pthread_t th)
         c->detached = 1;
     ft_unlock();
     if (c)
-        emit_simple(FT_EV_THREAD_DETACH, FT_PC(), (uint64_t)c->tid);
+        emit_simple(FT_EV_THREAD_DETACH, pc, (uint64_t)c->tid);
     int rc = __real_pthread_detach(th);
     ft_leave(t);
     return rc;
+}
+
+int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                          void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                          void *(*fn)(void *), void *arg)
+{
+    return ft_thread_create(th, attr, fn, arg, FT_PC());
+}
+
+int __wrap_pthread_join(pthread_t th, void **ret);
+int __wrap_pthread_join(pthread_t th, void **ret)
+{
+    return ft_thread_join(th, ret, FT_PC());
+}
+
+int __wrap_pthread_detach(pthread_t th);
+int __wrap_pthread_detach(pthread_t th)
+{
+    return ft_thread_detach(th, FT_PC());
 }
 
 void __wrap_pthread_exit(void *v) __attribute__((noreturn));

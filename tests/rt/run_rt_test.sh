@@ -156,11 +156,27 @@ cxx_threads)
     "$CXX" -O1 -o cxx "$P/cxx_threads.cc" || fail build
     record x.ft ./cxx; [ $rc = 0 ] || fail "exit $rc"
     dump x.ft
-    [ "$(count ' THREAD_START ')" = 4 ] || fail "std::thread threads not adopted"
+    [ "$(count ' THREAD_START 0$')" = 4 ] || fail "std::thread threads: $(count ' THREAD_START ')"
+    [ "$(count ' THREAD_CREATE ')" = 3 ] || fail "std::thread start not intercepted"
+    [ "$(count ' THREAD_JOIN ')" = 3 ] || fail "std::thread::join not intercepted"
+    ! grep -q ' STEAL ' dump.txt || fail "the watchdog had to intervene"
     [ "$(count ' MALLOC ')" -ge 300 ] || fail "operator new not recorded"
     [ "$(count ' THREAD_EXIT')" = 3 ] || fail "thread exits"
     # thread_local destructors run before THREAD_EXIT and are recorded
     [ "$(count ' MUTEX_LOCK ')" = 3 ] || fail "thread_local destructor locks"
+    ;;
+cxx_condvar)
+    "$CXX" -O1 -o cv "$P/cxx_condvar.cc" || fail build
+    for q in 0 5; do
+        FORETELL_QUANTUM=$q record cv$q.ft ./cv; [ $rc = 0 ] || fail "quantum $q: exit $rc"
+        consistent cv$q.ft
+    done
+    dump cv5.ft
+    [ "$(count ' COND_WAIT ')" -ge 1 ] || fail "condition_variable::wait not modelled"
+    [ "$(count ' COND_BROADCAST ')" = 60 ] || fail "notify_all count"
+    [ "$(count ' COND_WAKE [0-9]* 0x[0-9a-f]* 0x[0-9a-f]* 1$')" = 1 ] || fail "wait_for timeout"
+    [ "$(count ' SLEEP [0-9]* 1000000$')" = 3 ] || fail "sleep_for"
+    ! grep -q ' STEAL ' dump.txt || fail "the watchdog had to intervene"
     ;;
 seeds)
     build c "$P/counter.c"
