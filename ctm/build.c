@@ -126,7 +126,8 @@ static int rehash(ft_ctm *c)
     return 0;
 }
 
-/* The variable for (addr, kind), created on first use; touched by tid. */
+/* The variable for (addr, kind), created on first use; touched by tid
+ * (FT_CTM_NONE: only described, by an INIT event, which shares nothing). */
 static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
 {
     uint32_t mask = c->hash_cap - 1;
@@ -134,7 +135,9 @@ static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
     while (c->hash[i]) {
         ft_ctm_var *v = &c->vars[c->hash[i] - 1];
         if (v->addr == addr && v->kind == kind) {
-            if (v->first_tid != tid)
+            if (v->first_tid == FT_CTM_NONE)
+                v->first_tid = tid;
+            else if (tid != FT_CTM_NONE && v->first_tid != tid)
                 v->shared = 1;
             return c->hash[i] - 1;
         }
@@ -255,7 +258,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         val2 = ev->value2;
         break;
     case FT_EV_MUTEX_INIT:
-        v = intern(c, ev->addr, FT_VAR_MUTEX, t);
+        v = intern(c, ev->addr, FT_VAR_MUTEX, FT_CTM_NONE);
         if (v == FT_CTM_NONE)
             return OOM(msg, msglen);
         c->vars[v].mutex_type = (uint8_t)ev->arg;
@@ -319,7 +322,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         v = intern(c, ev->addr, FT_VAR_SEM, t);
         break;
     case FT_EV_BARRIER_INIT:
-        v = intern(c, ev->addr, FT_VAR_BARRIER, t);
+        v = intern(c, ev->addr, FT_VAR_BARRIER, FT_CTM_NONE);
         if (v == FT_CTM_NONE)
             return OOM(msg, msglen);
         c->vars[v].init = ev->value;

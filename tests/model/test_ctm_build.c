@@ -1,0 +1,176 @@
+/* test_ctm_build.c - building the CTM from traces: transitions and their
+ * program order, variable interning and sharedness, the operations each
+ * event kind becomes, must-HB from fork/join, merging of local
+ * transitions, slicing, and clear errors on bad input. */
+#include "check.h"
+#include "gen.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static void test_transitions_follow_events(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        gen_params p;
+        gen_small_params(seed, &p);
+        p.ops = 8;
+        evbuf b = {0};
+        gen_run(seed, &p, &b);
+        ft_ctm *c = load_events(&b, "build");
+        assert_non_null(c);
+        assert_int_equal(c->nevents, b.n);
+        /* every transition comes from one event of its thread, in order */
+        uint32_t last[8];
+        memset(last, 0xff, sizeof last);
+        for (uint32_t x = 0; x < c->ntrans; x++) {
+            const ft_event *e = &b.ev[c->event[x]];
+            assert_int_equal(e->tid, c->tid[x]);
+            assert_int_equal(ft_ctm_at(c, c->tid[x], c->pos[x]), x);
+            if (c->pos[x])
+                assert_int_equal(ft_ctm_at(c, c->tid[x], c->pos[x] - 1),
+                                 last[c->tid[x]]);
+            last[c->tid[x]] = x;
+            if (c->obj[x] != FT_CTM_NONE)
+                assert_int_equal(c->vars[c->obj[x]].addr, e->addr);
+            if (e->kind == FT_EV_READ)
+                assert_int_equal(c->op[x], FT_OP_READ);
+            if (e->kind == FT_EV_MUTEX_LOCK)
+                assert_int_equal(c->op[x],
+                                 e->rc ? FT_OP_LOCK_FAIL : FT_OP_LOCK);
+            if (e->kind == FT_EV_SEM_WAIT)
+                assert_int_equal(c->op[x],
+                                 e->rc ? FT_OP_SEM_FAIL : FT_OP_SEM_WAIT);
+        }
+        /* shared = touched by two or more threads */
+        for (uint32_t v = 0; v < c->nvars; v++) {
+            uint32_t mask = 0;
+            for (uint32_t x = 0; x < c->ntrans; x++)
+                if (c->obj[x] == v || c->obj2[x] == v)
+                    mask |= 1u << c->tid[x];
+            assert_int_equal(c->vars[v].shared, __builtin_popcount(mask) > 1);
+        }
+        evbuf_free(&b);
+        ft_ctm_free(c);
+    }
+}
+
+static void test_fork_join_must_happen_before(void **state)
+{
+    (void)state;
+    evbuf b = {0};
+    evbuf_add(&b, FT_EV_WRITE, 0, 0x10, 0, 1, 0, 0);        /* 0 */
+    evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, 1, 0, 0);   /* 1 fork */
+    evbuf_add(&b, FT_EV_THREAD_START, 1, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 0, 0x18, 0, 1, 0, 0);        /* 2 */
+    evbuf_add(&b, FT_EV_READ, 1, 0x10, 0, 1, 0, 0);         /* 3 */
+    evbuf_add(&b, FT_EV_WRITE, 1, 0x20, 0, 5, 0, 0);        /* 4 */
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 1, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, 1, 0, 0);     /* 5 join */
+    evbuf_add(&b, FT_EV_READ, 0, 0x20, 0, 5, 0, 0);         /* 6 */
+    ft_ctm *c = load_events(&b, "hb");
+    evbuf_free(&b);
+    assert_non_null(c);
+    assert_int_equal(ft_ctm_hb_prepare(c), 0);
+    assert_int_equal(c->ntrans, 7);
+    assert_true(ft_ctm_must_hb(c, 1, 3));  /* fork before child */
+    assert_true(ft_ctm_must_hb(c, 0, 4));  /* transitively */
+    assert_false(ft_ctm_must_hb(c, 2, 3)); /* after the fork: unordered */
+    assert_false(ft_ctm_must_hb(c, 3, 2));
+    assert_true(ft_ctm_must_hb(c, 4, 5));  /* child before join */
+    assert_true(ft_ctm_must_hb(c, 3, 6));
+    assert_false(ft_ctm_must_hb(c, 6, 3));
+    assert_int_equal(ft_ctm_hb_before(c, 6, 1), 2);
+    assert_int_equal(ft_ctm_hb_before(c, 3, 0), 2);
+    /* 0x18 is local to thread 0: its write merges into the join */
+    ft_reduced *r = ft_reduce(c, 0);
+    assert_non_null(r);
+    assert_int_equal(r->stats.trans_before_merge, 7);
+    assert_true(r->stats.trans_after_merge < 7);
+    assert_int_equal(r->block_of[2], r->block_of[5]);
+    /* lockset/HB: nothing of thread 1 can run before the fork */
+    assert_false(ft_switch_feasible(r, 0, 0, 1, 0));
+    ft_reduced_free(r);
+    ft_ctm_free(c);
+}
+
+static void test_slice_drops_unrelated(void **state)
+{
+    (void)state;
+    evbuf b = {0};
+    evbuf_add(&b, FT_EV_WRITE, 0, 0x10, 0, 1, 0, 0); /* 0 x */
+    evbuf_add(&b, FT_EV_WRITE, 1, 0x10, 0, 2, 0, 0); /* 1 x */
+    evbuf_add(&b, FT_EV_READ, 0, 0x10, 0, 2, 0, 0);  /* 2 x  (property) */
+    evbuf_add(&b, FT_EV_WRITE, 2, 0x30, 0, 1, 0, 0); /* 3 w, threads 2, 1 */
+    evbuf_add(&b, FT_EV_READ, 1, 0x30, 0, 1, 0, 0);  /* 4 w */
+    evbuf_add(&b, FT_EV_WRITE, 0, 0x40, 0, 1, 0, 0); /* 5 after property */
+    ft_ctm *c = load_events(&b, "slice");
+    evbuf_free(&b);
+    assert_non_null(c);
+    uint8_t keep[6];
+    uint32_t prop = 2;
+    assert_int_equal(ft_slice_mark(c, &prop, 1, keep), 0);
+    assert_true(keep[0] && keep[1] && keep[2]);
+    /* 4 reads w after thread 1's write of x: not needed; 3 neither */
+    assert_false(keep[3]);
+    assert_false(keep[4]);
+    assert_false(keep[5]);
+    ft_reduced *s = ft_reduce_slice(c, &prop, 1, 0);
+    assert_non_null(s);
+    assert_int_equal(s->ctm->ntrans, 3);
+    assert_int_equal(s->orig[2], 2);
+    ft_reduced_free(s);
+    uint32_t bad = 99;
+    assert_null(ft_reduce_slice(c, &bad, 1, 0));
+    ft_ctm_free(c);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    ft_ctm *c = ft_ctm_new();
+    assert_non_null(c);
+    ft_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = FT_EV_WRITE;
+    e.tid = 5u << 20;
+    char msg[200];
+    assert_int_equal(ft_ctm_add(c, &e, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "thread id"));
+    e.tid = 0;
+    e.kind = FT_EV_THREAD_JOIN;
+    e.value = 0; /* joins itself */
+    assert_int_equal(ft_ctm_add(c, &e, msg, sizeof msg), -1);
+    ft_ctm_free(c);
+
+    char path[512];
+    temp_trace_path(path, sizeof path, "bad");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("this is not a trace at all, just text\n", f);
+    fclose(f);
+    ft_error err;
+    memset(&err, 0, sizeof err);
+    assert_null(ft_ctm_load(path, &err));
+    assert_true(err.message[0] != 0);
+    unlink(path);
+    assert_null(ft_ctm_load("/nonexistent/trace.ftrace", &err));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transitions_follow_events),
+        cmocka_unit_test(test_fork_join_must_happen_before),
+        cmocka_unit_test(test_slice_drops_unrelated),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
