@@ -185,8 +185,11 @@ static int cas128(volatile a128 *a, a128 *c, a128 v, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);
-    if (t)
+    if (t) {
+        if (!ok) /* the old value went to *c: program memory */
+            ft_emit_libc_write(ft_site_id(pc), (uintptr_t)c, sizeof *c);
         rec_wide128(t, pc, (uintptr_t)a, c, ok ? &v : NULL);
+    }
     return ok;
 }
 

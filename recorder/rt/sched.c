@@ -82,12 +82,21 @@ int64_t ft_deadline_of(const struct timespec *abstime, int clk)
     return d > 0 ? d : 1;
 }
 
+/* Waits for t's turn: spin briefly (a switch on an idle core is then a
+ * few hundred ns), yield the CPU a few times (the baton holder may be
+ * waiting for this core: there are often more threads than cores), then
+ * sleep on t's futex word. */
 static void park(ft_thread *t)
 {
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < 100; i++) {
         if (__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
             goto got;
         __builtin_ia32_pause();
+    }
+    for (int i = 0; i < 3; i++) {
+        if (__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+            goto got;
+        syscall(SYS_sched_yield);
     }
     while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
         ft_futex_wait(&t->go, 0);

@@ -178,6 +178,28 @@ cxx_condvar)
     [ "$(count ' SLEEP [0-9]* 1000000$')" = 3 ] || fail "sleep_for"
     ! grep -q ' STEAL ' dump.txt || fail "the watchdog had to intervene"
     ;;
+racy)
+    compilers=gcc
+    command -v clang >/dev/null && compilers="gcc clang"
+    for cc in $compilers; do
+        for o in -O0 -O2; do
+            FORETELL_CC=$cc "$CC" $o -Wno-atomic-alignment -o racy "$P/racy.c" 2>/dev/null ||
+                FORETELL_CC=$cc "$CC" $o -o racy "$P/racy.c" || fail "build $cc $o"
+            for q in 1 3 1000; do
+                FORETELL_QUANTUM=$q record r.ft ./racy
+                [ $rc = 0 ] || fail "$cc $o quantum $q: exit $rc"
+                consistent r.ft
+            done
+            FORETELL_QUANTUM=2 FORETELL_SEED=7 record r.ft ./racy
+            [ $rc = 0 ] || fail "$cc $o seeded: exit $rc"
+            consistent r.ft
+        done
+    done
+    dump r.ft
+    sw=$(awk '$1 != "#" { if ($1 != last) n++; last = $1 } END { print n }' dump.txt)
+    [ "$sw" -gt 1000 ] || fail "only $sw thread changes with quantum 2"
+    for k in READ_WIDE WRITE_WIDE ATOMIC_RMW ATOMIC_CAS ATOMIC_LOAD REALLOC FREE; do has " $k "; done
+    ;;
 seeds)
     build c "$P/counter.c"
     for s in 1 2 3; do
