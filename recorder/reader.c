@@ -20,6 +20,8 @@ int ft_reader_pread(ft_reader *r, void *buf, size_t len, uint64_t offset)
 {
     if (offset > r->size || len > r->size - offset)
         return -1;
+    if (len == 0)
+        return 0;
     if (r->mem) {
         memcpy(buf, r->mem + offset, len);
         return 0;
@@ -114,7 +116,7 @@ static uint32_t tail_crc(const uint8_t t[FT_CHUNK_TAIL])
 
 static int read_body(ft_reader *r, uint64_t off, uint32_t len)
 {
-    if (len > r->body_cap) {
+    if (len > r->body_cap || !r->body) {
         uint8_t *b = realloc(r->body, len ? len : 1);
         if (!b)
             return -1;

@@ -1,0 +1,137 @@
+/* gen_corpus.c - writes the fuzzer's seed corpus with ft_writer: small
+ * traces covering every event kind and chunk kind, thread switches, wide
+ * content, a trace without END, truncated and bit-flipped variants.
+ * Usage: gen_corpus DIR */
+#include "recorder/trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static uint64_t state = 42;
+
+static uint64_t rnd(void)
+{
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 17;
+}
+
+static const unsigned kinds[] = {
+    2, 3, 4, 5, 6, 10, 11, 12, 13, 20, 21, 22, 23, 24, 30, 31, 32, 33, 34,
+    35, 40, 41, 42, 43, 50, 51, 52, 53, 54, 55, 56, 57, 60, 61, 62, 70, 71,
+    72, 73, 74, 75, 80, 81, 82,
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+static void random_event(ft_event *ev, unsigned kind, uint8_t *wide)
+{
+    static const uint16_t sizes[] = {1, 2, 4, 8};
+    memset(ev, 0, sizeof *ev);
+    ev->kind = (uint16_t)kind;
+    ev->tid = (uint32_t)(rnd() % 3);
+    ev->site = 1 + (uint32_t)(rnd() % 4);
+    ev->addr = 0x7f0000001000ull + (rnd() % 64) * 8;
+    ev->size = sizes[rnd() % 4];
+    ev->value = rnd() % 4;
+    if (kind == 12 || kind == 13) {
+        ev->size = (uint16_t)(rnd() % 24);
+        ev->value = ev->size;
+        if (rnd() % 3) {
+            for (unsigned i = 0; i < ev->size; i++)
+                wide[i] = (uint8_t)rnd();
+            ev->bytes = wide;
+            ev->nbytes = ev->size;
+        }
+    }
+    if (kind == 60 || kind == 62) {
+        ev->value = 16 + rnd() % 64;
+        ev->value2 = 1 + rnd() % 3;
+        ev->obj2 = 0x7f0000001000ull + (rnd() % 64) * 8;
+    }
+    if (kind == 42) {
+        ev->arg = (uint32_t)(rnd() % 2);
+        ev->value = ev->arg ? rnd() % 3 : 0;
+    }
+    if (kind == 40 || kind == 41)
+        ev->obj2 = 0x7f0000002000ull;
+}
+
+static int write_one(const char *dir, const char *name, unsigned nevents,
+                     int with_end)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    const char *argv[] = {"prog", "arg"};
+    ft_module m[2] = {{"/usr/bin/prog", 0x400000, 0x1000, "abcdef"},
+                      {"/lib/x.so", 0x7f0000000000ull, 0x1000, ""}};
+    ft_header h = {.program = "/usr/bin/prog", .argc = 2, .argv = argv,
+                   .pid = 7, .nmodules = 2, .modules = m};
+    ft_error err;
+    ft_writer *w = ft_writer_open(path, &h, &err);
+    if (!w) {
+        fprintf(stderr, "gen_corpus: %s\n", err.message);
+        return -1;
+    }
+    for (uint32_t s = 1; s <= 4; s++) {
+        ft_site site = {.id = s, .module = s % 2, .offset = 0x100 * s,
+                        .function = s % 2 ? "f" : NULL,
+                        .file = s == 1 ? "a.c" : NULL, .line = s};
+        ft_writer_site(w, &site);
+    }
+    uint8_t wide[32];
+    for (unsigned i = 0; i < nevents; i++) {
+        ft_event ev;
+        random_event(&ev, kinds[nevents <= NKINDS ? i % NKINDS
+                                                  : rnd() % NKINDS],
+                     wide);
+        ft_writer_event(w, &ev);
+    }
+    ft_end end = {.present = with_end, .reason = "exit", .exit_status = 0};
+    return ft_writer_close(w, &end);
+}
+
+/* Writes a variant of an existing seed: truncated or with a flipped byte. */
+static void variant(const char *dir, const char *from, const char *name,
+                    int truncate_to, int flip_at)
+{
+    char src[4096], dst[4096];
+    snprintf(src, sizeof src, "%s/%s", dir, from);
+    snprintf(dst, sizeof dst, "%s/%s", dir, name);
+    FILE *f = fopen(src, "rb");
+    if (!f)
+        return;
+    static uint8_t buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    if (truncate_to >= 0 && (size_t)truncate_to < n)
+        n = (size_t)truncate_to;
+    if (flip_at >= 0 && (size_t)flip_at < n)
+        buf[flip_at] ^= 0x20;
+    f = fopen(dst, "wb");
+    if (f) {
+        fwrite(buf, 1, n, f);
+        fclose(f);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: gen_corpus DIR\n");
+        return 2;
+    }
+    if (mkdir(argv[1], 0755) < 0 && errno != EEXIST) {
+        perror(argv[1]);
+        return 2;
+    }
+    int rc = 0;
+    rc |= write_one(argv[1], "every_kind", NKINDS, 1);
+    rc |= write_one(argv[1], "random_200", 200, 1);
+    rc |= write_one(argv[1], "no_end", 30, 0);
+    rc |= write_one(argv[1], "empty", 0, 1);
+    variant(argv[1], "random_200", "truncated", 900, -1);
+    variant(argv[1], "every_kind", "flipped", -1, 300);
+    return rc ? 1 : 0;
+}
