@@ -58,7 +58,15 @@ static int record_pick_waiter(const int *waiters, int n)
     return waiters[0];
 }
 
+/* A timed wait times out when its real deadline has passed. */
+static int record_expire(int tid, int64_t deadline_ns, int64_t now_ns)
+{
+    (void)tid;
+    return deadline_ns <= now_ns;
+}
+
 const ft_policy ft_policy_record = {
+    .expire = record_expire,
     .budget = record_budget,
     .preempt = record_preempt,
     .pick = record_pick,

@@ -87,6 +87,10 @@ typedef struct ft_policy {
     int (*pick)(const int *enabled, int n, int cur);
     /* Which of the condvar waiters (oldest first) a signal wakes. */
     int (*pick_waiter)(const int *waiters, int n);
+    /* Whether tid's timed wait times out now (checked at every switch and
+     * watchdog tick).  Independently of this, a timed wait times out when
+     * no other thread can run. */
+    int (*expire)(int tid, int64_t deadline_ns, int64_t now_ns);
 } ft_policy;
 
 extern const ft_policy ft_policy_record;

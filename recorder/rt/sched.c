@@ -136,7 +136,7 @@ static void expire_timeouts(void)
             continue;
         if (!now)
             now = ft_now_ns();
-        if (b->deadline_ns <= now) {
+        if (ft_rt.policy->expire(i, b->deadline_ns, now)) {
             b->timedout = 1;
             b->state = FT_T_RUNNABLE;
         }

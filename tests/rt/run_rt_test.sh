@@ -69,6 +69,10 @@ wrapper_shared)
     record sh.ft ./shmain; [ $rc = 0 ] || fail "exit $rc"
     dump sh.ft; [ "$(count ' MUTEX_LOCK ')" = 100 ] || fail "library locks not recorded"
     consistent sh.ft
+    build dl "$P/dlopen_main.c" -ldl
+    record dl.ft ./dl "$work/libshl.so"; [ $rc = 0 ] || fail "dlopen: exit $rc $(cat err.txt)"
+    dump dl.ft; has "^# modules "; [ "$(count ' MUTEX_LOCK ')" = 10 ] || fail "dlopen'ed locks"
+    consistent dl.ft
     ;;
 counter)
     build counter "$P/counter.c"
@@ -125,6 +129,20 @@ segv)
     dump s.ft; [ $drc = 0 ] || fail "trace not readable"
     grep -v '^#' dump.txt | tail -1 | grep -q "^1 SIGNAL 11$" || fail "last event is not SIGNAL 11"
     has "end.reason signal"
+    ;;
+sigterm)
+    build sf "$P/spin_forever.c"
+    FORETELL_TRACE=t.ft ./sf >out.txt 2>err.txt &
+    pid=$!
+    i=0
+    until grep -q started out.txt 2>/dev/null || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+    sleep 0.2
+    kill -TERM $pid
+    wait $pid; rc=$?
+    [ $rc = 143 ] || fail "exit status $rc, expected death by SIGTERM"
+    dump t.ft; [ $drc = 0 ] || fail "trace not readable"
+    grep -v '^#' dump.txt | tail -1 | grep -q " SIGNAL 15$" || fail "last event is not SIGNAL 15"
+    has "end.reason signal"; has " SLEEP "
     ;;
 passthrough)
     build c "$P/counter.c"

@@ -122,6 +122,7 @@ static void le(uint64_t v, uint8_t *b)
 }
 
 static int quiet, check;
+static char *buf;
 
 static int events_chunk(const char *body, size_t len)
 {
@@ -255,8 +256,14 @@ int main(int argc, char **argv)
         perror(path);
         return 2;
     }
-    static char buf[64 << 20];
-    size_t len = fread(buf, 1, sizeof buf, fp);
+    if (fseek(fp, 0, SEEK_END) != 0) {
+        perror(path);
+        return 2;
+    }
+    long size = ftell(fp);
+    rewind(fp);
+    buf = malloc(size > 0 ? (size_t)size : 1); /* global: reachable on every exit */
+    size_t len = buf ? fread(buf, 1, (size_t)size, fp) : 0;
     fclose(fp);
     mkeys = calloc(mcap, 8);
     mvals = calloc(mcap, 2);
@@ -301,6 +308,7 @@ int main(int argc, char **argv)
         }
     }
     msgpack_unpacked_destroy(&u);
+    free(buf);
     if (check)
         printf("# check %" PRIu64 " bytes checked, %" PRIu64 " violations\n",
                checked, violations);
