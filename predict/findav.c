@@ -134,12 +134,19 @@ static Z3_ast blocking(ft_smt *e, const uint32_t *order, uint32_t n,
     uint32_t nbd = ft_smt_boundaries(e, &bd);
     if (!bd)
         return NULL;
-    size_t cap = 2 * nbd + n + 4, nl = 0;
+    size_t cap = 2 * nbd + n + e->nb + 4, nl = 0;
     Z3_ast *lit = malloc(sizeof *lit * cap);
     if (!lit) {
         free(bd);
         return NULL;
     }
+    /* which region blocks ran: a longer prefix may close the cycle */
+    for (uint32_t g = 0; g < e->nreg; g++)
+        for (uint32_t b = e->reg[g].first_block; b <= e->reg[g].last_block;
+             b++) {
+            Z3_ast ea = ft_smt_exec(e, b);
+            lit[nl++] = at[b] != NONE ? Z3_mk_not(e->z, ea) : ea;
+        }
     for (uint32_t i = 0; i < nbd; i++) {
         uint32_t k = bd[i];
         int ex = at[k + 1] != NONE;
@@ -163,6 +170,19 @@ static Z3_ast blocking(ft_smt *e, const uint32_t *order, uint32_t n,
     return cls;
 }
 
+/* Whether a join of thread t runs in order(i..closing]. */
+static int joined_later(const ft_ctm *c, const uint32_t *order,
+                        uint32_t closing, uint32_t i, const ft_reduced *r,
+                        uint32_t t)
+{
+    for (uint32_t j = i + 1; j <= closing; j++) {
+        uint32_t x = r->bkey[order[j]];
+        if (x != FT_CTM_NONE && c->op[x] == FT_OP_JOIN && c->value[x] == t)
+            return 1;
+    }
+    return 0;
+}
+
 /* Witness steps from the executed blocks order[0..closing]. */
 static int witness(const ft_reduced *r, const uint32_t *order, uint32_t closing,
                    const uint8_t *mark, ft_presult *res)
@@ -182,7 +202,13 @@ static int witness(const ft_reduced *r, const uint32_t *order, uint32_t closing,
         for (uint32_t tt = 0; tt < c->nthreads && x0 == NONE; tt++)
             if (b >= r->bfirst[tt] && b < r->bfirst[tt] + r->bcount[tt])
                 x0 = tt;
-        for (uint32_t p = r->bstart[b]; p <= r->bend[b]; p++) {
+        /* the locals after a thread's last shared transition run only
+         * when a join needs the thread finished (data.c, "tails") */
+        uint32_t until = r->bend[b];
+        if (r->bkey[b] != FT_CTM_NONE && !joined_later(c, order, closing, i,
+                                                       r, x0))
+            until = c->pos[r->bkey[b]];
+        for (uint32_t p = r->bstart[b]; p <= until; p++) {
             uint32_t x = ft_ctm_at(c, x0, p);
             int m = mark[b] && x == r->bkey[b];
             uint32_t orig = r->orig ? r->orig[x] : x;

@@ -142,6 +142,30 @@ int ft_smt_encode_data(ft_smt *e)
             ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, after),
                                            ft_smt_and(e, tmp, n)));
     }
+    /* tails: the locals after a thread's last shared transition run when
+     * a join waits for the thread, which then goes past that read (and
+     * past a region ending there) */
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        if (c->op[x] != FT_OP_JOIN || c->value[x] >= c->nthreads)
+            continue;
+        uint32_t ch = (uint32_t)c->value[x];
+        if (r->bcount[ch] == 0)
+            continue;
+        uint32_t lb = r->bfirst[ch] + r->bcount[ch] - 1, key = r->bkey[lb];
+        if (key == FT_CTM_NONE || r->bend[lb] == c->pos[key])
+            continue;
+        unsigned n = 0;
+        if (e->match[lb])
+            tmp[n++] = e->match[lb];
+        for (uint32_t g = 0; g < e->nreg; g++)
+            if (e->reg[g].thread == ch && e->reg[g].last_block == lb)
+                for (uint32_t b = e->reg[g].first_block; b < lb; b++)
+                    if (e->match[b])
+                        tmp[n++] = e->match[b];
+        if (n)
+            ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, r->block_of[x]),
+                                           ft_smt_and(e, tmp, n)));
+    }
     rc = 0;
 out:
     free(cnt);

@@ -1,0 +1,235 @@
+/* test_predict_random.c - prediction against brute force on thousands of
+ * generated traces: for a CA and a CMA property per trace, a violation is
+ * predicted (direct encoding, FindAV, and without slicing) if and only if
+ * the reference enumerator finds a feasible prefix that obeys the data
+ * rule and is not serializable; every witness is such a prefix. */
+#include "avcheck.h"
+#include "../model/gen.h"
+#include "../model/check.h"
+#include "../model/oracle.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+static unsigned nseeds(void)
+{
+    const char *s = getenv("FT_PREDICT_SEEDS");
+    return s ? (unsigned)strtoul(s, NULL, 10) : 1200;
+}
+
+struct hset {
+    uint64_t *k;
+    size_t n, cap;
+};
+
+static uint64_t seq_hash(const uint32_t *seq, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (seq[i] + 1)) * 0x100000001b3ull;
+    return h;
+}
+
+static int u64cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+struct walk_ctx {
+    const ft_ctm *c;
+    const ft_prop *props;
+    int nprops;
+    int found[2];
+    struct hset valid[2];
+};
+
+static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
+                  const uint8_t *blocked)
+{
+    (void)maximal;
+    (void)blocked;
+    struct walk_ctx *w = vctx;
+    for (int i = 0; i < w->nprops; i++) {
+        if (!av_data_ok(w->c, &w->props[i], seq, n))
+            continue;
+        struct hset *s = &w->valid[i];
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 1024;
+            s->k = realloc(s->k, s->cap * sizeof *s->k);
+            assert_non_null(s->k);
+        }
+        s->k[s->n++] = seq_hash(seq, n);
+        if (!w->found[i] && av_violates(w->c, &w->props[i], seq, n))
+            w->found[i] = 1;
+    }
+}
+
+/* Shared positions of thread t into out; returns how many. */
+static uint32_t shared_positions(const ft_ctm *c, uint32_t t, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < c->len[t]; p++)
+        if (ft_ctm_is_shared(c, ft_ctm_at(c, t, p)) &&
+            ft_ctm_at(c, t, p) != FT_CTM_NONE)
+            out[n++] = p;
+    return n;
+}
+
+static int pick_region(const ft_ctm *c, uint64_t *rs, uint32_t t,
+                       ft_pregion *g)
+{
+    uint32_t pos[ORACLE_MAX_TRANS];
+    uint32_t n = shared_positions(c, t, pos);
+    if (n < 1)
+        return -1;
+    *rs = *rs * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t a = (uint32_t)(*rs >> 33) % n;
+    *rs = *rs * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t b = (uint32_t)(*rs >> 33) % n;
+    if (a > b) {
+        uint32_t tmp = a;
+        a = b;
+        b = tmp;
+    }
+    if (a == b && b + 1 < n)
+        b++;
+    *g = (ft_pregion){t, pos[a], pos[b]};
+    return 0;
+}
+
+/* Checks one witness against the enumerated valid prefixes. */
+static int witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
+                      const struct hset *valid)
+{
+    uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
+    for (uint32_t i = 0; i < res->nsteps; i++)
+        seq[i] = res->steps[i].trans;
+    uint64_t h = seq_hash(seq, res->nsteps);
+    int ok = bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL &&
+             av_data_ok(c, p, seq, res->nsteps) &&
+             av_violates(c, p, seq, res->nsteps);
+    int marked = 0;
+    for (uint32_t i = 0; i < res->nsteps; i++)
+        marked += res->steps[i].mark;
+    if (getenv("FT_PREDICT_DEBUG") && !(ok && marked >= 2)) {
+        fprintf(stderr, "witness: known %d data %d violates %d marked %d:",
+                bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL,
+                av_data_ok(c, p, seq, res->nsteps),
+                av_violates(c, p, seq, res->nsteps), marked);
+        for (uint32_t i = 0; i < res->nsteps; i++)
+            fprintf(stderr, " t%u.%u:%s%s", c->tid[seq[i]], c->pos[seq[i]],
+                    ft_op_name(c->op[seq[i]]), res->steps[i].mark ? "!" : "");
+        fprintf(stderr, "\n");
+        for (uint32_t x = 0; x < c->ntrans; x++)
+            fprintf(stderr, "  x%u t%u.%u %s obj %u val %llu/%llu shared %d "
+                    "init %d/%llu\n", x, c->tid[x], c->pos[x],
+                    ft_op_name(c->op[x]), c->obj[x],
+                    (unsigned long long)c->value[x],
+                    (unsigned long long)c->value2[x],
+                    c->obj[x] < c->nvars ? c->vars[c->obj[x]].shared : -1,
+                    c->obj[x] < c->nvars ? c->vars[c->obj[x]].has_init : -1,
+                    c->obj[x] < c->nvars ?
+                    (unsigned long long)c->vars[c->obj[x]].init : 0ull);
+    }
+    free(seq);
+    return ok && marked >= 2;
+}
+
+static void test_predict_matches_oracle(void **state)
+{
+    (void)state;
+    unsigned n = nseeds(), checked = 0, viol = 0, failures = 0;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        gen_params gp;
+        gen_small_params(seed, &gp);
+        evbuf b = {0};
+        gen_run(seed, &gp, &b);
+        ft_ctm *c = load_events(&b, "pred");
+        evbuf_free(&b);
+        assert_non_null(c);
+        if (c->ntrans > 24 || c->nthreads < 2) {
+            ft_ctm_free(c);
+            continue;
+        }
+        uint64_t rs = seed * 0x9e3779b97f4a7c15ull;
+        ft_prop props[2];
+        int np = 0;
+        uint32_t t0 = (uint32_t)(seed % c->nthreads);
+        uint32_t t1 = (t0 + 1) % c->nthreads;
+        props[np] = (ft_prop){(uint32_t)np, FT_PROP_CA, {{0, 0, 0}, {0, 0, 0}}};
+        if (!pick_region(c, &rs, t0, &props[np].r[0]))
+            np++;
+        props[np] = (ft_prop){(uint32_t)np, FT_PROP_CMA, {{0, 0, 0}, {0, 0, 0}}};
+        if (!pick_region(c, &rs, t0, &props[np].r[0]) &&
+            !pick_region(c, &rs, t1, &props[np].r[1]))
+            np++;
+        if (!np) {
+            ft_ctm_free(c);
+            continue;
+        }
+        struct walk_ctx w = {c, props, np, {0, 0}, {{0}, {0}}};
+        oracle_opts oo;
+        memset(&oo, 0, sizeof oo);
+        long visited = oracle_walk(c, &oo, visit, &w);
+        assert_true(visited > 0);
+        for (int i = 0; i < np; i++)
+            qsort(w.valid[i].k, w.valid[i].n, sizeof(uint64_t), u64cmp);
+        ft_reduced *whole = ft_reduce(c, 0);
+        assert_non_null(whole);
+        for (int i = 0; i < np; i++) {
+            checked++;
+            viol += w.found[i];
+            for (int mode = 0; mode < 3; mode++) {
+                ft_predict_opts o;
+                ft_predict_opts_default(&o);
+                o.timeout_ms = 0;
+                o.mode = mode == 1 ? FT_PREDICT_FINDAV : FT_PREDICT_DIRECT;
+                o.no_slice = mode == 2;
+                ft_presult res;
+                int v = ft_predict_one(c, whole, &props[i], &o, &res);
+                int bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
+                if (!bad && v == FT_VIOLATED &&
+                    !witness_ok(c, &props[i], &res, &w.valid[i]))
+                    bad = 2;
+                if (bad) {
+                    failures++;
+                    fprintf(stderr,
+                            "seed %llu %s (t%u %u..%u / t%u %u..%u) mode %d: "
+                            "predicted %d, oracle %d%s %s\n",
+                            (unsigned long long)seed,
+                            props[i].kind ? "CMA" : "CA", props[i].r[0].thread,
+                            props[i].r[0].first, props[i].r[0].last,
+                            props[i].r[1].thread, props[i].r[1].first,
+                            props[i].r[1].last, mode, v, w.found[i],
+                            bad == 2 ? " (bad witness)" : "", res.reason);
+                }
+                ft_presult_free(&res);
+            }
+        }
+        for (int i = 0; i < np; i++)
+            free(w.valid[i].k);
+        ft_reduced_free(whole);
+        ft_ctm_free(c);
+    }
+    fprintf(stderr, "checked %u properties, %u violable, %u failures\n",
+            checked, viol, failures);
+    assert_true(checked > n / 2);
+    assert_true(viol > checked / 20);
+    assert_true(viol < checked);
+    assert_int_equal(failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_predict_matches_oracle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
