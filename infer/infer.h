@@ -193,6 +193,13 @@ long fi_prove_by_reduce(fi_analysis *a, const struct ft_reduced *r);
 int fi_properties(fi_analysis *a);
 void fi_analysis_free(fi_analysis *a);
 
+/* Everything above in order (infer/pipeline.c): fi_analyze; with use_mat,
+ * a CTM of the same events, ft_reduce and fi_prove_by_reduce (if the CTM
+ * rejects an event, the proof is skipped and *why says so); fi_properties.
+ * 0 ok (why may hold a note), -1 out of memory. */
+int fi_run(fi_analysis *a, const fi_trace *t, const fi_options *opt,
+           int use_mat, char *why, size_t whylen);
+
 /* The paper's table IV columns for this run. */
 typedef struct fi_summary {
     size_t ia;     /* regions (all sources) */

@@ -41,15 +41,26 @@ typedef struct thread_state {
     int has_events; /* a join of a thread that never ran orders nothing */
 } thread_state;
 
+/* Per object, one block (fewer cache misses than parallel arrays):
+ * this header, then W, RJ, RT (T words each), then RTidx (T uint64).
+ * Versions: ver[t] counts changes of thread t's clock in components other
+ * than its own.  When the object's last writer (or last full reader) is t
+ * at t's current version, the other components it stored are still t's,
+ * so only t's own component needs storing: the common case of a thread
+ * touching its own data again costs O(1) instead of O(threads). */
+typedef struct obj_head {
+    uint32_t wtid, wver; /* last writer (NONE32: none) at version */
+    uint32_t rtid, rver; /* last full reader since the write (NONE32: no
+                            read since the last write) */
+    uint64_t widx;       /* last write's event index */
+} obj_head;
+
 typedef struct checker {
     uint32_t T;
     uint32_t *C;      /* T x T thread clocks */
-    uint32_t *W;      /* nobj x T: last write's clock */
-    uint32_t *RJ;     /* nobj x T: join of reads since the last write */
-    uint32_t *RT;     /* nobj x T: see the file comment */
-    uint64_t *RTidx;  /* nobj x T: the read that set RT */
-    uint32_t *wtid;   /* nobj: last writer, NONE32 if none */
-    uint64_t *widx;   /* nobj: last write's event index */
+    uint32_t *ver;    /* T: clock versions, see obj_head */
+    uint8_t *objs;    /* nobj blocks of stride bytes */
+    size_t stride;
     thread_state *th;
     const fi_span *spans;
     uint8_t *violated;
@@ -89,12 +100,16 @@ static void check(checker *c, uint32_t t, uint32_t kt, uint64_t via,
     recompute_min(ts, c->violated);
 }
 
-static inline void join(uint32_t *restrict dst, const uint32_t *restrict src,
-                        uint32_t T)
+static inline int join(uint32_t *restrict dst, const uint32_t *restrict src,
+                       uint32_t T)
 {
+    int changed = 0;
     for (uint32_t u = 0; u < T; u++)
-        if (src[u] > dst[u])
+        if (src[u] > dst[u]) {
             dst[u] = src[u];
+            changed = 1;
+        }
+    return changed;
 }
 
 static int activate(checker *c, uint32_t t, uint32_t s, uint32_t start)
@@ -138,12 +153,8 @@ static int by_first(const void *a, const void *b, void *spans)
 static void free_checker(checker *c)
 {
     free(c->C);
-    free(c->W);
-    free(c->RJ);
-    free(c->RT);
-    free(c->RTidx);
-    free(c->wtid);
-    free(c->widx);
+    free(c->ver);
+    free(c->objs);
     free(c->outpos);
     if (c->th)
         for (uint32_t t = 0; t < c->T; t++)
@@ -151,37 +162,53 @@ static void free_checker(checker *c)
     free(c->th);
 }
 
-/* Turns each violated span's out position into an event index. */
+/* Turns each violated span's out position into an event index: violated
+ * spans sorted by (thread, position), one cursor per thread, one pass. */
+static int by_thread_pos(const void *a, const void *b, void *arg)
+{
+    const checker *c = arg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (c->spans[x].tid != c->spans[y].tid)
+        return c->spans[x].tid < c->spans[y].tid ? -1 : 1;
+    return c->outpos[x] < c->outpos[y] ? -1 : c->outpos[x] > c->outpos[y];
+}
+
 static void resolve_out(checker *c, const fi_sev *ev, size_t n, size_t nspans)
 {
     if (!c->wit || !c->nviolated)
         return;
     uint32_t *pos = calloc(c->T, sizeof *pos);
+    uint32_t *cursor = malloc((size_t)c->T * sizeof *cursor);
+    uint32_t *end = calloc(c->T, sizeof *end);
     uint32_t *order = malloc(nspans * sizeof *order);
-    if (!pos || !order) {
-        free(pos);
-        free(order);
-        return; /* witnesses keep out = in; the verdicts stand */
-    }
-    /* Spans of a thread are visited in event order; out lies in the span. */
+    if (!pos || !cursor || !end || !order)
+        goto out; /* witnesses keep out = 0; the verdicts stand */
     size_t nv = 0;
     for (size_t s = 0; s < nspans; s++)
         if (c->violated[s])
             order[nv++] = (uint32_t)s;
-    qsort_r(order, nv, sizeof *order, by_first, (void *)c->spans);
-    for (size_t i = 0, k = 0; i < n && k < nv; i++) {
-        uint32_t t = ev[i].tid;
-        pos[t]++;
-        for (size_t j = k; j < nv; j++) {
-            uint32_t s = order[j];
-            if (c->spans[s].tid == t && c->outpos[s] == pos[t] &&
-                c->spans[s].first <= i && i <= c->spans[s].last)
-                c->wit[s].out = i;
-        }
-        while (k < nv && c->spans[order[k]].last < i)
-            k++;
+    qsort_r(order, nv, sizeof *order, by_thread_pos, c);
+    for (uint32_t t = 0; t < c->T; t++)
+        cursor[t] = UINT32_MAX;
+    for (size_t k = nv; k-- > 0;) {
+        uint32_t t = c->spans[order[k]].tid;
+        cursor[t] = (uint32_t)k;
+        if (!end[t])
+            end[t] = (uint32_t)k + 1;
     }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = ev[i].tid, p = ++pos[t];
+        while (cursor[t] != UINT32_MAX && cursor[t] < end[t] &&
+               c->outpos[order[cursor[t]]] <= p) {
+            if (c->outpos[order[cursor[t]]] == p)
+                c->wit[order[cursor[t]]].out = i;
+            cursor[t]++;
+        }
+    }
+out:
     free(pos);
+    free(cursor);
+    free(end);
     free(order);
 }
 
@@ -198,23 +225,24 @@ long fi_serial_check(const fi_sev *ev, size_t n, uint32_t nthreads,
     c.wit = wit;
     memset(violated, 0, nspans);
     c.C = calloc((size_t)T * T, sizeof *c.C);
-    c.W = calloc(nobj1 * T, sizeof *c.W);
-    c.RJ = calloc(nobj1 * T, sizeof *c.RJ);
-    c.RT = calloc(nobj1 * T, sizeof *c.RT);
-    c.RTidx = calloc(nobj1 * T, sizeof *c.RTidx);
-    c.wtid = malloc(nobj1 * sizeof *c.wtid);
-    c.widx = calloc(nobj1, sizeof *c.widx);
+    c.stride = sizeof(obj_head) + 3 * (size_t)T * sizeof(uint32_t);
+    c.stride = (c.stride + 7) & ~(size_t)7;
+    c.stride += (size_t)T * sizeof(uint64_t);
+    c.ver = calloc(T, sizeof *c.ver);
+    c.objs = nobj1 <= SIZE_MAX / c.stride ? calloc(nobj1, c.stride) : NULL;
     c.th = calloc(T, sizeof *c.th);
     c.outpos = calloc(nspans ? nspans : 1, sizeof *c.outpos);
     uint32_t *order = malloc((nspans ? nspans : 1) * sizeof *order);
-    if (!c.C || !c.W || !c.RJ || !c.RT || !c.RTidx || !c.wtid || !c.widx ||
+    if (!c.C || !c.ver || !c.objs ||
         !c.th || !c.outpos || !order) {
         free(order);
         free_checker(&c);
         return -1;
     }
-    for (size_t x = 0; x < nobj1; x++)
-        c.wtid[x] = NONE32;
+    for (size_t x = 0; x < nobj1; x++) {
+        obj_head *h = (obj_head *)(c.objs + x * c.stride);
+        h->wtid = h->rtid = NONE32;
+    }
     for (uint32_t t = 0; t < T; t++)
         c.th[t].minstart = NONE32;
     for (size_t s = 0; s < nspans; s++) {
@@ -250,13 +278,17 @@ long fi_serial_check(const fi_sev *ev, size_t n, uint32_t nthreads,
                 goto bad;
         switch (e->op) {
         case FI_OP_READ: {
-            size_t x = e->obj;
-            uint32_t *RJ = &c.RJ[x * T], *RT = &c.RT[x * T];
-            uint64_t *RTidx = &c.RTidx[x * T];
-            if (c.wtid[x] != NONE32 && c.wtid[x] != t) {
-                const uint32_t *W = &c.W[x * T];
-                check(&c, t, W[t], c.widx[x], i);
-                join(Ct, W, T);
+            obj_head *h = (obj_head *)(c.objs + e->obj * c.stride);
+            uint32_t *W = (uint32_t *)(h + 1), *RJ = W + T, *RT = RJ + T;
+            uint64_t *RTidx = (uint64_t *)(c.objs + e->obj * c.stride +
+                                           c.stride - T * sizeof(uint64_t));
+            if (h->wtid != NONE32 && h->wtid != t) {
+                check(&c, t, W[t], h->widx, i);
+                c.ver[t] += join(Ct, W, T);
+            }
+            if (h->rtid == t && h->rver == c.ver[t]) {
+                RJ[t] = pos; /* the rest is already there */
+                break;
             }
             for (uint32_t u = 0; u < T; u++) {
                 if (Ct[u] > RJ[u])
@@ -266,33 +298,42 @@ long fi_serial_check(const fi_sev *ev, size_t n, uint32_t nthreads,
                     RTidx[u] = i;
                 }
             }
+            h->rtid = t;
+            h->rver = c.ver[t];
             break;
         }
         case FI_OP_WRITE: {
-            size_t x = e->obj;
-            uint32_t *W = &c.W[x * T], *RJ = &c.RJ[x * T];
-            uint32_t *RT = &c.RT[x * T];
-            if (c.wtid[x] != NONE32 && c.wtid[x] != t) {
-                check(&c, t, W[t], c.widx[x], i);
-                join(Ct, W, T);
+            obj_head *h = (obj_head *)(c.objs + e->obj * c.stride);
+            uint32_t *W = (uint32_t *)(h + 1), *RJ = W + T, *RT = RJ + T;
+            uint64_t *RTidx = (uint64_t *)(c.objs + e->obj * c.stride +
+                                           c.stride - T * sizeof(uint64_t));
+            if (h->wtid != NONE32 && h->wtid != t) {
+                check(&c, t, W[t], h->widx, i);
+                c.ver[t] += join(Ct, W, T);
             }
-            check(&c, t, RT[t], c.RTidx[x * T + t], i);
-            join(Ct, RJ, T);
-            memcpy(W, Ct, T * sizeof *W);
-            memset(RJ, 0, T * sizeof *RJ);
-            memset(RT, 0, T * sizeof *RT);
-            c.wtid[x] = t;
-            c.widx[x] = i;
+            if (h->rtid != NONE32) {
+                check(&c, t, RT[t], RTidx[t], i);
+                c.ver[t] += join(Ct, RJ, T);
+                memset(RJ, 0, 2 * T * sizeof *RJ); /* RJ and RT */
+            }
+            if (h->wtid == t && h->wver == c.ver[t] && h->rtid == NONE32)
+                W[t] = pos; /* the rest is already there */
+            else
+                memcpy(W, Ct, T * sizeof *W);
+            h->wtid = t;
+            h->wver = c.ver[t];
+            h->rtid = NONE32;
+            h->widx = i;
             break;
         }
         case FI_OP_FORK:
-            join(&c.C[(size_t)e->obj * T], Ct, T);
+            c.ver[e->obj] += join(&c.C[(size_t)e->obj * T], Ct, T);
             break;
         case FI_OP_JOIN: {
             const uint32_t *Cu = &c.C[(size_t)e->obj * T];
             if (e->obj != t && c.th[e->obj].has_events) {
                 check(&c, t, Cu[t], c.th[e->obj].last_event, i);
-                join(Ct, Cu, T);
+                c.ver[t] += join(Ct, Cu, T);
             }
             break;
         }
