@@ -282,8 +282,10 @@ long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
     fi_itx *s = malloc((n ? n : 1) * sizeof *s);
     if (!s)
         return -1;
-    memcpy(s, itx, n * sizeof *s);
-    qsort(s, n, sizeof *s, itx_cmp);
+    if (n) {
+        memcpy(s, itx, n * sizeof *s);
+        qsort(s, n, sizeof *s, itx_cmp);
+    }
     long proved = 0;
     for (size_t k = 0; k < a->nregions; k++) {
         fi_region *r = &a->regions[k];

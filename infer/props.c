@@ -260,7 +260,8 @@ int fi_properties(fi_analysis *a)
                                    x->region, y->region, c, v) < 0)
                     goto out;
             }
-    qsort(pairs, npairs, sizeof *pairs, pair_cmp);
+    if (npairs)
+        qsort(pairs, npairs, sizeof *pairs, pair_cmp);
     size_t ncma = 0;
     for (size_t p = 0; p < npairs; p++) {
         pair_acc *pa = &pairs[p];
