@@ -4,8 +4,10 @@
  *   observed  - the run itself is not serializable for it (serial.c);
  *   no-conflict - none of its events conflicts with another thread's;
  *   proved    - at most one of its events conflicts with another thread
- *               (trivially atomic), or, once the MAT analysis has run, it
- *               lies inside one i-transaction (fi_prove_by_itx);
+ *               (trivially atomic), it lies in one critical section of a
+ *               lock guarding all it conflicts on (lockset.c), or, once
+ *               the MAT analysis has run, it lies inside one i-transaction
+ *               (fi_prove_by_itx);
  *   open      - everything else: these become CA and CMA properties. */
 #include "infer/internal.h"
 #include "infer/u64map.h"
@@ -257,7 +259,7 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
         }
         a->nregions = kept;
     }
-    if (fill_regions(a) < 0 || observe(a) < 0)
+    if (fill_regions(a) < 0 || observe(a) < 0 || fi_prove_by_locks(a) < 0)
         return -1;
     return 0;
 }

@@ -92,6 +92,8 @@ enum fi_proof {
     FI_PROOF_NONE = 0,
     FI_PROOF_MAT = 1,    /* lies inside one i-transaction (section VIII) */
     FI_PROOF_SINGLE = 2, /* at most one conflicting event: trivially atomic */
+    FI_PROOF_LOCK = 3,   /* inside one critical section of a lock that
+                            guards every object it conflicts on */
 };
 
 /* Why a region is not serializable in the observed run: event `out` of

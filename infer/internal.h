@@ -23,6 +23,10 @@ int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
 /* Collects inferred, annotated and spec regions (infer/regions.c). */
 int fi_collect_regions(fi_analysis *a);
 
+/* Lockset proof of open regions (infer/lockset.c): how many it proved,
+ * -1 out of memory. */
+long fi_prove_by_locks(fi_analysis *a);
+
 /* 64-bit hash of a string (0 for NULL): function and file identity. */
 uint64_t fi_str_id(const char *s);
 

@@ -34,6 +34,7 @@ static const char *proof_name(unsigned proof)
     switch (proof) {
     case FI_PROOF_MAT: return "i-transaction";
     case FI_PROOF_SINGLE: return "single conflicting event";
+    case FI_PROOF_LOCK: return "lock held throughout";
     default: return NULL;
     }
 }

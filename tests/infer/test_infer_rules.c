@@ -339,6 +339,51 @@ static void cma_needs_concurrency(void **state)
     }
 }
 
+/* One critical section of a lock guarding every access: proved; the same
+ * accesses in two critical sections, or with another thread touching the
+ * data without the lock: open. A read lock proves readers of data that is
+ * only written under the write lock. */
+static void lockset_proof(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 4; variant++) {
+        fi_trace t;
+        fi_trace_init(&t);
+        uint32_t s1 = fi_trace_site(&t, "f", "f.c", 1);
+        uint32_t s2 = fi_trace_site(&t, "f", "f.c", 2);
+        unsigned lock = variant == 3 ? FT_EV_RW_RDLOCK : FT_EV_MUTEX_LOCK;
+        unsigned unlock = variant == 3 ? FT_EV_RW_UNLOCK : FT_EV_MUTEX_UNLOCK;
+        unsigned second = variant == 3 ? FT_EV_READ : FT_EV_WRITE;
+        ev_add(&t, 0, lock, s1, L);
+        uint64_t first = ev_add(&t, 0, FT_EV_READ, s1, X);
+        if (variant == 1) { /* two critical sections */
+            ev_add(&t, 0, unlock, s1, L);
+            ev_add(&t, 0, lock, s1, L);
+        }
+        uint64_t last = ev_add(&t, 0, second, s2, X);
+        ev_add(&t, 0, unlock, s2, L);
+        ev_add(&t, 1, variant == 3 ? FT_EV_RW_WRLOCK : FT_EV_MUTEX_LOCK, s1,
+               L);
+        ev_add(&t, 1, FT_EV_WRITE, s1, X);
+        ev_add(&t, 1, variant == 3 ? FT_EV_RW_UNLOCK : FT_EV_MUTEX_UNLOCK,
+               s1, L);
+        if (variant == 2) /* an unguarded write elsewhere */
+            ev_add(&t, 1, FT_EV_WRITE, s2, X);
+        fi_analysis a;
+        assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+        const fi_region *r = find_region(&a, 0, first, last);
+        assert_non_null(r);
+        if (variant == 0 || variant == 3) {
+            assert_int_equal(r->status, FI_ST_PROVED);
+            assert_int_equal(r->proof, FI_PROOF_LOCK);
+        } else {
+            assert_int_equal(r->status, FI_ST_OPEN);
+        }
+        fi_analysis_free(&a);
+        fi_trace_free(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +396,7 @@ int main(void)
         cmocka_unit_test(annotations),
         cmocka_unit_test(spec_functions),
         cmocka_unit_test(cma_needs_concurrency),
+        cmocka_unit_test(lockset_proof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
