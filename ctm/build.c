@@ -111,14 +111,14 @@ static uint32_t hash_key(uint64_t addr, unsigned kind)
 static int rehash(ft_ctm *c)
 {
     uint32_t cap = c->hash_cap * 2;
-    uint32_t *h = calloc(cap, sizeof *h);
+    ft_ctm_slot *h = calloc(cap, sizeof *h);
     if (!h)
         return -1;
     for (uint32_t v = 0; v < c->nvars; v++) {
         uint32_t i = hash_key(c->vars[v].addr, c->vars[v].kind) & (cap - 1);
-        while (h[i])
+        while (h[i].var1)
             i = (i + 1) & (cap - 1);
-        h[i] = v + 1;
+        h[i] = (ft_ctm_slot){c->vars[v].addr, v + 1, c->vars[v].kind};
     }
     free(c->hash);
     c->hash = h;
@@ -127,19 +127,22 @@ static int rehash(ft_ctm *c)
 }
 
 /* The variable for (addr, kind), created on first use; touched by tid
- * (FT_CTM_NONE: only described, by an INIT event, which shares nothing). */
+ * (FT_CTM_NONE: only described, by an INIT event, which shares nothing).
+ * Slots hold the key, so a lookup touches one cache line. */
 static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
 {
     uint32_t mask = c->hash_cap - 1;
     uint32_t i = hash_key(addr, kind) & mask;
-    while (c->hash[i]) {
-        ft_ctm_var *v = &c->vars[c->hash[i] - 1];
-        if (v->addr == addr && v->kind == kind) {
-            if (v->first_tid == FT_CTM_NONE)
-                v->first_tid = tid;
-            else if (tid != FT_CTM_NONE && v->first_tid != tid)
-                v->shared = 1;
-            return c->hash[i] - 1;
+    while (c->hash[i].var1) {
+        if (c->hash[i].addr == addr && c->hash[i].kind == kind) {
+            ft_ctm_var *v = &c->vars[c->hash[i].var1 - 1];
+            if (v->first_tid != tid) {
+                if (v->first_tid == FT_CTM_NONE)
+                    v->first_tid = tid;
+                else if (tid != FT_CTM_NONE)
+                    v->shared = 1;
+            }
+            return c->hash[i].var1 - 1;
         }
         i = (i + 1) & mask;
     }
@@ -154,7 +157,7 @@ static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
     c->vars[v].addr = addr;
     c->vars[v].kind = (uint8_t)kind;
     c->vars[v].first_tid = tid;
-    c->hash[i] = v + 1;
+    c->hash[i] = (ft_ctm_slot){addr, v + 1, kind};
     if ((uint64_t)c->nvars * 2 > c->hash_cap && rehash(c))
         return FT_CTM_NONE;
     return v;

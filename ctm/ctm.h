@@ -82,6 +82,12 @@ typedef struct ft_ctm_var {
 
 #define FT_CTM_NONE UINT32_MAX
 
+/* private: a slot of the interning table (var + 1; 0 = empty) */
+typedef struct ft_ctm_slot {
+    uint64_t addr;
+    uint32_t var1, kind;
+} ft_ctm_slot;
+
 typedef struct ft_ctm {
     /* transitions, by id (trace order) */
     uint32_t ntrans;
@@ -120,7 +126,7 @@ typedef struct ft_ctm {
     uint32_t hb_rows;
 
     /* private: interning table */
-    uint32_t *hash;
+    ft_ctm_slot *hash;
     uint32_t hash_cap;
     uint32_t cap_trans, cap_vars, cap_threads;
 } ft_ctm;
@@ -148,7 +154,14 @@ static inline uint32_t ft_ctm_at(const ft_ctm *c, uint32_t t, uint32_t p)
 
 /* Whether transition x touches a shared variable or object (fork and join
  * always count as shared: they order threads). */
-int ft_ctm_is_shared(const ft_ctm *c, uint32_t x);
+static inline int ft_ctm_is_shared(const ft_ctm *c, uint32_t x)
+{
+    if (c->obj[x] == FT_CTM_NONE)
+        return 1; /* fork, join */
+    if (c->vars[c->obj[x]].shared)
+        return 1;
+    return c->obj2[x] != FT_CTM_NONE && c->vars[c->obj2[x]].shared;
+}
 
 /* Dependence of transitions of different threads through a shared
  * object: same memory variable with at least one write, or sync

@@ -50,15 +50,6 @@ int ft_ctm_reads(const ft_ctm *c, uint32_t x)
     return c->op[x] == FT_OP_READ || c->op[x] == FT_OP_RMW;
 }
 
-int ft_ctm_is_shared(const ft_ctm *c, uint32_t x)
-{
-    if (c->op[x] == FT_OP_FORK || c->op[x] == FT_OP_JOIN)
-        return 1;
-    if (c->obj[x] != FT_CTM_NONE && c->vars[c->obj[x]].shared)
-        return 1;
-    return c->obj2[x] != FT_CTM_NONE && c->vars[c->obj2[x]].shared;
-}
-
 static int is_memory(const ft_ctm *c, uint32_t x)
 {
     return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW;

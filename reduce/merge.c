@@ -106,7 +106,7 @@ static ft_reduced *reduce_model(ft_ctm *c, ft_ctm *owned, uint32_t *orig,
         (flags & FT_REDUCE_NO_COUNT)
             ? UINT64_MAX
             : ft_count_feasible_switches(r, (uint64_t)1 << 28);
-    if (ft_reduce_mat(r, flags)) {
+    if (!(flags & FT_REDUCE_NO_MAT) && ft_reduce_mat(r, flags)) {
         ft_reduced_free(r);
         return NULL;
     }

@@ -64,6 +64,8 @@ enum ft_reduce_flags {
     /* n > 2 threads: plain union of the pairwise MATs, without the
      * third-thread dependences; unsound (kept to show why, in tests). */
     FT_REDUCE_NAIVE_UNION = 4,
+    /* Stop after merging and locksets (the linear passes). */
+    FT_REDUCE_NO_MAT = 8,
 };
 
 typedef struct ft_reduced {
@@ -116,6 +118,12 @@ int ft_slice_mark(ft_ctm *c, const uint32_t *prop, uint32_t n, uint8_t *keep);
 int ft_reduce_merge(ft_reduced *r);
 int ft_reduce_locksets(ft_reduced *r);
 int ft_reduce_mat(ft_reduced *r, unsigned flags);
+
+/* The global block index of transition x (r->block_of[x]). */
+static inline uint32_t ft_block_of(const ft_reduced *r, uint32_t x)
+{
+    return r->block_of[x];
+}
 
 /* Whether the switch (i, k) -> (j, l) is in CXT; switches from a
  * thread's last block are always allowed. */

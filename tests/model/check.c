@@ -58,7 +58,7 @@ void dump_model(const ft_reduced *r)
         fprintf(stderr, "thread %u:", t);
         for (uint32_t p = 0; p < c->len[t]; p++) {
             uint32_t x = ft_ctm_at(c, t, p);
-            uint32_t b = r->block_of[x] - r->bfirst[t];
+            uint32_t b = ft_block_of(r, x) - r->bfirst[t];
             fprintf(stderr, " [%u b%u %s v%d=%llu]", x, b, ft_op_name(c->op[x]),
                     c->obj[x] == FT_CTM_NONE ? -1 : (int)c->obj[x],
                     (unsigned long long)c->value[x]);
@@ -93,9 +93,9 @@ static uint32_t normalize(const ft_reduced *r, const uint32_t *seq,
     }
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t x = seq[i], t = c->tid[x], b = r->block_of[x];
+        uint32_t x = seq[i], t = c->tid[x], b = ft_block_of(r, x);
         uint32_t k = done[t]; /* thread t ran positions 0..k-1 */
-        uint32_t lastb = r->block_of[ft_ctm_at(c, t, k - 1)];
+        uint32_t lastb = ft_block_of(r, ft_ctm_at(c, t, k - 1));
         int partial = r->bend[lastb] > k - 1;
         if (partial && b == lastb) {
             uint32_t key = r->bkey[b];
@@ -182,7 +182,7 @@ static void visit_ls(void *p, const uint32_t *seq, uint32_t n, int maximal,
     /* look at a switch once the block switched to has run whole */
     if (n < 2)
         return;
-    uint32_t last = seq[n - 1], bb = r->block_of[last];
+    uint32_t last = seq[n - 1], bb = ft_block_of(r, last);
     if (c->pos[last] != r->bend[bb])
         return;
     uint32_t len = r->bend[bb] - r->bstart[bb] + 1;
@@ -190,7 +190,7 @@ static void visit_ls(void *p, const uint32_t *seq, uint32_t n, int maximal,
         return;
     uint32_t a = seq[n - 1 - len], b = seq[n - len];
     uint32_t ta = c->tid[a], tb = c->tid[b];
-    uint32_t ba = r->block_of[a];
+    uint32_t ba = ft_block_of(r, a);
     if (ta == tb || c->pos[a] != r->bend[ba] ||
         ba + 1 == r->bfirst[ta] + r->bcount[ta])
         return;

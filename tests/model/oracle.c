@@ -196,7 +196,7 @@ static void apply(const struct walk *w, struct ostate *s, uint32_t x,
     s->pos[t]++;
     const ft_reduced *r = w->o->atomic_blocks;
     if (r) {
-        uint32_t b = r->block_of[x];
+        uint32_t b = ft_block_of(r, x);
         s->mid_block = c->pos[x] < r->bend[b] ? (int32_t)t : -1;
     }
 }
@@ -225,7 +225,7 @@ static void dfs(struct walk *w, const struct ostate *s, uint32_t depth)
             apply(w, &n, x, ch);
             const ft_reduced *r = w->o->blocks;
             if (r) {
-                uint32_t b = r->block_of[x], blk = 0;
+                uint32_t b = ft_block_of(r, x), blk = 0;
                 if (c->pos[x] == c->len[t] - 1)
                     blk = 1;
                 else if (c->pos[x] == r->bend[b] && r->bkey[b + 1] != FT_CTM_NONE)
@@ -286,7 +286,7 @@ int oracle_respects_cxt(const ft_reduced *r, const uint32_t *seq, uint32_t n,
         uint32_t a = c->tid[x], b = c->tid[y];
         if (a == b)
             continue;
-        uint32_t bx = r->block_of[x], by = r->block_of[y];
+        uint32_t bx = ft_block_of(r, x), by = ft_block_of(r, y);
         if (c->pos[x] == c->len[a] - 1 || (blocked && blocked[i]))
             continue; /* a has finished or cannot go on */
         if (c->pos[x] != r->bend[bx] || c->pos[y] != r->bstart[by])

@@ -94,7 +94,7 @@ static void test_fork_join_must_happen_before(void **state)
     assert_non_null(r);
     assert_int_equal(r->stats.trans_before_merge, 7);
     assert_true(r->stats.trans_after_merge < 7);
-    assert_int_equal(r->block_of[2], r->block_of[5]);
+    assert_int_equal(ft_block_of(r, 2), ft_block_of(r, 5));
     /* lockset/HB: nothing of thread 1 can run before the fork */
     assert_false(ft_switch_feasible(r, 0, 0, 1, 0));
     ft_reduced_free(r);
