@@ -126,18 +126,87 @@ static int conflicts_outside(const fi_analysis *a, const fi_access *acc,
     return x->multi || x->tid0 != tid;
 }
 
+/* Accesses grouped by variable, for the concurrency-aware conflict test:
+ * acc[start[v] .. start[v + 1]) are v's accesses in trace order. */
+typedef struct by_var {
+    uint32_t *start;
+    uint64_t *acc;
+} by_var;
+
+static int group_by_var(const fi_analysis *a, by_var *g)
+{
+    const fi_trace *t = a->trace;
+    g->start = calloc((size_t)a->nvars + 1, sizeof *g->start);
+    size_t total = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        total += a->var_of[i] != UINT32_MAX;
+    g->acc = malloc((total ? total : 1) * sizeof *g->acc);
+    uint32_t *fill = malloc(((size_t)a->nvars + 1) * sizeof *fill);
+    if (!g->start || !g->acc || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t i = 0; i < t->nev; i++)
+        if (a->var_of[i] != UINT32_MAX)
+            g->start[a->var_of[i] + 1]++;
+    for (uint32_t v = 0; v < a->nvars; v++)
+        g->start[v + 1] += g->start[v];
+    memcpy(fill, g->start, (size_t)a->nvars * sizeof *fill);
+    for (size_t i = 0; i < t->nev; i++)
+        if (a->var_of[i] != UINT32_MAX)
+            g->acc[fill[a->var_of[i]]++] = i;
+    free(fill);
+    return 0;
+}
+
+/* Beyond this many accesses to one variable, assume a concurrent conflict
+ * rather than scan (keeps the check linear on hot variables). */
+#define MAX_SCAN 4096
+
+/* Can an access of r (op on v) conflict with another thread's access that
+ * is not ordered before or after r in every run? */
+static int concurrent_conflict(const fi_analysis *a, const fi_mhb *m,
+                               const by_var *g, const fi_region *r,
+                               uint32_t v, unsigned op)
+{
+    uint32_t lo = g->start[v], hi = g->start[v + 1];
+    if (hi - lo > MAX_SCAN)
+        return 1;
+    const fi_trace *t = a->trace;
+    for (uint32_t k = lo; k < hi; k++) {
+        uint64_t x = g->acc[k];
+        if (t->ev[x].tid == r->tid)
+            continue;
+        fi_access acc;
+        fi_classify(&t->ev[x], &acc);
+        if (op != FI_OP_WRITE && acc.op != FI_OP_WRITE)
+            continue;
+        if (!fi_mhb_ordered(m, t, x, r->first) &&
+            !fi_mhb_ordered(m, t, r->last, x))
+            return 1;
+    }
+    return 0;
+}
+
 /* Counts, variables and lines of each region; no-conflict and trivial
- * proofs.  stamp dedups variables per region. */
+ * proofs, counting only conflicts with accesses that may run concurrently
+ * with the region (not ordered by fork, join or barrier in every run).
+ * stamp dedups variables per region; the seen arrays cache the answer per
+ * (region, variable, read or write). */
 static int fill_regions(fi_analysis *a)
 {
     const fi_trace *t = a->trace;
-    uint32_t *stamp = calloc(a->nvars ? a->nvars : 1, sizeof *stamp);
-    uint32_t *buf = malloc((a->nvars ? a->nvars : 1) * sizeof *buf);
-    if (!stamp || !buf) {
-        free(stamp);
-        free(buf);
-        return -1;
-    }
+    size_t nv1 = a->nvars ? a->nvars : 1;
+    uint32_t *stamp = calloc(nv1, sizeof *stamp);
+    uint32_t *buf = malloc(nv1 * sizeof *buf);
+    uint32_t *seen = calloc(2 * nv1, sizeof *seen);
+    uint8_t *answer = calloc(2 * nv1, 1);
+    by_var g = {0};
+    fi_mhb m = {0};
+    int rc = -1;
+    if (!stamp || !buf || !seen || !answer || group_by_var(a, &g) < 0 ||
+        fi_mhb_build(&m, t) < 0)
+        goto out;
     for (size_t k = 0; k < a->nregions; k++) {
         fi_region *r = &a->regions[k];
         r->id = (uint32_t)k;
@@ -151,7 +220,20 @@ static int fill_regions(fi_analysis *a)
             fi_access acc;
             fi_classify(e, &acc);
             uint32_t v = a->var_of[i];
-            nconf += conflicts_outside(a, &acc, v, r->tid);
+            if (conflicts_outside(a, &acc, v, r->tid)) {
+                if (v == UINT32_MAX) {
+                    nconf++; /* fork, join */
+                } else {
+                    size_t slot = 2 * (size_t)v + (acc.op == FI_OP_WRITE);
+                    if (seen[slot] != k + 1) {
+                        seen[slot] = (uint32_t)k + 1;
+                        answer[slot] =
+                            (uint8_t)concurrent_conflict(a, &m, &g, r, v,
+                                                         acc.op);
+                    }
+                    nconf += answer[slot];
+                }
+            }
             if (v == UINT32_MAX || !acc.data || !a->vars[v].multi ||
                 a->vars[v].sync)
                 continue;
@@ -172,11 +254,8 @@ static int fill_regions(fi_analysis *a)
         }
         r->nvars = nv;
         r->vars = malloc((nv ? nv : 1) * sizeof *r->vars);
-        if (!r->vars) {
-            free(stamp);
-            free(buf);
-            return -1;
-        }
+        if (!r->vars)
+            goto out;
         memcpy(r->vars, buf, nv * sizeof *buf);
         if (nconf == 0) {
             r->status = FI_ST_NOCONFLICT;
@@ -185,9 +264,16 @@ static int fill_regions(fi_analysis *a)
             r->proof = FI_PROOF_SINGLE;
         }
     }
+    rc = 0;
+out:
     free(stamp);
     free(buf);
-    return 0;
+    free(seen);
+    free(answer);
+    free(g.start);
+    free(g.acc);
+    fi_mhb_free(&m);
+    return rc;
 }
 
 static int observe(fi_analysis *a)

@@ -27,6 +27,26 @@ int fi_collect_regions(fi_analysis *a);
  * -1 out of memory. */
 long fi_prove_by_locks(fi_analysis *a);
 
+/* Must happen-before clocks (infer/musthb.c): fork, join, and barriers
+ * whose generations are fixed. */
+typedef struct fi_mhb {
+    uint32_t T;
+    uint32_t *pos; /* per event: 1-based position in its thread */
+    uint32_t *rtid, *rpos, *rclk; /* rows: thread, from position, clock */
+    uint32_t nrows, caprows;
+    uint32_t *first; /* T + 1: thread t's rows are order[first[t]..] */
+    uint32_t *order;
+} fi_mhb;
+
+int fi_mhb_build(fi_mhb *m, const fi_trace *t);
+void fi_mhb_free(fi_mhb *m);
+/* Thread u's events that must precede thread t's event at position pos. */
+uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
+                             uint32_t u);
+/* Event x must happen before event y (in every run). */
+int fi_mhb_ordered(const fi_mhb *m, const fi_trace *t, uint64_t x,
+                   uint64_t y);
+
 /* 64-bit hash of a string (0 for NULL): function and file identity. */
 uint64_t fi_str_id(const char *s);
 

@@ -2,8 +2,8 @@
  * VI): one causal atomicity property CA(r) per open region, and one causal
  * mutual atomicity property CMA(r1, r2) per pair of open regions of
  * different threads with at least two conflicting event pairs.  Pairs whose
- * regions are ordered by fork/join (must happen-before) can never
- * interleave and get no property.  Conflicts are counted on shared data
+ * regions are ordered by must happen-before (fork, join, fixed barrier
+ * generations: musthb.c) can never interleave and get no property.  Conflicts are counted on shared data
  * variables only: lock operations conflict by construction and would pair
  * every two critical sections of a lock.
  *
@@ -28,75 +28,14 @@ typedef struct pair_acc {
     uint32_t nvars, capvars;
 } pair_acc;
 
-/* Fork/join-only vector clocks at each region's first event, and each
- * region's last event's position in its thread. */
-typedef struct fj_info {
-    uint32_t *first_clock; /* nregions x T */
-    uint32_t *last_pos;    /* nregions */
-} fj_info;
-
-static int fj_compute(const fi_analysis *a, fj_info *fj)
-{
-    const fi_trace *t = a->trace;
-    uint32_t T = t->nthreads ? t->nthreads : 1;
-    size_t nr = a->nregions;
-    fj->first_clock = calloc((nr ? nr : 1) * T, sizeof(uint32_t));
-    fj->last_pos = calloc(nr ? nr : 1, sizeof(uint32_t));
-    uint32_t *C = calloc((size_t)T * T, sizeof *C);
-    uint32_t *by_last = malloc((nr ? nr : 1) * sizeof *by_last);
-    if (!fj->first_clock || !fj->last_pos || !C || !by_last) {
-        free(C);
-        free(by_last);
-        return -1;
-    }
-    /* Regions are sorted by first; a second cursor walks them by last. */
-    for (size_t k = 0; k < nr; k++)
-        by_last[k] = (uint32_t)k;
-    for (size_t k = 1; k < nr; k++) { /* insertion sort: nearly sorted */
-        uint32_t x = by_last[k];
-        size_t j = k;
-        while (j && a->regions[by_last[j - 1]].last > a->regions[x].last) {
-            by_last[j] = by_last[j - 1];
-            j--;
-        }
-        by_last[j] = x;
-    }
-    size_t nf = 0, nl = 0;
-    for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
-        uint32_t *Ct = &C[(size_t)e->tid * T];
-        Ct[e->tid]++;
-        if (e->kind == FT_EV_THREAD_JOIN && e->value < T) {
-            const uint32_t *Cu = &C[(size_t)e->value * T];
-            for (uint32_t u = 0; u < T; u++)
-                if (Cu[u] > Ct[u])
-                    Ct[u] = Cu[u];
-        }
-        while (nf < nr && a->regions[nf].first == i) {
-            memcpy(&fj->first_clock[nf * T], Ct, T * sizeof *Ct);
-            nf++;
-        }
-        while (nl < nr && a->regions[by_last[nl]].last == i)
-            fj->last_pos[by_last[nl++]] = Ct[e->tid];
-        if (e->kind == FT_EV_THREAD_CREATE && e->value < T) {
-            uint32_t *Cc = &C[(size_t)e->value * T];
-            for (uint32_t u = 0; u < T; u++)
-                if (Ct[u] > Cc[u])
-                    Cc[u] = Ct[u];
-        }
-    }
-    free(C);
-    free(by_last);
-    return 0;
-}
-
-static int ordered(const fi_analysis *a, const fj_info *fj, uint32_t x,
+/* Regions x and y can never interleave: one's last event must happen
+ * before the other's first. */
+static int ordered(const fi_analysis *a, const fi_mhb *m, uint32_t x,
                    uint32_t y)
 {
-    uint32_t T = a->trace->nthreads ? a->trace->nthreads : 1;
     const fi_region *rx = &a->regions[x], *ry = &a->regions[y];
-    return fj->last_pos[x] <= fj->first_clock[(size_t)y * T + rx->tid] ||
-           fj->last_pos[y] <= fj->first_clock[(size_t)x * T + ry->tid];
+    return fi_mhb_ordered(m, a->trace, rx->last, ry->first) ||
+           fi_mhb_ordered(m, a->trace, ry->last, rx->first);
 }
 
 static int add_prop(fi_analysis *a, size_t *cap, const fi_property *p)
@@ -240,12 +179,12 @@ int fi_properties(fi_analysis *a)
         }
     uint32_t *start = NULL;
     touch *tl = NULL;
-    fj_info fj = {0};
+    fi_mhb mhb = {0};
     fi_u64map map = {0};
     pair_acc *pairs = NULL;
     size_t npairs = 0, cappairs = 0;
     int rc = -1;
-    if (group_touches(a, &start, &tl) < 0 || fj_compute(a, &fj) < 0)
+    if (group_touches(a, &start, &tl) < 0 || fi_mhb_build(&mhb, a->trace) < 0)
         goto out;
     for (uint32_t v = 0; v < a->nvars; v++)
         for (uint32_t i = start[v]; i < start[v + 1]; i++)
@@ -265,7 +204,7 @@ int fi_properties(fi_analysis *a)
     size_t ncma = 0;
     for (size_t p = 0; p < npairs; p++) {
         pair_acc *pa = &pairs[p];
-        if (pa->conflicts < 2 || ordered(a, &fj, pa->r1, pa->r2))
+        if (pa->conflicts < 2 || ordered(a, &mhb, pa->r1, pa->r2))
             continue;
         if (a->opt.max_cma != 0 && ncma++ >= a->opt.max_cma) {
             a->ncma_dropped++;
@@ -288,7 +227,6 @@ out:
     fi_u64map_free(&map);
     free(start);
     free(tl);
-    free(fj.first_clock);
-    free(fj.last_pos);
+    fi_mhb_free(&mhb);
     return rc;
 }
