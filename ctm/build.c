@@ -108,17 +108,25 @@ static uint32_t hash_key(uint64_t addr, unsigned kind)
     return (uint32_t)(h >> 32);
 }
 
+#define SLOT_SHARED (UINT32_MAX - 1)
+#define SLOT_VAR(s) (((s)->var1_kind & ((1u << 29) - 1)) - 1)
+#define SLOT_KEY(v, kind) (((uint32_t)(kind) << 29) | ((v) + 1))
+#define FT_CTM_MAX_VARS ((1u << 29) - 2)
+
 static int rehash(ft_ctm *c)
 {
     uint32_t cap = c->hash_cap * 2;
     ft_ctm_slot *h = calloc(cap, sizeof *h);
     if (!h)
         return -1;
-    for (uint32_t v = 0; v < c->nvars; v++) {
-        uint32_t i = hash_key(c->vars[v].addr, c->vars[v].kind) & (cap - 1);
-        while (h[i].var1)
-            i = (i + 1) & (cap - 1);
-        h[i] = (ft_ctm_slot){c->vars[v].addr, v + 1, c->vars[v].kind};
+    for (uint32_t i = 0; i < c->hash_cap; i++) {
+        ft_ctm_slot *o = &c->hash[i];
+        if (!o->var1_kind)
+            continue;
+        uint32_t j = hash_key(o->addr, o->var1_kind >> 29) & (cap - 1);
+        while (h[j].var1_kind)
+            j = (j + 1) & (cap - 1);
+        h[j] = *o;
     }
     free(c->hash);
     c->hash = h;
@@ -128,24 +136,27 @@ static int rehash(ft_ctm *c)
 
 /* The variable for (addr, kind), created on first use; touched by tid
  * (FT_CTM_NONE: only described, by an INIT event, which shares nothing).
- * Slots hold the key, so a lookup touches one cache line. */
+ * Sharedness is tracked in the slot and copied to the variables by
+ * ft_ctm_finish, so a lookup touches one slot and nothing else. */
 static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
 {
     uint32_t mask = c->hash_cap - 1;
     uint32_t i = hash_key(addr, kind) & mask;
-    while (c->hash[i].var1) {
-        if (c->hash[i].addr == addr && c->hash[i].kind == kind) {
-            ft_ctm_var *v = &c->vars[c->hash[i].var1 - 1];
-            if (v->first_tid != tid) {
-                if (v->first_tid == FT_CTM_NONE)
-                    v->first_tid = tid;
-                else if (tid != FT_CTM_NONE)
-                    v->shared = 1;
+    ft_ctm_slot *sl;
+    while ((sl = &c->hash[i])->var1_kind) {
+        if (sl->addr == addr && sl->var1_kind >> 29 == kind) {
+            if (sl->tid != tid && tid != FT_CTM_NONE) {
+                if (sl->tid == FT_CTM_NONE)
+                    sl->tid = tid;
+                else
+                    sl->tid = SLOT_SHARED;
             }
-            return c->hash[i].var1 - 1;
+            return SLOT_VAR(sl);
         }
         i = (i + 1) & mask;
     }
+    if (c->nvars >= FT_CTM_MAX_VARS)
+        return FT_CTM_NONE;
     if (c->nvars == c->cap_vars) {
         uint32_t n = c->cap_vars ? c->cap_vars * 2 : 256;
         if (grow((void **)&c->vars, sizeof(ft_ctm_var), n))
@@ -157,7 +168,7 @@ static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
     c->vars[v].addr = addr;
     c->vars[v].kind = (uint8_t)kind;
     c->vars[v].first_tid = tid;
-    c->hash[i] = (ft_ctm_slot){addr, v + 1, kind};
+    *sl = (ft_ctm_slot){addr, SLOT_KEY(v, kind), tid};
     if ((uint64_t)c->nvars * 2 > c->hash_cap && rehash(c))
         return FT_CTM_NONE;
     return v;
@@ -379,6 +390,15 @@ int ft_ctm_finish(ft_ctm *c)
         sum += c->len[t];
     }
     c->first[c->nthreads] = sum;
+    for (uint32_t i = 0; i < c->hash_cap; i++) {
+        const ft_ctm_slot *sl = &c->hash[i];
+        if (!sl->var1_kind)
+            continue;
+        ft_ctm_var *v = &c->vars[SLOT_VAR(sl)];
+        v->shared = sl->tid == SLOT_SHARED;
+        if (v->first_tid == FT_CTM_NONE && sl->tid != SLOT_SHARED)
+            v->first_tid = sl->tid;
+    }
     for (uint32_t x = 0; x < c->ntrans; x++)
         c->by_thread[c->first[c->tid[x]] + c->pos[x]] = x;
     c->nlocal_vars = c->nglobal_vars = c->nglobal_accesses = 0;

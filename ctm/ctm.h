@@ -82,10 +82,13 @@ typedef struct ft_ctm_var {
 
 #define FT_CTM_NONE UINT32_MAX
 
-/* private: a slot of the interning table (var + 1; 0 = empty) */
+/* private: a slot of the interning table: var + 1 (0 = empty) with the
+ * kind in the top 3 bits, and the first touching thread (or a mark once
+ * shared), so a lookup reads one slot and nothing else */
 typedef struct ft_ctm_slot {
     uint64_t addr;
-    uint32_t var1, kind;
+    uint32_t var1_kind;
+    uint32_t tid;
 } ft_ctm_slot;
 
 typedef struct ft_ctm {
