@@ -117,6 +117,7 @@ extern __thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
 /* ---- sched.c ---- */
 void ft_lock(void);
 void ft_unlock(void);
+int ft_trylock(void); /* 1 if taken; never blocks (signal handlers) */
 void ft_futex_wait(int *addr, int val);
 void ft_futex_wake(int *addr);
 /* Makes t hold the baton, parking until it does (scheduler lock not held). */

@@ -47,6 +47,13 @@ void ft_lock(void)
     }
 }
 
+int ft_trylock(void)
+{
+    int c = 0;
+    return __atomic_compare_exchange_n(&sched_word, &c, 1, 0, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
 void ft_unlock(void)
 {
     if (__atomic_fetch_sub(&sched_word, 1, __ATOMIC_RELEASE) != 1) {

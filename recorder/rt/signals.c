@@ -14,6 +14,36 @@ static const int handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
                               SIGTERM, SIGINT, SIGALRM};
 static int dying;
 
+/* A signal handled by a thread that does not hold the baton: the holder
+ * may be appending to the trace at this moment.  Take the baton from it
+ * with the watchdog's handshake (never from inside a hook), so that the
+ * SIGNAL event is the last one written.  The scheduler lock, kept until
+ * the process dies, stops a thread that sleeps without the baton from
+ * taking it again.  Bounded: after ~200 ms we write anyway rather than
+ * hang a dying process (this thread may hold the lock itself). */
+static void quiesce_holder(ft_thread *self, int crash)
+{
+    for (int tries = 0; tries < 200 && !ft_trylock(); tries++) {
+        struct timespec ts = {0, 1000000};
+        __real_nanosleep(&ts, NULL);
+    }
+    for (int tries = 0; tries < 200; tries++) {
+        int r = __atomic_load_n(&ft_rt.running, __ATOMIC_SEQ_CST);
+        if (r < 0 || &ft_threads[r] == self)
+            return;
+        ft_thread *h = &ft_threads[r];
+        __atomic_store_n(&h->has_baton, 0, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&h->in_hook, __ATOMIC_SEQ_CST)) {
+            if (!crash)
+                ft_pending_flush(h);
+            return;
+        }
+        __atomic_store_n(&h->has_baton, 1, __ATOMIC_SEQ_CST);
+        struct timespec ts = {0, 1000000};
+        __real_nanosleep(&ts, NULL);
+    }
+}
+
 static void on_fatal(int sig)
 {
     if (!__atomic_exchange_n(&dying, 1, __ATOMIC_SEQ_CST)) {
@@ -26,6 +56,7 @@ static void on_fatal(int sig)
             if (!crash && !was_in_hook && t->has_baton)
                 ft_pending_flush(t);
         }
+        quiesce_holder(t, crash);
         ft_trace_signal(sig);
     }
     struct sigaction sa;
