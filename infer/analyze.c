@@ -112,82 +112,6 @@ static int region_cmp(const void *pa, const void *pb)
     return (int)y->source - (int)x->source; /* user-stated first */
 }
 
-/* Does event i (with its variable v) depend on another thread's events? */
-static int conflicts_outside(const fi_analysis *a, const fi_access *acc,
-                             uint32_t v, uint32_t tid)
-{
-    if (acc->op == FI_OP_FORK || acc->op == FI_OP_JOIN)
-        return 1;
-    if (v == UINT32_MAX)
-        return 0;
-    const fi_var *x = &a->vars[v];
-    if (acc->op == FI_OP_READ)
-        return x->written && (x->multiw || x->wtid0 != tid);
-    return x->multi || x->tid0 != tid;
-}
-
-/* Accesses grouped by variable, for the concurrency-aware conflict test:
- * acc[start[v] .. start[v + 1]) are v's accesses in trace order. */
-typedef struct by_var {
-    uint32_t *start;
-    uint64_t *acc;
-} by_var;
-
-static int group_by_var(const fi_analysis *a, by_var *g)
-{
-    const fi_trace *t = a->trace;
-    g->start = calloc((size_t)a->nvars + 1, sizeof *g->start);
-    size_t total = 0;
-    for (size_t i = 0; i < t->nev; i++)
-        total += a->var_of[i] != UINT32_MAX;
-    g->acc = malloc((total ? total : 1) * sizeof *g->acc);
-    uint32_t *fill = malloc(((size_t)a->nvars + 1) * sizeof *fill);
-    if (!g->start || !g->acc || !fill) {
-        free(fill);
-        return -1;
-    }
-    for (size_t i = 0; i < t->nev; i++)
-        if (a->var_of[i] != UINT32_MAX)
-            g->start[a->var_of[i] + 1]++;
-    for (uint32_t v = 0; v < a->nvars; v++)
-        g->start[v + 1] += g->start[v];
-    memcpy(fill, g->start, (size_t)a->nvars * sizeof *fill);
-    for (size_t i = 0; i < t->nev; i++)
-        if (a->var_of[i] != UINT32_MAX)
-            g->acc[fill[a->var_of[i]]++] = i;
-    free(fill);
-    return 0;
-}
-
-/* Beyond this many accesses to one variable, assume a concurrent conflict
- * rather than scan (keeps the check linear on hot variables). */
-#define MAX_SCAN 4096
-
-/* Can an access of r (op on v) conflict with another thread's access that
- * is not ordered before or after r in every run? */
-static int concurrent_conflict(const fi_analysis *a, const fi_mhb *m,
-                               const by_var *g, const fi_region *r,
-                               uint32_t v, unsigned op)
-{
-    uint32_t lo = g->start[v], hi = g->start[v + 1];
-    if (hi - lo > MAX_SCAN)
-        return 1;
-    const fi_trace *t = a->trace;
-    for (uint32_t k = lo; k < hi; k++) {
-        uint64_t x = g->acc[k];
-        if (t->ev[x].tid == r->tid)
-            continue;
-        fi_access acc;
-        fi_classify(&t->ev[x], &acc);
-        if (op != FI_OP_WRITE && acc.op != FI_OP_WRITE)
-            continue;
-        if (!fi_mhb_ordered(m, t, x, r->first) &&
-            !fi_mhb_ordered(m, t, r->last, x))
-            return 1;
-    }
-    return 0;
-}
-
 /* Counts, variables and lines of each region; no-conflict and trivial
  * proofs, counting only conflicts with accesses that may run concurrently
  * with the region (not ordered by fork, join or barrier in every run).
@@ -201,10 +125,10 @@ static int fill_regions(fi_analysis *a)
     uint32_t *buf = malloc(nv1 * sizeof *buf);
     uint32_t *seen = calloc(2 * nv1, sizeof *seen);
     uint8_t *answer = calloc(2 * nv1, 1);
-    by_var g = {0};
+    fi_by_var g = {0};
     fi_mhb m = {0};
     int rc = -1;
-    if (!stamp || !buf || !seen || !answer || group_by_var(a, &g) < 0 ||
+    if (!stamp || !buf || !seen || !answer || fi_by_var_build(a, &g) < 0 ||
         fi_mhb_build(&m, t) < 0)
         goto out;
     for (size_t k = 0; k < a->nregions; k++) {
@@ -220,7 +144,7 @@ static int fill_regions(fi_analysis *a)
             fi_access acc;
             fi_classify(e, &acc);
             uint32_t v = a->var_of[i];
-            if (conflicts_outside(a, &acc, v, r->tid)) {
+            if (fi_conflicts_outside(a, &acc, v, r->tid)) {
                 if (v == UINT32_MAX) {
                     nconf++; /* fork, join */
                 } else {
@@ -228,7 +152,7 @@ static int fill_regions(fi_analysis *a)
                     if (seen[slot] != k + 1) {
                         seen[slot] = (uint32_t)k + 1;
                         answer[slot] =
-                            (uint8_t)concurrent_conflict(a, &m, &g, r, v,
+                            (uint8_t)fi_concurrent_conflict(a, &m, &g, r, v,
                                                          acc.op);
                     }
                     nconf += answer[slot];
@@ -270,8 +194,7 @@ out:
     free(buf);
     free(seen);
     free(answer);
-    free(g.start);
-    free(g.acc);
+    fi_by_var_free(&g);
     fi_mhb_free(&m);
     return rc;
 }

@@ -94,6 +94,8 @@ enum fi_proof {
     FI_PROOF_SINGLE = 2, /* at most one conflicting event: trivially atomic */
     FI_PROOF_LOCK = 3,   /* inside one critical section of a lock that
                             guards every object it conflicts on */
+    FI_PROOF_REDUCTION = 4, /* Lipton movers: (right|both)* [non]
+                               (left|both)* */
 };
 
 /* Why a region is not serializable in the observed run: event `out` of

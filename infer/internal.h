@@ -47,6 +47,25 @@ uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
 int fi_mhb_ordered(const fi_mhb *m, const fi_trace *t, uint64_t x,
                    uint64_t y);
 
+/* Accesses grouped by variable (infer/conflict.c): acc[start[v] ..
+ * start[v + 1]) are v's accesses, trace order. */
+typedef struct fi_by_var {
+    uint32_t *start;
+    uint64_t *acc;
+} fi_by_var;
+
+int fi_by_var_build(const fi_analysis *a, fi_by_var *g);
+/* Does an access (acc on variable v, UINT32_MAX if none) of thread tid
+ * conflict with any event of another thread?  Fork and join always do. */
+int fi_conflicts_outside(const fi_analysis *a, const fi_access *acc,
+                         uint32_t v, uint32_t tid);
+void fi_by_var_free(fi_by_var *g);
+/* Can r's access (op on v) conflict with another thread's access that is
+ * not must-HB ordered with r?  Conservative (1) on very hot variables. */
+int fi_concurrent_conflict(const fi_analysis *a, const fi_mhb *m,
+                           const fi_by_var *g, const fi_region *r, uint32_t v,
+                           unsigned op);
+
 /* 64-bit hash of a string (0 for NULL): function and file identity. */
 uint64_t fi_str_id(const char *s);
 

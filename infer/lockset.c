@@ -169,18 +169,121 @@ static int protected_region(const fi_analysis *a, const fi_region *r,
             if (guarded)
                 continue;
             /* Unguarded: fine only if nobody else conflicts. */
-            const fi_var *x = &a->vars[v];
-            int conflicts = acc.op == FI_OP_READ
-                                ? x->written &&
-                                      (x->multiw || x->wtid0 != r->tid)
-                                : x->multi || x->tid0 != r->tid;
-            if (conflicts)
+            if (fi_conflicts_outside(a, &acc, v, r->tid))
                 ok = 0;
         }
         if (ok)
             return 1;
     }
     return 0;
+}
+
+enum mover { BOTH, RIGHT, LEFT, NON };
+
+/* Lipton's movers for one event of region r: acquires move right,
+ * releases (and semaphore posts) move left, an access that is guarded by a
+ * lock held at it, or conflicts with nothing that may run concurrently
+ * with r, moves both ways; anything else does not move. */
+static enum mover mover_of(const fi_analysis *a, const fi_mhb *m,
+                           const fi_by_var *g, const fi_region *r,
+                           uint64_t i, const uint8_t *guarded)
+{
+    const ft_event *e = &a->trace->ev[i];
+    switch (e->kind) {
+    case FT_EV_MUTEX_LOCK:
+    case FT_EV_RW_RDLOCK:
+    case FT_EV_RW_WRLOCK:
+    case FT_EV_SEM_WAIT:
+        return e->rc == 0 ? RIGHT : NON;
+    case FT_EV_MUTEX_UNLOCK:
+    case FT_EV_RW_UNLOCK:
+    case FT_EV_SEM_POST:
+        return LEFT;
+    default:
+        break;
+    }
+    fi_access acc;
+    fi_classify(e, &acc);
+    if (acc.op == FI_OP_NONE)
+        return BOTH;
+    uint32_t v = a->var_of[i];
+    if (acc.op == FI_OP_FORK || acc.op == FI_OP_JOIN || v == UINT32_MAX)
+        return NON;
+    if (guarded[i] || !fi_conflicts_outside(a, &acc, v, r->tid) ||
+        !fi_concurrent_conflict(a, m, g, r, v, acc.op))
+        return BOTH;
+    return NON;
+}
+
+/* Reduction (Lipton; Flanagan and Qadeer's Atomizer): a region whose
+ * events read as (right|both)* [non] (left|both)* can be rearranged, in any
+ * run, into one where it runs without interruption. */
+static int reducible(const fi_analysis *a, const fi_mhb *m,
+                     const fi_by_var *g, const fi_region *r,
+                     const uint8_t *guarded)
+{
+    int committed = 0;
+    for (uint64_t i = r->first; i <= r->last; i++) {
+        if (a->trace->ev[i].tid != r->tid)
+            continue;
+        enum mover mv = mover_of(a, m, g, r, i, guarded);
+        if (mv == BOTH)
+            continue;
+        if (committed && (mv == RIGHT || mv == NON))
+            return 0;
+        if (mv == NON || mv == LEFT)
+            committed = 1;
+    }
+    return 1;
+}
+
+/* guarded[i] = 1 when access i holds a lock that guards its object: held
+ * exclusively and in the object's lockset, or held shared by a read of an
+ * object whose writes all hold it exclusively.  Second pass over the
+ * trace, with the final locksets. */
+static int mark_guarded(const fi_analysis *a, const guard *guards,
+                        const fi_u64map *byaddr, uint8_t *guarded)
+{
+    const fi_trace *t = a->trace;
+    uint32_t T = t->nthreads ? t->nthreads : 1;
+    holder *h = calloc(T, sizeof *h);
+    if (!h)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < t->nev && rc == 0; i++) {
+        const ft_event *e = &t->ev[i];
+        holder *th = &h[e->tid];
+        uint32_t v = a->var_of[i];
+        guarded[i] = 0;
+        if (v != UINT32_MAX) {
+            fi_access acc;
+            fi_classify(e, &acc);
+            for (uint32_t k = 0; k < th->n && !guarded[i]; k++) {
+                uint32_t L = th->held[k].var;
+                guarded[i] = L != v &&
+                             (th->held[k].excl
+                                  ? cand_has(&guards[v].any, L)
+                                  : acc.op == FI_OP_READ &&
+                                        cand_has(&guards[v].excl_writes, L));
+            }
+        }
+        int excl;
+        uint64_t key;
+        uint32_t rel = released(a, i, &key);
+        if (rel != UINT32_MAX)
+            release(th, rel);
+        if (is_acquire(e, &excl)) {
+            uint32_t lv = e->kind == FT_EV_COND_WAKE
+                              ? fi_u64map_get(byaddr, e->obj2)
+                              : v;
+            if (lv != UINT32_MAX && hold(th, lv, excl) < 0)
+                rc = -1;
+        }
+    }
+    for (uint32_t u = 0; u < T; u++)
+        free(h[u].held);
+    free(h);
+    return rc;
 }
 
 long fi_prove_by_locks(fi_analysis *a)
@@ -246,6 +349,30 @@ long fi_prove_by_locks(fi_analysis *a)
             r->proof = FI_PROOF_LOCK;
             proved++;
         }
+    }
+    /* What one critical section did not prove, reduction may. */
+    size_t open = 0;
+    for (size_t k = 0; k < a->nregions; k++)
+        open += a->regions[k].status == FI_ST_OPEN;
+    if (open) {
+        uint8_t *guarded = malloc(t->nev ? t->nev : 1);
+        fi_by_var g = {0};
+        fi_mhb m = {0};
+        int ok = guarded && mark_guarded(a, guards, &byaddr, guarded) == 0 &&
+                 fi_by_var_build(a, &g) == 0 && fi_mhb_build(&m, t) == 0;
+        for (size_t k = 0; ok && k < a->nregions; k++) {
+            fi_region *r = &a->regions[k];
+            if (r->status == FI_ST_OPEN && reducible(a, &m, &g, r, guarded)) {
+                r->status = FI_ST_PROVED;
+                r->proof = FI_PROOF_REDUCTION;
+                proved++;
+            }
+        }
+        free(guarded);
+        fi_by_var_free(&g);
+        fi_mhb_free(&m);
+        if (!ok)
+            proved = -1;
     }
 out:
     fi_u64map_free(&byaddr);

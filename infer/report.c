@@ -35,6 +35,7 @@ static const char *proof_name(unsigned proof)
     case FI_PROOF_MAT: return "i-transaction";
     case FI_PROOF_SINGLE: return "single conflicting event";
     case FI_PROOF_LOCK: return "lock held throughout";
+    case FI_PROOF_REDUCTION: return "reduction";
     default: return NULL;
     }
 }
