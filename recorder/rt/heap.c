@@ -25,6 +25,8 @@ static void rec_malloc(ft_thread *t, uintptr_t pc, void *p, size_t n)
 {
     uint64_t count;
     uint32_t site = ft_site_alloc(pc, &count);
+    if (FT_UNLIKELY(ft_rt.explore_allocs) && p)
+        ft_explore_note_alloc(pc, (uintptr_t)p, n);
     if (p) {
         ft_event ev = {.kind = FT_EV_MALLOC, .site = site, .addr = (uintptr_t)p,
                        .value = n, .value2 = count};

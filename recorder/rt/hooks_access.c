@@ -51,7 +51,7 @@ static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_WRITE, a, 0, 0);
     if (!t)
         return;
     if (size) {
@@ -64,7 +64,7 @@ static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_WRITE, a, 0, 0);
     if (!t)
         return;
     uint32_t site = ft_site_id(pc);

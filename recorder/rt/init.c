@@ -92,6 +92,9 @@ void ft_init(void)
     ft_rt.quantum = env_int("FORETELL_QUANTUM", 20000);
     ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);
     ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
+    const char *strategy = getenv("FORETELL_STRATEGY");
+    if (strategy && *strategy && ft_explore_select(strategy) < 0)
+        _exit(FT_BAD_STRATEGY_STATUS);
     ft_rt.pid = getpid();
     if (ft_trace_open(path) < 0) {
         fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,

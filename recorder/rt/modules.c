@@ -126,6 +126,11 @@ int ft_module_lookup(uintptr_t pc, uintptr_t *off)
     return m >= 0 ? m : nmods;
 }
 
+uintptr_t ft_module_base(int m)
+{
+    return mods[m].base;
+}
+
 int ft_module_of(uintptr_t pc, const char **path, uintptr_t *off)
 {
     int m = ft_module_find(pc);

@@ -23,6 +23,7 @@
 #define FT_MAX_THREADS 1024
 #define FT_DEADLOCK_STATUS 86   /* exit status of a deadlocked run */
 #define FT_OPEN_FAIL_STATUS 85  /* the trace file cannot be written */
+#define FT_BAD_STRATEGY_STATUS 84 /* FORETELL_STRATEGY malformed */
 #define FT_WIDE_MAX 4096
 
 #define FT_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -54,6 +55,10 @@ typedef struct ft_thread {
     uint32_t pw_size;
     uint32_t pw_site;
     uint64_t keypoints;   /* progress, watched by the watchdog */
+    /* The key point being entered, stored only on the slow path (an
+     * exploring policy keeps budget at 1 to see every one of them). */
+    int kp_kind;          /* enum ft_kp */
+    uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
 
     /* Scheduler fields, under the scheduler lock. */
     int tid;
@@ -73,6 +78,10 @@ typedef struct ft_thread {
     void *(*start)(void *);
     void *arg;
 } ft_thread;
+
+/* What kind of key point a thread is entering (ft_thread.kp_kind), for
+ * policies that preempt only at some of them (policy_explore.c). */
+enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK };
 
 /* Scheduling decisions.  The recording policy is policy_record.c; replay
  * and exploration will provide others. */
@@ -94,6 +103,11 @@ typedef struct ft_policy {
 } ft_policy;
 
 extern const ft_policy ft_policy_record;
+/* policy_explore.c: FORETELL_STRATEGY (random, pct, rpro, pctvb); 0, or
+ * -1 with a message on stderr when the spec is malformed. */
+int ft_explore_select(const char *spec);
+/* heap.c tells the pctvb policy which allocation site owns a block. */
+void ft_explore_note_alloc(uintptr_t pc, uintptr_t addr, size_t size);
 
 /* Global runtime state. */
 struct ft_rt {
@@ -103,6 +117,7 @@ struct ft_rt {
     int pid;
     int64_t quantum;
     uint64_t seed;
+    int explore_allocs;   /* the policy wants ft_explore_note_alloc calls */
     int watchdog_ms;
     const ft_policy *policy;
     int running;          /* tid holding the baton, -1 none */
@@ -190,10 +205,15 @@ ft_thread *ft_adopt(void);
  * the thread holds the baton and has its pending write emitted.  The
  * global test comes first: with static glibc, libc's own startup calls the
  * wrapped memcpy before TLS exists. */
-static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size);
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
+                                     uintptr_t read_addr, size_t read_size);
+static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size)
+{
+    return ft_enter_kp(FT_KP_READ, read_addr, read_addr, read_size);
+}
 static inline ft_thread *ft_enter(void)
 {
-    return ft_enter_ex(0, 0);
+    return ft_enter_kp(FT_KP_OTHER, 0, 0, 0);
 }
 
 /* For a plain read of [read_addr, +read_size) (size 0: any other key
@@ -203,7 +223,8 @@ static inline ft_thread *ft_enter(void)
  * write stays pending (to be read back at the next key point) and the
  * thread is not preempted here; recording the read first is the order in
  * which the load and the store really happen. */
-static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size)
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
+                                     uintptr_t read_addr, size_t read_size)
 {
     if (FT_LIKELY(!ft_rt.recording))
         return NULL;
@@ -218,8 +239,11 @@ static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size)
                 (read_addr + read_size <= t->pw_addr ||
                  t->pw_addr + t->pw_size <= read_addr);
     if (FT_UNLIKELY(!__atomic_load_n(&t->has_baton, __ATOMIC_RELAXED) ||
-                    (--t->budget <= 0 && !defer)))
+                    (--t->budget <= 0 && !defer))) {
+        t->kp_kind = kind; /* the slow path only: recording pays nothing */
+        t->kp_addr = addr;
         ft_keypoint_slow(t);
+    }
     if (FT_UNLIKELY(t->state == FT_T_EXITED || ft_rt.finished)) {
         __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
         return NULL;

@@ -11,6 +11,7 @@ void ft_tb_write_chunk(ft_chunk *c, unsigned kind);
 
 void ft_modules_scan(void);
 int ft_module_find(uintptr_t pc);
+uintptr_t ft_module_base(int m); /* load base of module m */
 int ft_module_lookup(uintptr_t pc, uintptr_t *off);
 void ft_modules_write_new(void);
 void ft_header_write(int64_t start_ns);

@@ -150,7 +150,7 @@ int __wrap_pthread_mutex_destroy(pthread_mutex_t *m)
 static int lock_common(pthread_mutex_t *m, int how, const struct timespec *ts,
                        int clk, uintptr_t pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_LOCK, (uintptr_t)m, 0, 0);
     if (!t) {
         if (how == FT_HOW_TRY)
             return __real_pthread_mutex_trylock(m);
