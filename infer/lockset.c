@@ -180,25 +180,70 @@ static int protected_region(const fi_analysis *a, const fi_region *r,
 
 enum mover { BOTH, RIGHT, LEFT, NON };
 
+/* Beyond this many accesses to one lock, assume a failed try is there. */
+#define MAX_TRY_SCAN 4096
+
+/* A failed try (trylock, timedlock, sem_trywait) observes the object's
+ * state, so an acquire cannot move right past another thread's failed try
+ * on the same object (before the acquire the try would have succeeded),
+ * nor a release left (after it, likewise).  Does another thread have one
+ * on v that may run concurrently with r?  (Found by the brute-force test,
+ * tests/infer/test_infer_reduction_oracle.c.) */
+static int concurrent_failed_try(const fi_analysis *a, const fi_mhb *m,
+                                 const fi_by_var *g, const fi_region *r,
+                                 uint32_t v)
+{
+    const fi_trace *t = a->trace;
+    uint32_t lo = g->start[v], hi = g->start[v + 1];
+    if (hi - lo > MAX_TRY_SCAN)
+        return 1;
+    for (uint32_t k = lo; k < hi; k++) {
+        uint64_t x = g->acc[k];
+        const ft_event *e = &t->ev[x];
+        if (e->tid == r->tid || e->rc == 0)
+            continue;
+        if (e->kind != FT_EV_MUTEX_LOCK && e->kind != FT_EV_RW_RDLOCK &&
+            e->kind != FT_EV_RW_WRLOCK && e->kind != FT_EV_SEM_WAIT)
+            continue;
+        if (!fi_mhb_ordered(m, t, x, r->first) &&
+            !fi_mhb_ordered(m, t, r->last, x))
+            return 1;
+    }
+    return 0;
+}
+
 /* Lipton's movers for one event of region r: acquires move right,
- * releases (and semaphore posts) move left, an access that is guarded by a
- * lock held at it, or conflicts with nothing that may run concurrently
- * with r, moves both ways; anything else does not move. */
+ * releases (and semaphore posts) move left, unless another thread's failed
+ * try on the object may come between; cond waits (a release, a wait and an
+ * acquire in one) and semaphore initialisation do not move; an access that
+ * is guarded by a lock
+ * held at it, or conflicts with nothing that may run concurrently with r,
+ * moves both ways; anything else does not move. */
 static enum mover mover_of(const fi_analysis *a, const fi_mhb *m,
                            const fi_by_var *g, const fi_region *r,
                            uint64_t i, const uint8_t *guarded)
 {
     const ft_event *e = &a->trace->ev[i];
+    uint32_t lock = a->var_of[i];
     switch (e->kind) {
     case FT_EV_MUTEX_LOCK:
     case FT_EV_RW_RDLOCK:
     case FT_EV_RW_WRLOCK:
     case FT_EV_SEM_WAIT:
-        return e->rc == 0 ? RIGHT : NON;
+        if (e->rc != 0 || lock == UINT32_MAX ||
+            concurrent_failed_try(a, m, g, r, lock))
+            return NON;
+        return RIGHT;
     case FT_EV_MUTEX_UNLOCK:
     case FT_EV_RW_UNLOCK:
     case FT_EV_SEM_POST:
+        if (lock == UINT32_MAX || concurrent_failed_try(a, m, g, r, lock))
+            return NON;
         return LEFT;
+    case FT_EV_COND_WAIT:  /* releases the mutex, joins the waiters */
+    case FT_EV_COND_WAKE:  /* takes the mutex again after a notify */
+    case FT_EV_SEM_INIT:   /* sets the count other threads' waits see */
+        return NON;
     default:
         break;
     }
