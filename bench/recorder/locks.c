@@ -1,0 +1,45 @@
+/* locks.c - lock-heavy kernel for the recorder benchmark: four threads
+ * take one of eight mutexes at random and update the counter it guards,
+ * so the run is mostly lock/unlock pairs with one shared read and write in
+ * between (race-free).  Usage: locks [OPS]  (per thread, default 200000). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NLOCKS 8
+#define NTHREADS 4
+
+static pthread_mutex_t lock[NLOCKS];
+static long counter[NLOCKS];
+static long ops = 200000;
+
+static void *worker(void *arg)
+{
+    unsigned s = (unsigned)(long)arg * 2654435761u + 1;
+    for (long i = 0; i < ops; i++) {
+        s = s * 1103515245u + 12345u;
+        unsigned k = (s >> 16) % NLOCKS;
+        pthread_mutex_lock(&lock[k]);
+        counter[k]++;
+        pthread_mutex_unlock(&lock[k]);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        ops = atol(argv[1]);
+    for (int k = 0; k < NLOCKS; k++)
+        pthread_mutex_init(&lock[k], NULL);
+    pthread_t t[NTHREADS];
+    for (long k = 0; k < NTHREADS; k++)
+        pthread_create(&t[k], NULL, worker, (void *)k);
+    for (int k = 0; k < NTHREADS; k++)
+        pthread_join(t[k], NULL);
+    long total = 0;
+    for (int k = 0; k < NLOCKS; k++)
+        total += counter[k];
+    printf("%ld\n", total);
+    return total == ops * NTHREADS ? 0 : 1;
+}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# run.sh [BUILD_DIR] - recording overhead of foretell against native and
+# against libtsan (gcc -fsanitize=thread), same programs, same run.  Not a
+# test: nothing is asserted, times are printed (docs/benchmarks.md).
+#
+# For each kernel (dense.c: access-dense, locks.c: lock-heavy, workq.c: a
+# work queue feeding a locked hash table) it builds three binaries (gcc
+# -O2: native, libtsan, foretell-cc) and times, as the median of RUNS runs:
+#   native    the plain binary
+#   tsan      the libtsan binary (race detection on)
+#   pass      the foretell-cc binary run without recording (hooks only)
+#   rt        the foretell-cc binary with FORETELL_TRACE set (the runtime
+#             alone: record, serialise threads, write the trace)
+#   record    `foretell record -o T -- prog` (what a user runs: rt plus the
+#             command's own work before and after)
+# and prints record/native, record/tsan, rt/tsan, events, trace bytes per
+# event and events per second of `record`.
+#
+# Environment: RUNS (default 5), DENSE_ROUNDS (1000), LOCK_OPS (200000),
+# WORKQ_ITEMS (100000), QUANTUM (unset: the runtime's default),
+# TMPDIR (traces are written there and deleted).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build-bench}
+runs=${RUNS:-5}
+here=$root/bench/recorder
+case $runs in '' | *[!0-9]* | 0)
+    echo "run.sh: RUNS must be a positive integer (got '$runs')" >&2
+    exit 2 ;;
+esac
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j2 --target foretell foretell_wrappers >/dev/null
+for tool in gcc "$build/bin/foretell-cc" "$build/bin/foretell"; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "run.sh: $tool not found" >&2
+        exit 127
+    fi
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft-bench-rec.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+if [ -n "${QUANTUM:-}" ]; then
+    export FORETELL_QUANTUM="$QUANTUM"
+fi
+
+# now_ns: monotonic-enough wall clock in nanoseconds.
+now_ns() { date +%s%N; }
+
+# median_ms CMD...: runs CMD $runs times (output discarded), prints the
+# median wall time in milliseconds.
+median_ms() {
+    : >"$tmp/times"
+    i=0
+    while [ $i -lt "$runs" ]; do
+        t0=$(now_ns)
+        if ! "$@" >/dev/null 2>"$tmp/err"; then
+            echo "run.sh: failed: $*" >&2
+            cat "$tmp/err" >&2
+            exit 4
+        fi
+        t1=$(now_ns)
+        echo $(((t1 - t0) / 1000)) >>"$tmp/times"
+        i=$((i + 1))
+    done
+    sort -n "$tmp/times" | awk '{v[NR] = $1} END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.1f\n", m / 1000 }'
+}
+
+printf '%-6s %9s %9s %9s %9s %9s %8s %8s %8s %10s %6s %8s\n' kernel \
+    native_ms tsan_ms pass_ms rt_ms record_ms rec/nat rec/tsan rt/tsan \
+    events B/ev Mev/s
+for k in dense locks workq; do
+    case $k in
+    dense) args=${DENSE_ROUNDS:-1000} ;;
+    locks) args=${LOCK_OPS:-200000} ;;
+    workq) args=${WORKQ_ITEMS:-100000} ;;
+    esac
+    gcc -O2 -g -pthread -o "$tmp/$k.native" "$here/$k.c"
+    gcc -O2 -g -fsanitize=thread -o "$tmp/$k.tsan" "$here/$k.c"
+    "$build/bin/foretell-cc" -O2 -o "$tmp/$k.ft" "$here/$k.c"
+    nat=$(median_ms "$tmp/$k.native" "$args")
+    tsan=$(median_ms "$tmp/$k.tsan" "$args")
+    pass=$(env -u FORETELL_TRACE "$tmp/$k.ft" "$args" >/dev/null &&
+        median_ms env -u FORETELL_TRACE "$tmp/$k.ft" "$args")
+    rt=$(median_ms env FORETELL_TRACE="$tmp/$k.rt.ftrace" "$tmp/$k.ft" "$args")
+    rm -f "$tmp/$k.rt.ftrace"
+    rec=$(median_ms "$build/bin/foretell" record -o "$tmp/$k.ftrace" -- \
+        "$tmp/$k.ft" "$args")
+    # One more recording for the event count and size.
+    "$build/bin/foretell" record -o "$tmp/$k.ftrace" -- "$tmp/$k.ft" \
+        "$args" >/dev/null 2>"$tmp/rec.err"
+    events=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
+    bytes=$(wc -c <"$tmp/$k.ftrace")
+    rm -f "$tmp/$k.ftrace"
+    awk -v k="$k" -v nat="$nat" -v tsan="$tsan" -v pass="$pass" -v rt="$rt" \
+        -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
+        printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %10d %6.2f %8.2f\n",
+            k, nat, tsan, pass, rt, rec, rec / nat, rec / tsan, rt / tsan,
+            ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
+done
+echo "runs per figure: $runs (median); quantum: ${FORETELL_QUANTUM:-default}"
