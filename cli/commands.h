@@ -21,5 +21,6 @@ int cmd_stats(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
 
 #endif

@@ -24,6 +24,9 @@
 #define FT_DEADLOCK_STATUS 86   /* exit status of a deadlocked run */
 #define FT_OPEN_FAIL_STATUS 85  /* the trace file cannot be written */
 #define FT_BAD_STRATEGY_STATUS 84 /* FORETELL_STRATEGY malformed */
+#define FT_DIVERGED_STATUS 83   /* replay left its schedule (stop) */
+#define FT_MAX_STEPS_STATUS 82  /* FORETELL_MAX_STEPS key points reached */
+#define FT_BAD_SCHEDULE_STATUS 81 /* FORETELL_SCHEDULE unreadable/malformed */
 #define FT_WIDE_MAX 4096
 
 #define FT_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -77,6 +80,12 @@ typedef struct ft_thread {
     pthread_t pthread;
     void *(*start)(void *);
     void *arg;
+    /* Replay and oracles (sched.c): the policy's budget while the heap
+     * oracle keeps budget at 1; a heap error waits for the next key point
+     * to abort (after the faulty access is recorded). */
+    int64_t pbudget;
+    int heap_abort;
+    uint64_t kp_counted;  /* keypoints already added to ft_rt.kp_total */
 } ft_thread;
 
 /* What kind of key point a thread is entering (ft_thread.kp_kind), for
@@ -103,9 +112,24 @@ typedef struct ft_policy {
 } ft_policy;
 
 extern const ft_policy ft_policy_record;
+/* policy_replay.c: "none" (no preemption, round-robin, timed waits expire
+ * only when nothing else can run: deterministic) and the schedule
+ * follower.  ft_policy_tail runs after the schedule ends (or from the
+ * start, when no schedule is given and an exploration policy set it). */
+extern const ft_policy ft_policy_none;
+extern const ft_policy ft_policy_replay;
+extern const ft_policy *ft_policy_tail;
+/* Loads FORETELL_SCHEDULE (no malloc: mmap); 0, or -1 with a message on
+ * stderr naming the file and line.  Makes ft_policy_replay current. */
+int ft_replay_load(const char *path, int diverge_continue);
+/* Watchdog: may it steal the baton from tid now?  While a schedule is
+ * followed only where the schedule has the STEAL. */
+int ft_replay_steal_ok(int tid);
 /* policy_explore.c: FORETELL_STRATEGY (random, pct, rpro, pctvb); 0, or
  * -1 with a message on stderr when the spec is malformed. */
 int ft_explore_select(const char *spec);
+/* policy_prefix.c: "prefix:at=S.T,..." (ICB/IDB runs). */
+int ft_prefix_select(const char *spec);
 /* heap.c tells the pctvb policy which allocation site owns a block. */
 void ft_explore_note_alloc(uintptr_t pc, uintptr_t addr, size_t size);
 
@@ -124,6 +148,11 @@ struct ft_rt {
     int nthreads;         /* tids handed out */
     uint64_t wait_seq;
     uint64_t switches;
+    /* Replay and exploration (policy_replay.c, sched.c, heap.c). */
+    int virtual_time;     /* sleeps are yields, no real sleeping */
+    int heap_check;       /* heap oracle on: UAF, double free, null deref */
+    uint64_t max_steps;   /* FORETELL_MAX_STEPS, 0 none */
+    uint64_t kp_total;    /* key points counted so far (max_steps) */
 };
 extern struct ft_rt ft_rt;
 extern ft_thread ft_threads[FT_MAX_THREADS];
@@ -165,6 +194,9 @@ void ft_release_locked(ft_thread *t, int newstate);
 int64_t ft_now_ns(void);
 int64_t ft_deadline_of(const struct timespec *abstime, int clk);
 void ft_die_deadlock(void) __attribute__((noreturn));
+/* Ends the run with reason and status (lock held or not): flushes, writes
+ * END, _exit(status). */
+void ft_die(const char *reason, int status) __attribute__((noreturn));
 
 /* ---- tracebuf.c ---- */
 int ft_trace_open(const char *path);
@@ -187,6 +219,13 @@ void ft_trace_signal(int signo);             /* async-signal-safe */
 int ft_trace_cur_tid(void);
 int ft_module_of(uintptr_t pc, const char **path, uintptr_t *off);
 void ft_trace_forget(void);                  /* fork child: stop writing */
+/* Events the reader will attribute to tid so far (its next event's
+ * per-thread index, not counting a pending write). */
+uint64_t ft_trace_tid_events(int tid);
+
+/* ---- heap.c: the heap oracle (ft_rt.heap_check) ---- */
+/* At a key point's slow path: t is about to access t->kp_addr. */
+void ft_heap_check_kp(ft_thread *t);
 
 /* Flushes t's pending write (its value is read back now). */
 void ft_pending_flush_slow(ft_thread *t);

@@ -1,0 +1,249 @@
+/* cmd_explore.c - `foretell explore`: runs an instrumented program under
+ * many schedules chosen by a strategy (replay/explore.h) and reports the
+ * distinct failures, each saved as a trace, the strategy spec that
+ * reproduces it and a schedule file.  Exit 0: no bug within the budget;
+ * 1: bug found; 2: bad input; 4: foretell itself failed. */
+#define _GNU_SOURCE
+#include "cli/commands.h"
+#include "cli/json.h"
+#include "cli/opt.h"
+#include "replay/explore.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const ft_opt explore_opts[] = {
+    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb or idb (default pct)"},
+    {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
+    {"time", 't', "SECONDS", "stop after this wall time"},
+    {"seed", 0, "X", "base seed: run i uses X+i (default 0)"},
+    {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb)"},
+    {"all", 'a', NULL, "keep going after the first bug"},
+    {"output", 'o', "DIR", "save bugs here (default ./foretell-explore)"},
+    {"json", 0, NULL, "print the result as one JSON object"},
+    {"depth", 'd', "D", "bug depth for pct/rpro/pctvb (default 3; rpro 2)"},
+    {"radius", 'r', "R", "rpro: radius of the bug in events (default 10)"},
+    {"deadlock", 0, NULL, "rpro: count only lock acquisitions"},
+    {"vars", 'v', "V", "pctvb: variables per schedule (default 1)"},
+    {"bound", 'b', "B", "icb/idb: largest preemption/delay bound (default 3)"},
+    {"run-timeout", 0, "SECONDS", "one run's time bound: a hang (default 10)"},
+    {"quiet", 'q', NULL, "no progress line"},
+    {NULL, 0, NULL, NULL},
+};
+
+enum {
+    OPT_STRATEGY, OPT_BUDGET, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_ALL,
+    OPT_OUTPUT, OPT_JSON, OPT_DEPTH, OPT_RADIUS, OPT_DEADLOCK, OPT_VARS,
+    OPT_BOUND, OPT_RUN_TIMEOUT, OPT_QUIET,
+};
+
+static const char usage_line[] =
+    "foretell explore --strategy S [options] -- PROG [ARGS]";
+static const char about[] =
+    "Runs PROG (built with foretell-cc) under many schedules and reports the\n"
+    "distinct failures (kind and site), each saved as DIR/bug-N.ftrace (its\n"
+    "trace), bug-N.strategy (FORETELL_STRATEGY that reproduces it) and\n"
+    "bug-N.schedule.  Exit 0: no bug within the budget, 1: bug found,\n"
+    "2: bad input.";
+
+static void progress(void *arg, uint64_t runs, int bugs, double seconds)
+{
+    (void)arg;
+    fprintf(stderr, "\rexplore: %" PRIu64 " schedules, %d bug%s, %.1f s   ", runs,
+            bugs, bugs == 1 ? "" : "s", seconds);
+    fflush(stderr);
+}
+
+static void print_json(const fx_opts *o, const fx_result *r)
+{
+    ft_json j;
+    ft_json_init(&j, stdout);
+    ft_json_begin_object(&j);
+    ft_json_kstr(&j, "strategy", o->strategy);
+    ft_json_kuint(&j, "schedules_run", r->runs);
+    ft_json_kbool(&j, "bug_found", r->nbugs > 0);
+    ft_json_key(&j, "schedules_to_first_bug");
+    if (r->first_bug)
+        ft_json_uint(&j, r->first_bug);
+    else
+        ft_json_null(&j);
+    ft_json_key(&j, "seconds");
+    ft_json_double(&j, r->seconds);
+    ft_json_key(&j, "schedules_per_second");
+    ft_json_double(&j, r->seconds > 0 ? (double)r->runs / r->seconds : 0);
+    ft_json_kuint(&j, "threads_estimate", r->n_est);
+    ft_json_kuint(&j, "events_estimate", r->k_est);
+    ft_json_kbool(&j, "exhausted", r->exhausted);
+    ft_json_key(&j, "bugs");
+    ft_json_begin_array(&j);
+    for (int i = 0; i < r->nbugs; i++) {
+        const fx_bug *b = &r->bugs[i];
+        ft_json_begin_object(&j);
+        ft_json_kstr(&j, "failure", fx_failure_name(b->failure));
+        ft_json_kstr(&j, "site", b->site);
+        ft_json_kstr(&j, "detail", b->detail);
+        ft_json_kuint(&j, "schedule_number", b->schedule_no);
+        ft_json_kstr(&j, "strategy_spec", b->spec);
+        ft_json_kstr(&j, "trace", b->trace);
+        ft_json_kstr(&j, "schedule", b->schedule[0] ? b->schedule : NULL);
+        ft_json_end_object(&j);
+    }
+    ft_json_end_array(&j);
+    ft_json_end_object(&j);
+    ft_json_line(&j);
+}
+
+static void print_text(const fx_opts *o, const fx_result *r)
+{
+    for (int i = 0; i < r->nbugs; i++) {
+        const fx_bug *b = &r->bugs[i];
+        printf("%s: error: %s (%s) in schedule %" PRIu64 "\n",
+               b->site[0] ? b->site : "?", fx_failure_name(b->failure),
+               b->detail, b->schedule_no);
+        printf("  saved: %s%s%s\n  reproduce: FORETELL_STRATEGY='%s'\n",
+               b->trace, b->schedule[0] ? ", " : "", b->schedule, b->spec);
+    }
+    printf("strategy %s: %" PRIu64 " schedules in %.2f s (%.0f/s), %d distinct "
+           "bug%s",
+           o->strategy, r->runs, r->seconds,
+           r->seconds > 0 ? (double)r->runs / r->seconds : 0.0, r->nbugs,
+           r->nbugs == 1 ? "" : "s");
+    if (r->first_bug)
+        printf(", first after %" PRIu64 " schedules", r->first_bug);
+    if (r->exhausted)
+        printf(" (every schedule within the bound was run)");
+    printf("\n");
+}
+
+int cmd_explore(int argc, char **argv)
+{
+    fx_opts o;
+    fx_opts_default(&o);
+    int json = 0, quiet = 0;
+    ft_optparse p;
+    ft_opt_init(&p, "foretell explore", argc, argv);
+    const char *v;
+    int k;
+    uint64_t u;
+    while ((k = ft_opt_next(&p, explore_opts, &v)) != FT_OPT_END) {
+        switch (k) {
+        case FT_OPT_HELP:
+            ft_opt_usage(stdout, usage_line, about, explore_opts);
+            return FT_EXIT_OK;
+        case FT_OPT_ERROR:
+            return FT_EXIT_BAD_INPUT;
+        case FT_OPT_POSITIONAL:
+            fprintf(stderr, "foretell explore: put the program after '--' "
+                            "(got '%s')\n", v);
+            return FT_EXIT_BAD_INPUT;
+        case FT_OPT_DASHDASH:
+            goto program;
+        case OPT_STRATEGY:
+            if (!fx_strategy_known(v)) {
+                fprintf(stderr, "foretell explore: --strategy: unknown strategy '%s' "
+                                "(random, pct, rpro, pctvb, icb, idb)\n", v);
+                return FT_EXIT_BAD_INPUT;
+            }
+            o.strategy = v;
+            break;
+        case OPT_BUDGET:
+            if (ft_opt_uint(&p, "budget", v, UINT64_MAX, &o.budget) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
+        case OPT_TIME:
+            if (ft_opt_seconds(&p, "time", v, &o.time_s) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
+        case OPT_SEED:
+            if (ft_opt_uint(&p, "seed", v, UINT64_MAX / 2, &o.seed) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
+        case OPT_JOBS:
+            if (ft_opt_uint(&p, "jobs", v, 64, &u) < 0)
+                return FT_EXIT_BAD_INPUT;
+            if (u == 0) {
+                fprintf(stderr, "foretell explore: --jobs must be 1..64\n");
+                return FT_EXIT_BAD_INPUT;
+            }
+            o.jobs = (int)u;
+            break;
+        case OPT_ALL: o.all = 1; break;
+        case OPT_OUTPUT: o.outdir = v; break;
+        case OPT_JSON: json = 1; break;
+        case OPT_DEPTH:
+            if (ft_opt_uint(&p, "depth", v, 16, &u) < 0)
+                return FT_EXIT_BAD_INPUT;
+            if (u == 0) {
+                fprintf(stderr, "foretell explore: --depth must be 1..16\n");
+                return FT_EXIT_BAD_INPUT;
+            }
+            o.depth = (int)u;
+            break;
+        case OPT_RADIUS:
+            if (ft_opt_uint(&p, "radius", v, UINT32_MAX, &o.radius) < 0)
+                return FT_EXIT_BAD_INPUT;
+            if (o.radius == 0) {
+                fprintf(stderr, "foretell explore: --radius must be >= 1\n");
+                return FT_EXIT_BAD_INPUT;
+            }
+            break;
+        case OPT_DEADLOCK: o.deadlock = 1; break;
+        case OPT_VARS:
+            if (ft_opt_uint(&p, "vars", v, 16, &u) < 0)
+                return FT_EXIT_BAD_INPUT;
+            if (u == 0) {
+                fprintf(stderr, "foretell explore: --vars must be 1..16\n");
+                return FT_EXIT_BAD_INPUT;
+            }
+            o.vars = (int)u;
+            break;
+        case OPT_BOUND:
+            if (ft_opt_uint(&p, "bound", v, 64, &u) < 0)
+                return FT_EXIT_BAD_INPUT;
+            o.bound = (int)u;
+            break;
+        case OPT_RUN_TIMEOUT:
+            if (ft_opt_seconds(&p, "run-timeout", v, &o.run_timeout_s) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
+        case OPT_QUIET: quiet = 1; break;
+        }
+    }
+    fprintf(stderr, "foretell explore: no program given (usage: %s)\n", usage_line);
+    return FT_EXIT_BAD_INPUT;
+program:
+    if (p.i >= argc) {
+        fprintf(stderr, "foretell explore: no program after '--'\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (o.budget == 0 && o.time_s <= 0 && strcmp(o.strategy, "icb") != 0 &&
+        strcmp(o.strategy, "idb") != 0) {
+        fprintf(stderr, "foretell explore: give --budget or --time (a seeded "
+                        "strategy never runs out of schedules)\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    o.argv = argv + p.i;
+    if (!quiet && !json && isatty(2)) {
+        o.progress = progress;
+        o.progress_arg = NULL;
+    }
+    fx_result r;
+    ft_error err;
+    int rc = fx_explore(&o, &r, &err);
+    if (o.progress)
+        fprintf(stderr, "\n");
+    if (rc < 0) {
+        fprintf(stderr, "foretell explore: %s%s%s\n", err.path,
+                err.path[0] ? ": " : "", err.message);
+        if (strstr(err.message, "not found"))
+            return 127;
+        return strstr(err.message, "refused") ? FT_EXIT_INTERNAL : FT_EXIT_BAD_INPUT;
+    }
+    if (json)
+        print_json(&o, &r);
+    else
+        print_text(&o, &r);
+    return r.nbugs ? FT_EXIT_FOUND : FT_EXIT_OK;
+}

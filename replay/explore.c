@@ -1,0 +1,295 @@
+/* explore.c - the exploration driver: a calibration run without
+ * preemption (estimates for the strategies, and the first schedule), then
+ * runs planned by the chosen strategy, several at once when the strategy's
+ * runs are independent, until the budget, the time bound or (without
+ * --all) the first bug.  Failures are deduplicated by (failure kind,
+ * site); each distinct one keeps its trace, the strategy spec that
+ * produced it and a schedule file derived from the trace. */
+#define _GNU_SOURCE
+#include "replay/explore.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FX_MAX_JOBS 64
+
+void fx_opts_default(fx_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strategy = "pct";
+    o->budget = 1000;
+    o->jobs = 1;
+    o->outdir = "foretell-explore";
+    o->run_timeout_s = 10;
+}
+
+static const fx_strategy *const strategies[] = {
+    &fx_strategy_random, &fx_strategy_pct, &fx_strategy_rpro,
+    &fx_strategy_pctvb, &fx_strategy_icb, &fx_strategy_idb,
+};
+#define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
+
+static const fx_strategy *find_strategy(const char *name)
+{
+    for (size_t i = 0; i < NSTRATEGIES; i++)
+        if (strcmp(strategies[i]->name, name) == 0)
+            return strategies[i];
+    return NULL;
+}
+
+int fx_strategy_known(const char *name)
+{
+    return find_strategy(name) != NULL;
+}
+
+/* Copies src into dst[len], cut if needed (no format-truncation noise). */
+static void copy(char *dst, size_t len, const char *src)
+{
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+static int seterr(ft_error *err, const char *path, const char *fmt,
+                  const char *a)
+{
+    char msg[sizeof err->message + 64];
+    copy(err->path, sizeof err->path, path ? path : "");
+    snprintf(msg, sizeof msg, fmt, a);
+    copy(err->message, sizeof err->message, msg);
+    return -1;
+}
+
+/* Like execvp's lookup: 1 if prog names an executable file. */
+static int program_exists(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    char buf[4096];
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)len, len ? path : ".", prog);
+        if (access(buf, X_OK) == 0)
+            return 1;
+        path += len + (colon != NULL);
+    }
+    return 0;
+}
+
+typedef struct driver {
+    const fx_opts *o;
+    fx_result *res;
+    const fx_strategy *s;
+    void *st;
+    char work[256];
+    char keys[FX_MAX_BUGS][300]; /* failure kind + raw site, for dedup */
+} driver;
+
+static void nap(void)
+{
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+}
+
+/* A run that ended: dedup, save, count.  -1 on a condition that stops
+ * the exploration (err set). */
+static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
+                          ft_error *err)
+{
+    fx_result *res = d->res;
+    res->runs++;
+    if (out->exit_status == 127 && res->runs == 1)
+        return seterr(err, d->o->argv[0], "cannot run the program (exit 127)%s", "");
+    if (out->exit_status == 84 || out->exit_status == 85)
+        return seterr(err, c->trace,
+                      "the runtime refused the run (FORETELL_STRATEGY=%s)", c->spec);
+    if (out->failure == FR_OK)
+        return 0;
+    char key[300];
+    snprintf(key, sizeof key, "%s %s", fx_failure_name(out->failure), out->site);
+    for (int i = 0; i < res->nbugs; i++)
+        if (strcmp(d->keys[i], key) == 0)
+            return 0;
+    if (!res->first_bug)
+        res->first_bug = res->runs;
+    if (res->nbugs == FX_MAX_BUGS)
+        return 0;
+    fx_bug *b = &res->bugs[res->nbugs];
+    memset(b, 0, sizeof *b);
+    copy(d->keys[res->nbugs], sizeof d->keys[0], key);
+    res->nbugs++;
+    b->failure = out->failure;
+    b->schedule_no = res->runs;
+    copy(b->site, sizeof b->site, out->site);
+    copy(b->detail, sizeof b->detail, out->detail);
+    copy(b->spec, sizeof b->spec, c->spec);
+    if (mkdir(d->o->outdir, 0755) < 0 && errno != EEXIST)
+        return seterr(err, d->o->outdir, "cannot create: %s", strerror(errno));
+    snprintf(b->trace, sizeof b->trace, "%s/bug-%d.ftrace", d->o->outdir, res->nbugs);
+    snprintf(b->schedule, sizeof b->schedule, "%s/bug-%d.schedule", d->o->outdir,
+             res->nbugs);
+    if (rename(c->trace, b->trace) < 0)
+        return seterr(err, b->trace, "cannot save the trace: %s", strerror(errno));
+    char path[600];
+    snprintf(path, sizeof path, "%s/bug-%d.strategy", d->o->outdir, res->nbugs);
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%s\n", c->spec) < 0 || fclose(f) != 0)
+        return seterr(err, path, "cannot write: %s", strerror(errno));
+    ft_error serr;
+    if (ft_symbolize(b->trace, NULL, &serr) >= 0) {
+        fr_outcome named = *out;
+        fx_failure_site(b->trace, out->failure, &named);
+        if (named.site[0])
+            copy(b->site, sizeof b->site, named.site);
+    }
+    if (fx_schedule_from_trace(b->trace, b->schedule, c->spec, &serr) < 0)
+        b->schedule[0] = 0; /* a killed run's damaged trace: no schedule */
+    return 0;
+}
+
+/* The work directory holds only our run files. */
+static void remove_work(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (dp) {
+        struct dirent *e;
+        char path[600];
+        while ((e = readdir(dp)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(dp);
+    }
+    rmdir(dir);
+}
+
+static int stop_now(const driver *d, double t0, uint64_t started)
+{
+    const fx_opts *o = d->o;
+    if (d->res->nbugs && !o->all)
+        return 1;
+    if (o->budget && started >= o->budget)
+        return 1;
+    return o->time_s > 0 && fx_now() - t0 >= o->time_s;
+}
+
+static int explore_loop(driver *d, double t0, ft_error *err)
+{
+    const fx_opts *o = d->o;
+    int jobs = d->s->parallel ? o->jobs : 1;
+    if (jobs < 1)
+        jobs = 1;
+    if (jobs > FX_MAX_JOBS)
+        jobs = FX_MAX_JOBS;
+    static fx_child slot[FX_MAX_JOBS];
+    int busy[FX_MAX_JOBS] = {0}, running = 0, exhausted = 0;
+    uint64_t started = d->res->runs; /* the calibration counts */
+    for (;;) {
+        while (!exhausted && running < jobs && !stop_now(d, t0, started)) {
+            int i = 0;
+            while (busy[i])
+                i++;
+            fx_child *c = &slot[i];
+            snprintf(c->trace, sizeof c->trace, "%s/run-%d.ftrace", d->work, i);
+            snprintf(c->log, sizeof c->log, "%s/run-%d.log", d->work, i);
+            char spec[FX_SPEC_MAX];
+            if (!d->s->next(d->st, started, spec, sizeof spec)) {
+                exhausted = 1;
+                break;
+            }
+            if (fx_child_start(c, o->argv, spec, d->s->wants_log, err) < 0)
+                return -1;
+            busy[i] = 1;
+            running++;
+            started++;
+        }
+        if (running == 0)
+            break;
+        int progressed = 0;
+        for (int i = 0; i < jobs; i++) {
+            fr_outcome out;
+            if (!busy[i] || !fx_child_poll(&slot[i], o->run_timeout_s, &out))
+                continue;
+            busy[i] = 0;
+            running--;
+            progressed = 1;
+            d->s->done(d->st, slot[i].spec, slot[i].log);
+            if (record_outcome(d, &slot[i], &out, err) < 0)
+                return -1;
+            if (o->progress)
+                o->progress(o->progress_arg, d->res->runs, d->res->nbugs,
+                            fx_now() - t0);
+        }
+        if (!progressed)
+            nap();
+    }
+    d->res->exhausted = exhausted;
+    return 0;
+}
+
+int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
+{
+    memset(res, 0, sizeof *res);
+    memset(err, 0, sizeof *err);
+    driver d = {.o = o, .res = res, .s = find_strategy(o->strategy)};
+    if (!d.s)
+        return seterr(err, NULL, "unknown strategy '%s'", o->strategy);
+    if (!o->argv || !o->argv[0] || !program_exists(o->argv[0]))
+        return seterr(err, o->argv && o->argv[0] ? o->argv[0] : "",
+                      "program not found%s", "");
+    snprintf(d.work, sizeof d.work, "%s/foretell-explore-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(d.work))
+        return seterr(err, d.work, "cannot create a work directory: %s",
+                      strerror(errno));
+    double t0 = fx_now();
+    int rc = 0;
+    /* Calibration: the non-preemptive schedule, run 1. */
+    fx_child cal;
+    snprintf(cal.trace, sizeof cal.trace, "%s/calib.ftrace", d.work);
+    snprintf(cal.log, sizeof cal.log, "%s/calib.log", d.work);
+    fx_calib calib = {0};
+    if (fx_child_start(&cal, o->argv, "none", 0, err) < 0) {
+        rc = -1;
+        goto out;
+    }
+    fr_outcome out;
+    while (!fx_child_poll(&cal, o->run_timeout_s, &out))
+        nap();
+    if (fx_calibrate(cal.trace, &calib, err) < 0 && out.exit_status == 127) {
+        rc = seterr(err, o->argv[0], "cannot run the program%s", "");
+        goto out;
+    }
+    res->n_est = calib.threads;
+    res->k_est = calib.events;
+    if (record_outcome(&d, &cal, &out, err) < 0) {
+        rc = -1;
+        goto out;
+    }
+    d.st = d.s->init(o, &calib);
+    if (!d.st) {
+        rc = seterr(err, NULL, "out of memory%s", "");
+        goto out;
+    }
+    if (o->progress)
+        o->progress(o->progress_arg, res->runs, res->nbugs, fx_now() - t0);
+    rc = explore_loop(&d, t0, err);
+    d.s->fini(d.st);
+out:
+    fx_calib_free(&calib);
+    res->seconds = fx_now() - t0;
+    remove_work(d.work);
+    return rc;
+}

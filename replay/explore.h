@@ -1,0 +1,157 @@
+/* explore.h - schedule exploration (`foretell explore`): runs a program
+ * many times, each run under one schedule chosen by a strategy, and
+ * reports the distinct failures found, each saved with its trace and a
+ * schedule that replays it.
+ *
+ * Strategies (docs/explore.md):
+ *   random  uniform random walk at every key point   (in-process, seeded)
+ *   pct     PCT, depth d                              (in-process, seeded)
+ *   rpro    RPro, depth d, radius r [, deadlock]      (in-process, seeded)
+ *   pctvb   PCT with variable + thread bounding       (driver picks the
+ *           variables and change points, the runtime applies them)
+ *   icb     iterative preemption bounding             (stateful, driver)
+ *   idb     iterative delay bounding                  (stateful, driver)
+ * The in-process halves are recorder/rt/policy_explore.c and
+ * policy_prefix.c; FORETELL_STRATEGY carries each run's plan.
+ *
+ * Ownership: replay/explore*.c, replay/strategy_*.c. */
+#ifndef FORETELL_EXPLORE_H
+#define FORETELL_EXPLORE_H
+
+#include "replay/replay.h"
+
+#include <stdint.h>
+
+#define FX_MAX_BUGS 64
+#define FX_SPEC_MAX 8192
+
+typedef struct fx_opts {
+    char *const *argv;      /* program and arguments */
+    const char *strategy;   /* a name from the list above */
+    uint64_t budget;        /* schedules to run at most (0: no bound) */
+    double time_s;          /* wall-clock bound (0: none) */
+    uint64_t seed;          /* base seed: run i uses seed + i */
+    int jobs;               /* runs at once (seeded strategies only) */
+    int all;                /* keep going after the first bug */
+    const char *outdir;     /* where bugs are saved (created) */
+    int depth;              /* bug depth d (0: strategy default) */
+    uint64_t radius;        /* rpro radius (0: default 10) */
+    int vars;               /* pctvb variable bound (0: default 1) */
+    int deadlock;           /* rpro: count lock acquisitions only */
+    int bound;              /* icb/idb: largest bound (0: default 3) */
+    double run_timeout_s;   /* one run's wall-clock bound (a hang) */
+    /* Called after every run (progress line), may be NULL. */
+    void (*progress)(void *arg, uint64_t runs, int bugs, double seconds);
+    void *progress_arg;
+} fx_opts;
+
+void fx_opts_default(fx_opts *o);
+
+typedef struct fx_bug {
+    int failure;            /* enum fr_failure */
+    char site[256];         /* where (file:line or module+0xoff) */
+    char detail[512];
+    uint64_t schedule_no;   /* which run found it, from 1 */
+    char spec[512];         /* the run's FORETELL_STRATEGY (truncated) */
+    char trace[512];        /* saved trace */
+    char schedule[512];     /* saved schedule file */
+} fx_bug;
+
+typedef struct fx_result {
+    uint64_t runs;          /* schedules run */
+    uint64_t first_bug;     /* schedules up to the first bug, 0 if none */
+    int nbugs;
+    fx_bug bugs[FX_MAX_BUGS];
+    double seconds;
+    uint64_t n_est, k_est;  /* threads and key points of the calibration */
+    int exhausted;          /* a systematic strategy ran out of schedules */
+} fx_result;
+
+/* Runs the exploration.  0 when it ran (res says what it found), -1 with
+ * err set on bad input (unknown strategy, program missing) or when the
+ * program cannot be run at all. */
+int fx_explore(const fx_opts *o, fx_result *res, ft_error *err);
+
+/* 1 if name is a strategy fx_explore knows. */
+int fx_strategy_known(const char *name);
+const char *fx_failure_name(int failure);
+
+/* ---- between the driver and the strategies ---- */
+
+/* What the calibration run (strategy none) measured. */
+typedef struct fx_calib {
+    uint64_t threads, events, locks;
+    /* pctvb: shared variables, "g<mod>.<hexoff>" or "h<mod>.<hexoff>",
+     * with their access counts. */
+    char (*var)[48];
+    uint64_t *var_count;
+    uint64_t nvars;
+} fx_calib;
+
+int fx_calibrate(const char *trace, fx_calib *c, ft_error *err);
+void fx_calib_free(fx_calib *c);
+
+/* A strategy: next() writes run i's FORETELL_STRATEGY into spec and
+ * returns 1, or 0 when it has nothing left to run; done() hears how a run
+ * ended and reads its decision log (stateful strategies). */
+typedef struct fx_strategy {
+    const char *name;
+    int parallel;           /* runs independent of each other */
+    int wants_log;          /* runs write FORETELL_EXPLORE_LOG */
+    void *(*init)(const fx_opts *o, const fx_calib *c);
+    int (*next)(void *st, uint64_t i, char *spec, size_t len);
+    void (*done)(void *st, const char *spec, const char *log_path);
+    void (*fini)(void *st);
+} fx_strategy;
+
+extern const fx_strategy fx_strategy_random, fx_strategy_pct,
+    fx_strategy_rpro, fx_strategy_pctvb, fx_strategy_icb, fx_strategy_idb;
+
+/* ---- strategy_bounded.c: the ICB/IDB enumeration, exposed for tests ---- */
+
+typedef struct fx_decision {
+    uint64_t step;
+    int cur, chosen;
+    char kind;              /* 'p' preemptible, 'y' yield, 'b' blocked */
+    int n;
+    int enabled[16];        /* first 16 enabled threads */
+} fx_decision;
+
+typedef struct fx_bounded fx_bounded;
+/* delay: 0 = preemption bounding (ICB), 1 = delay bounding (IDB). */
+fx_bounded *fx_bounded_new(int delay, int max_bound);
+void fx_bounded_free(fx_bounded *b);
+/* The next prefix as "prefix[:at=S.T,...]"; 0 when every schedule
+ * within max_bound was run.  *bound gets its cost. */
+int fx_bounded_next(fx_bounded *b, char *spec, size_t len, int *bound);
+/* The decisions of the run of the last prefix handed out. */
+void fx_bounded_feed(fx_bounded *b, const fx_decision *d, uint64_t n);
+/* Parses a FORETELL_EXPLORE_LOG file; malloc'd array, count in *n. */
+fx_decision *fx_read_log(const char *path, uint64_t *n);
+
+/* ---- explore_run.c: one run of the program ---- */
+typedef struct fx_child {
+    int pid;
+    double start;
+    char trace[512], log[512], spec[FX_SPEC_MAX];
+} fx_child;
+
+/* Starts one run; -1 with err set when fork fails. */
+int fx_child_start(fx_child *c, char *const *argv, const char *spec,
+                   int with_log, ft_error *err);
+/* 1 when the run ended (out filled from its status and trace), 0 while
+ * it runs; kills it after timeout_s (FR_HANG). */
+int fx_child_poll(fx_child *c, double timeout_s, fr_outcome *out);
+double fx_now(void);
+/* Fills out->site (and tid, events) from a failed run's trace: the last
+ * site of the signalled thread, or of every live thread for a deadlock or
+ * hang. */
+void fx_failure_site(const char *trace, int failure, fr_outcome *out);
+
+/* ---- explore_save.c ---- */
+/* Writes the schedule of a run (every event of its trace as a step, in
+ * trace order) to path; -1 with err set on failure. */
+int fx_schedule_from_trace(const char *trace, const char *path,
+                           const char *note, ft_error *err);
+
+#endif

@@ -1,0 +1,175 @@
+/* explore_run.c - one exploration run: start the program under the
+ * runtime with FORETELL_TRACE/FORETELL_STRATEGY (and the decision log for
+ * the systematic strategies), poll it without blocking so that several
+ * runs can go at once (-j), kill it at its time bound, and classify how it
+ * ended from its wait status and its trace.  Runs are started here rather
+ * than through fr_run because the driver needs several of them in flight
+ * and their decision logs; the classification follows replay.h's
+ * fr_failure so that both report failures alike. */
+#define _GNU_SOURCE
+#include "replay/explore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FT_DEADLOCK_EXIT 86      /* recorder/rt/rt.h FT_DEADLOCK_STATUS */
+#define FT_BAD_STRATEGY_EXIT 84  /* FT_BAD_STRATEGY_STATUS */
+#define FT_OPEN_FAIL_EXIT 85     /* FT_OPEN_FAIL_STATUS */
+
+double fx_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const char *fx_failure_name(int f)
+{
+    static const char *const names[FR_NFAILURES] = {
+        "ok", "abort", "crash", "null-deref", "use-after-free", "double-free",
+        "deadlock", "hang", "exit", "diverged",
+    };
+    return f >= 0 && f < FR_NFAILURES ? names[f] : "?";
+}
+
+int fx_child_start(fx_child *c, char *const *argv, const char *spec,
+                   int with_log, ft_error *err)
+{
+    snprintf(c->spec, sizeof c->spec, "%s", spec);
+    unlink(c->trace);
+    if (with_log)
+        unlink(c->log);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err->message, sizeof err->message, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* so that a hang can be killed with its children */
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        setenv("FORETELL_TRACE", c->trace, 1);
+        setenv("FORETELL_STRATEGY", spec, 1);
+        if (with_log)
+            setenv("FORETELL_EXPLORE_LOG", c->log, 1);
+        else
+            unsetenv("FORETELL_EXPLORE_LOG");
+        unsetenv("FORETELL_SCHEDULE");
+        unsetenv("FORETELL_SEED");
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    c->pid = pid;
+    c->start = fx_now();
+    return 0;
+}
+
+/* Site of the last event of thread tid (any thread if tid < 0) that has
+ * one, as the reader formats it; and the last SIGNAL's thread. */
+void fx_failure_site(const char *trace, int failure, fr_outcome *out)
+{
+    ft_error err;
+    ft_reader *r = ft_reader_open(trace, &err);
+    if (!r)
+        return;
+    enum { MAXT = 1024 };
+    static uint32_t last_site[MAXT];
+    static unsigned char exited[MAXT];
+    memset(last_site, 0, sizeof last_site);
+    memset(exited, 0, sizeof exited);
+    ft_event ev;
+    int sig_tid = -1;
+    uint32_t nthreads = 0;
+    while (ft_reader_next(r, &ev) == 1) {
+        if (ev.tid >= MAXT)
+            continue;
+        if (ev.tid + 1 > nthreads)
+            nthreads = ev.tid + 1;
+        if (ev.kind == FT_EV_SIGNAL)
+            sig_tid = (int)ev.tid;
+        else if (ev.kind == FT_EV_THREAD_EXIT)
+            exited[ev.tid] = 1;
+        else if (ev.site)
+            last_site[ev.tid] = ev.site;
+    }
+    out->events = ft_reader_delivered(r);
+    char buf[200];
+    out->site[0] = 0;
+    if (failure == FR_DEADLOCK || failure == FR_HANG) {
+        /* Every thread still alive, in tid order: the blocked ones. */
+        size_t len = 0;
+        for (uint32_t t = 0; t < nthreads; t++) {
+            if (exited[t] || !last_site[t])
+                continue;
+            ft_site_format(r, last_site[t], buf, sizeof buf);
+            int n = snprintf(out->site + len, sizeof out->site - len, "%s%s",
+                             len ? "," : "", buf);
+            if (n < 0 || (size_t)n >= sizeof out->site - len)
+                break;
+            len += (size_t)n;
+        }
+        out->tid = -1;
+    } else if (sig_tid >= 0 && last_site[sig_tid]) {
+        out->tid = sig_tid;
+        snprintf(out->site, sizeof out->site, "%s",
+                 ft_site_format(r, last_site[sig_tid], buf, sizeof buf));
+    }
+    ft_reader_close(r);
+}
+
+int fx_child_poll(fx_child *c, double timeout_s, fr_outcome *out)
+{
+    int status = 0, hung = 0;
+    pid_t got = waitpid(c->pid, &status, WNOHANG);
+    if (got == 0) {
+        if (timeout_s <= 0 || fx_now() - c->start < timeout_s)
+            return 0;
+        kill(-c->pid, SIGKILL);
+        kill(c->pid, SIGKILL);
+        waitpid(c->pid, &status, 0);
+        hung = 1;
+    } else if (got < 0) {
+        status = 0;
+    }
+    memset(out, 0, sizeof *out);
+    out->tid = -1;
+    out->seconds = fx_now() - c->start;
+    out->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    out->signo = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (hung)
+        out->failure = FR_HANG;
+    else if (WIFSIGNALED(status))
+        out->failure = out->signo == SIGABRT ? FR_ABORT : FR_CRASH;
+    else if (out->exit_status == FT_DEADLOCK_EXIT)
+        out->failure = FR_DEADLOCK;
+    else if (out->exit_status != 0)
+        out->failure = FR_EXIT;
+    else
+        out->failure = FR_OK;
+    if (out->failure != FR_OK)
+        fx_failure_site(c->trace, out->failure, out);
+    if (hung)
+        snprintf(out->detail, sizeof out->detail,
+                 "no end after %.1f s (killed)", timeout_s);
+    else if (out->signo)
+        snprintf(out->detail, sizeof out->detail, "killed by signal %d (%s)",
+                 out->signo, strsignal(out->signo));
+    else if (out->failure == FR_DEADLOCK)
+        snprintf(out->detail, sizeof out->detail, "deadlock: no thread can run");
+    else if (out->failure == FR_EXIT)
+        snprintf(out->detail, sizeof out->detail, "exit status %d",
+                 out->exit_status);
+    return 1;
+}
