@@ -1,206 +1,84 @@
-/* cmd_analyze.c - `foretell analyze TRACE`: builds the concurrent trace
- * model and runs the stage ii reductions, then prints the figures of the
- * paper's tables IV (n, e, l, g, a) and V (rows a, b, d), and on request
- * the MATs, the reduced context switches and the i-transactions. */
+/* cmd_analyze.c - `foretell analyze TRACE`: BEST stages ii-iv on a recorded
+ * (or STD) trace.  By default: infer and prune atomic regions, report the
+ * violations the recorded run already shows, predict violating schedules
+ * of the CA and CMA properties with Z3 and write one schedule file per
+ * violation.  --regions/--properties list stage iii's results, --stats
+ * the stage ii figures.  This file parses options and picks the output;
+ * predict/pipeline.c does the work, analyze_report.c the printing. */
+#include "cli/analyze_cmd.h"
 #include "cli/commands.h"
-#include "cli/json.h"
 #include "cli/opt.h"
-#include "ctm/ctm.h"
-#include "reduce/reduce.h"
 
-#include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_OUT "foretell-out"
 
 static const ft_opt opts[] = {
-    {"stats", 0, NULL, "print the model and reduction figures (default)"},
-    {"json", 0, NULL, "print JSON instead of a table"},
-    {"mats", 0, NULL, "list the mutually atomic transaction pairs"},
-    {"cxt", 0, NULL, "list the reduced context switches CXT(CTM)"},
-    {"itrans", 0, NULL, "list every thread's i-transactions"},
+    {"output", 'o', "DIR",
+     "write one schedule file per violation into DIR (default "
+     DEFAULT_OUT ")"},
+    {"json", 0, NULL, "print one JSON document instead of text"},
+    {"jobs", 'j', "N", "solve N properties in parallel (default 1)"},
+    {"timeout", 0, "MS",
+     "give up on a property after MS milliseconds (default 60000, 0 = "
+     "none): verdict unknown"},
+    {"mode", 0, "MODE",
+     "direct (one SMT check per property, default) or findav (the paper's "
+     "loop)"},
+    {"max-iterations", 0, "N", "findav: stop after N checks (0 = no limit)"},
+    {"maxd", 0, "N", "inference: max source-line span of a region (default "
+                     "10)"},
+    {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
+    {"std", 0, NULL,
+     "TRACE is in RAPID's STD text format (default: detected from the "
+     "first byte or a .std extension)"},
+    {"regions", 0, NULL, "list the atomic regions and their status, then stop"},
+    {"properties", 0, NULL, "list the CA and CMA properties, then stop"},
+    {"quiet", 'q', NULL, "no progress on stderr"},
+    {"stats", 0, NULL, "print the model and reduction figures (tables IV, V)"},
+    {"mats", 0, NULL, "with --stats: list the mutually atomic pairs"},
+    {"cxt", 0, NULL, "with --stats: list the reduced context switches"},
+    {"itrans", 0, NULL, "with --stats: list the i-transactions"},
     {"skip-unreachable", 0, NULL,
-     "MAT: ignore dependent pairs that lockset/HB prove never co-enabled"},
+     "with --stats: MAT ignores pairs lockset/HB prove never co-enabled"},
     {NULL, 0, NULL, NULL},
 };
 
-enum { O_STATS, O_JSON, O_MATS, O_CXT, O_ITRANS, O_SKIP };
+enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_MAXD, O_SPEC,
+       O_STD, O_REGIONS, O_PROPS, O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
+       O_SKIP, O_COUNT };
 
-static double ratio(uint64_t a, uint64_t b)
-{
-    return b ? (double)a / (double)b : 0.0;
-}
+struct args {
+    int flag[O_COUNT];
+    const char *path, *out, *spec;
+    fi_options fo;
+    ft_predict_opts po;
+};
 
-static void print_table(const ft_ctm *c, const ft_reduced *r)
-{
-    const ft_reduce_stats *s = &r->stats;
-    printf("threads (n)                  %u\n", c->nthreads);
-    printf("events (e)                   %llu\n",
-           (unsigned long long)c->nevents);
-    printf("local variables (l)          %llu\n",
-           (unsigned long long)c->nlocal_vars);
-    printf("global variables (g)         %llu\n",
-           (unsigned long long)c->nglobal_vars);
-    printf("global accesses (a)          %llu\n",
-           (unsigned long long)c->nglobal_accesses);
-    printf("transitions                  %llu\n",
-           (unsigned long long)s->trans_before_merge);
-    printf("transitions after merging    %llu\n",
-           (unsigned long long)s->trans_after_merge);
-    printf("context switches             %llu\n",
-           (unsigned long long)s->cs_total);
-    if (s->cs_lockset_hb == UINT64_MAX)
-        printf("  after lockset/HB           (not counted: too many pairs)\n");
-    else
-        printf("  after lockset/HB           %llu\n",
-               (unsigned long long)s->cs_lockset_hb);
-    printf("  after MAT (CXT)            %llu\n",
-           (unsigned long long)s->cs_mat);
-    printf("MATs                         %llu\n",
-           (unsigned long long)s->nmats);
-    printf("i-transactions               %u\n", r->nitrans);
-    if (s->cs_lockset_hb != UINT64_MAX) {
-        printf("reduction lockset/HB (a)     %.2fx\n",
-               ratio(s->cs_total, s->cs_lockset_hb));
-        printf("reduction MAT (b)            %.2fx\n",
-               ratio(s->cs_lockset_hb, s->cs_mat));
-    }
-    printf("reduction total              %.2fx\n",
-           ratio(s->cs_total, s->cs_mat));
-    printf("reduction merging (d)        %.2fx\n",
-           ratio(s->trans_before_merge, s->trans_after_merge));
-}
-
-static void print_json(const ft_ctm *c, const ft_reduced *r, int mats,
-                       int cxt, int itrans)
-{
-    const ft_reduce_stats *s = &r->stats;
-    ft_json j;
-    ft_json_init(&j, stdout);
-    ft_json_begin_object(&j);
-    ft_json_kuint(&j, "threads", c->nthreads);
-    ft_json_kuint(&j, "events", c->nevents);
-    ft_json_kuint(&j, "local_vars", c->nlocal_vars);
-    ft_json_kuint(&j, "global_vars", c->nglobal_vars);
-    ft_json_kuint(&j, "global_accesses", c->nglobal_accesses);
-    ft_json_kuint(&j, "transitions", s->trans_before_merge);
-    ft_json_kuint(&j, "transitions_merged", s->trans_after_merge);
-    ft_json_kuint(&j, "cs_total", s->cs_total);
-    ft_json_key(&j, "cs_lockset_hb");
-    if (s->cs_lockset_hb == UINT64_MAX)
-        ft_json_null(&j);
-    else
-        ft_json_uint(&j, s->cs_lockset_hb);
-    ft_json_kuint(&j, "cs_mat", s->cs_mat);
-    ft_json_kuint(&j, "mats", s->nmats);
-    ft_json_kuint(&j, "itransactions", r->nitrans);
-    ft_json_key(&j, "factor_lockset_hb");
-    if (s->cs_lockset_hb == UINT64_MAX)
-        ft_json_null(&j);
-    else
-        ft_json_double(&j, ratio(s->cs_total, s->cs_lockset_hb));
-    ft_json_key(&j, "factor_mat");
-    if (s->cs_lockset_hb == UINT64_MAX)
-        ft_json_null(&j);
-    else
-        ft_json_double(&j, ratio(s->cs_lockset_hb, s->cs_mat));
-    ft_json_key(&j, "factor_merge");
-    ft_json_double(&j, ratio(s->trans_before_merge, s->trans_after_merge));
-    if (mats) {
-        ft_json_key(&j, "mat_list");
-        ft_json_begin_array(&j);
-        for (uint32_t i = 0; i < r->nmats; i++) {
-            const ft_mat *m = &r->mats[i];
-            ft_json_begin_object(&j);
-            ft_json_kuint(&j, "a", m->a);
-            ft_json_kuint(&j, "a_first", m->a_first);
-            ft_json_kuint(&j, "a_last", m->a_last);
-            ft_json_kuint(&j, "b", m->b);
-            ft_json_kuint(&j, "b_first", m->b_first);
-            ft_json_kuint(&j, "b_last", m->b_last);
-            ft_json_kbool(&j, "conflict", m->conflict);
-            ft_json_end_object(&j);
-        }
-        ft_json_end_array(&j);
-    }
-    if (cxt) {
-        ft_json_key(&j, "cxt");
-        ft_json_begin_array(&j);
-        for (uint32_t i = 0; i < r->ncxt; i++) {
-            const ft_cxt *x = &r->cxt[i];
-            ft_json_begin_object(&j);
-            ft_json_kuint(&j, "from_thread", x->from_thread);
-            ft_json_kuint(&j, "from_block", x->from_block);
-            ft_json_kuint(&j, "from_event", c->event[x->from_trans]);
-            ft_json_kuint(&j, "to_thread", x->to_thread);
-            ft_json_kuint(&j, "to_block", x->to_block);
-            ft_json_kuint(&j, "to_event", c->event[x->to_trans]);
-            ft_json_end_object(&j);
-        }
-        ft_json_end_array(&j);
-    }
-    if (itrans) {
-        ft_json_key(&j, "itrans");
-        ft_json_begin_array(&j);
-        for (uint32_t i = 0; i < r->nitrans; i++) {
-            const ft_itrans *t = &r->itrans[i];
-            ft_json_begin_object(&j);
-            ft_json_kuint(&j, "thread", t->thread);
-            ft_json_kuint(&j, "first_pos", t->first_pos);
-            ft_json_kuint(&j, "last_pos", t->last_pos);
-            ft_json_end_object(&j);
-        }
-        ft_json_end_array(&j);
-    }
-    ft_json_end_object(&j);
-    ft_json_line(&j);
-}
-
-static void print_lists(const ft_ctm *c, const ft_reduced *r, int mats,
-                        int cxt, int itrans)
-{
-    if (mats)
-        for (uint32_t i = 0; i < r->nmats; i++) {
-            const ft_mat *m = &r->mats[i];
-            printf("mat %u: thread %u blocks %u..%u, thread %u blocks %u..%u%s\n",
-                   i, m->a, m->a_first, m->a_last, m->b, m->b_first,
-                   m->b_last, m->conflict ? "" : " (to the ends)");
-        }
-    if (cxt)
-        for (uint32_t i = 0; i < r->ncxt; i++) {
-            const ft_cxt *x = &r->cxt[i];
-            printf("cxt: thread %u after event %llu -> thread %u at event "
-                   "%llu\n",
-                   x->from_thread,
-                   (unsigned long long)c->event[x->from_trans], x->to_thread,
-                   (unsigned long long)c->event[x->to_trans]);
-        }
-    if (itrans)
-        for (uint32_t i = 0; i < r->nitrans; i++) {
-            const ft_itrans *t = &r->itrans[i];
-            printf("i-transaction: thread %u transitions %u..%u (events "
-                   "%llu..%llu)\n",
-                   t->thread, t->first_pos, t->last_pos,
-                   (unsigned long long)c->event[ft_ctm_at(c, t->thread,
-                                                          t->first_pos)],
-                   (unsigned long long)c->event[ft_ctm_at(c, t->thread,
-                                                          t->last_pos)]);
-        }
-}
-
-int cmd_analyze(int argc, char **argv)
+static int parse(struct args *a, int argc, char **argv)
 {
     ft_optparse p;
     ft_opt_init(&p, "foretell analyze", argc, argv);
-    int flag[6] = {0};
-    const char *path = NULL, *value;
+    fi_options_default(&a->fo);
+    ft_predict_opts_default(&a->po);
+    a->out = DEFAULT_OUT;
+    const char *value;
+    uint64_t n;
     for (;;) {
         int o = ft_opt_next(&p, opts, &value);
         if (o == FT_OPT_END)
             break;
         if (o == FT_OPT_HELP) {
             ft_opt_usage(stdout, "foretell analyze [options] TRACE",
-                         "Builds the concurrent trace model of TRACE and "
-                         "reduces its interleavings (merging, lockset/HB, "
-                         "MAT).",
+                         "Infers atomic regions of TRACE, reports the "
+                         "violations the run shows, predicts schedules that "
+                         "violate the others and writes them to DIR. Exit: "
+                         "0 none, 1 violations, 2 bad input, 4 internal "
+                         "error (docs/user-guide.md).",
                          opts);
             return FT_EXIT_OK;
         }
@@ -212,47 +90,190 @@ int cmd_analyze(int argc, char **argv)
                     break;
                 value = argv[p.i++];
             }
-            if (path) {
+            if (a->path) {
                 fprintf(stderr, "foretell analyze: one trace only ('%s')\n",
                         value);
                 return FT_EXIT_BAD_INPUT;
             }
-            path = value;
+            a->path = value;
             continue;
         }
-        flag[o] = 1;
+        a->flag[o] = 1;
+        switch (o) {
+        case O_OUT:
+            a->out = value;
+            break;
+        case O_SPEC:
+            a->spec = value;
+            break;
+        case O_JOBS:
+            if (ft_opt_uint(&p, "jobs", value, 1024, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->po.jobs = (unsigned)n;
+            break;
+        case O_TIMEOUT:
+            if (ft_opt_uint(&p, "timeout", value, UINT32_MAX, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->po.timeout_ms = (unsigned)n;
+            break;
+        case O_MAXIT:
+            if (ft_opt_uint(&p, "max-iterations", value, UINT32_MAX, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->po.max_iterations = (uint32_t)n;
+            break;
+        case O_MAXD:
+            if (ft_opt_uint(&p, "maxd", value, 1000000, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->fo.maxd = (uint32_t)n;
+            break;
+        case O_MODE:
+            if (strcmp(value, "direct") == 0)
+                a->po.mode = FT_PREDICT_DIRECT;
+            else if (strcmp(value, "findav") == 0)
+                a->po.mode = FT_PREDICT_FINDAV;
+            else {
+                fprintf(stderr, "foretell analyze: --mode expects direct or "
+                                "findav, got '%s'\n", value);
+                return FT_EXIT_BAD_INPUT;
+            }
+            break;
+        }
     }
-    if (!path) {
+    if (!a->path) {
         fprintf(stderr, "foretell analyze: missing TRACE (see --help)\n");
         return FT_EXIT_BAD_INPUT;
     }
-    ft_reader *rd = ft_cli_open_trace(path);
-    if (!rd)
-        return FT_EXIT_BAD_INPUT;
+    return -1;
+}
+
+static void progress(void *arg, size_t done, size_t total)
+{
+    (void)arg;
+    fprintf(stderr, "\rforetell analyze: %zu/%zu properties solved", done,
+            total);
+    if (done == total)
+        fputc('\n', stderr);
+}
+
+/* The output directory must exist (or be creatable) and be writable
+ * before minutes of solving, not after. */
+static int check_out_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: error: cannot create the output directory: "
+                        "%s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: error: the output path is not a directory\n",
+                dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "%s: error: the output directory is not writable: "
+                        "%s\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int run(struct args *a, ft_pipeline *pl)
+{
     ft_error err;
-    memset(&err, 0, sizeof err);
-    ft_ctm *c = ft_ctm_build(rd, &err);
-    if (!c) {
-        fprintf(stderr, "%s: error: at byte %llu: %s\n", path,
+    int rc = ft_pipeline_load(pl, a->path,
+                              a->flag[O_STD] ? FT_INPUT_STD : FT_INPUT_DETECT,
+                              &err);
+    if (rc < 0) {
+        fprintf(stderr, "%s: error: at byte %llu: %s\n",
+                err.path[0] ? err.path : a->path,
                 (unsigned long long)err.offset, err.message);
-        ft_reader_close(rd);
         return FT_EXIT_BAD_INPUT;
     }
-    ft_reader_close(rd);
-    ft_reduced *r = ft_reduce(c, flag[O_SKIP] ? FT_REDUCE_SKIP_UNREACHABLE : 0);
-    if (!r) {
+    if (rc == 1)
+        fprintf(stderr, "%s: warning: %s; analyzing the events recovered\n",
+                a->path, err.message);
+    char **spec = NULL;
+    size_t nspec = 0;
+    if (a->spec) {
+        if (fi_spec_read(a->spec, &spec, &nspec, &err) < 0) {
+            fprintf(stderr, "%s: error: %s\n", a->spec, err.message);
+            return FT_EXIT_BAD_INPUT;
+        }
+        a->fo.spec_functions = (const char *const *)spec;
+        a->fo.nspec = nspec;
+    }
+    int infer_rc = ft_pipeline_infer(pl, &a->fo, &err);
+    fi_spec_free(spec, nspec);
+    if (infer_rc < 0) {
+        fprintf(stderr, "%s: error: %s\n", a->path, err.message);
+        return err.offset == UINT64_MAX ? FT_EXIT_INTERNAL
+                                         : FT_EXIT_BAD_INPUT;
+    }
+    int ok = pl->damaged ? FT_EXIT_BAD_INPUT : FT_EXIT_OK;
+    if (a->flag[O_REGIONS] || a->flag[O_PROPS]) {
+        if (a->flag[O_REGIONS])
+            fi_print_regions(stdout, &pl->infer, a->flag[O_JSON]);
+        if (a->flag[O_PROPS])
+            fi_print_properties(stdout, &pl->infer, a->flag[O_JSON]);
+        return ok;
+    }
+    if (check_out_dir(a->out) < 0)
+        return FT_EXIT_BAD_INPUT;
+    if (!a->flag[O_JSON])
+        analyze_print_observed(stdout, pl);
+    fflush(stdout);
+    int tty = !a->flag[O_QUIET] && isatty(2) && pl->nprops > 0;
+    if (ft_pipeline_predict(pl, &a->po, tty ? progress : NULL, NULL) < 0) {
         fprintf(stderr, "foretell analyze: out of memory\n");
-        ft_ctm_free(c);
         return FT_EXIT_INTERNAL;
     }
-    if (flag[O_JSON])
-        print_json(c, r, flag[O_MATS], flag[O_CXT], flag[O_ITRANS]);
-    else {
-        if (flag[O_STATS] || !(flag[O_MATS] || flag[O_CXT] || flag[O_ITRANS]))
-            print_table(c, r);
-        print_lists(c, r, flag[O_MATS], flag[O_CXT], flag[O_ITRANS]);
+    analyze_out ao = {pl, calloc(pl->nprops + 1, sizeof(char *))};
+    if (!ao.schedule) {
+        fprintf(stderr, "foretell analyze: out of memory\n");
+        return FT_EXIT_INTERNAL;
     }
-    ft_reduced_free(r);
-    ft_ctm_free(c);
-    return FT_EXIT_OK;
+    int exit_code = ok;
+    for (size_t i = 0; i < pl->nprops; i++) {
+        if (pl->results[i].verdict != FT_VIOLATED)
+            continue;
+        char path[4096], msg[4200];
+        if (ft_pipeline_write_schedule(pl, i, a->out, path, sizeof path, msg,
+                                       sizeof msg) < 0) {
+            fprintf(stderr, "foretell analyze: error: %s\n", msg);
+            exit_code = FT_EXIT_INTERNAL;
+            continue;
+        }
+        ao.schedule[i] = strdup(path);
+    }
+    if (a->flag[O_JSON])
+        analyze_print_json(stdout, &ao);
+    else
+        analyze_print_text(stdout, &ao);
+    for (size_t i = 0; i < pl->nprops; i++)
+        free(ao.schedule[i]);
+    free(ao.schedule);
+    if (exit_code == FT_EXIT_OK && (pl->nviolated || pl->nobserved))
+        exit_code = FT_EXIT_FOUND;
+    return exit_code;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    struct args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (a.flag[O_STATS] || a.flag[O_MATS] || a.flag[O_CXT] ||
+        a.flag[O_ITRANS])
+        return analyze_stats(a.path, a.flag[O_JSON], a.flag[O_STATS] ||
+                             !(a.flag[O_MATS] || a.flag[O_CXT] ||
+                               a.flag[O_ITRANS]),
+                             a.flag[O_MATS], a.flag[O_CXT], a.flag[O_ITRANS],
+                             a.flag[O_SKIP]);
+    ft_pipeline pl;
+    rc = run(&a, &pl);
+    ft_pipeline_free(&pl);
+    return rc;
 }

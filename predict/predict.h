@@ -165,4 +165,57 @@ void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                     const ft_prop *p, const ft_presult *res,
                     const char *schedule_path);
 
+/* ---- the whole pipeline, as `foretell analyze` runs it (pipeline.c) -- */
+/* Stages ii-iv on one trace: load it (foretell or STD format), build the
+ * CTM and reduce it, infer and prune regions with infer/ (the MAT proof
+ * uses the same reduced model), map the CA/CMA properties to CTM
+ * positions, solve them, and write schedule files for the violations. */
+#include "infer/infer.h"
+
+enum ft_input_format { FT_INPUT_DETECT = -1, FT_INPUT_FORETELL = 0,
+                       FT_INPUT_STD = 1 };
+
+typedef struct ft_pipeline {
+    const char *path;
+    int format;           /* enum ft_input_format, as read */
+    fi_trace trace;
+    int damaged;          /* the trace's tail was damaged: see damage */
+    ft_error damage;
+    ft_ctm *ctm;
+    ft_reduced *reduced;  /* the whole CTM reduced (MAT proof, no_slice) */
+    fi_analysis infer;
+    ft_trace_info info;   /* sites and per-thread indices for reports */
+    ft_prop *props;       /* props[i].id: index into infer.props */
+    size_t nprops;
+    size_t nunmapped;     /* infer properties with no CTM transition */
+    ft_presult *results;  /* per props[i], after ft_pipeline_predict */
+    size_t nviolated, nholds, nunknown, nerror, nobserved;
+    double infer_seconds, predict_seconds;
+} ft_pipeline;
+
+/* Reads the trace (format: enum ft_input_format; DETECT looks at the first
+ * byte and the ".std" extension).  0 ok, 1 damaged tail (the complete
+ * events are kept, err says where it stopped), -1 unusable (err set). */
+int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
+                     ft_error *err);
+/* Builds the CTM, reduces it, runs infer/ with o and the MAT proof, and
+ * maps the properties.  0 ok; -1 with err set: the CTM rejected an event
+ * (bad input, err->offset is the event index) or out of memory
+ * (err->offset UINT64_MAX). */
+int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err);
+/* Solves every property (o->jobs workers); progress, if not NULL, is
+ * called after each batch with the number solved so far.  Returns the
+ * number of violations, -1 out of memory. */
+typedef void ft_progress_fn(void *arg, size_t done, size_t total);
+long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
+                         ft_progress_fn *progress, void *arg);
+/* Writes the schedule of violated property i to dir/<kind>-<id>.schedule
+ * and puts that path into path.  0 ok, -1 with err (what and where). */
+int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
+                               const char *dir, char *path, size_t pathlen,
+                               char *err, size_t errlen);
+/* infer/'s region id (fi_property.r1/r2), NULL if out of range. */
+const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id);
+void ft_pipeline_free(ft_pipeline *pl);
+
 #endif

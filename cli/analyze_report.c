@@ -1,0 +1,287 @@
+/* analyze_report.c - what `foretell analyze` tells about its findings:
+ * observed violations (the recorded run itself was not serializable for a
+ * region) with the three events that show it, predicted violations with
+ * both regions, the interleaving and the schedule file, and a summary;
+ * as compiler-style text for people or one JSON document for tools. */
+#include "cli/analyze_cmd.h"
+#include "cli/json.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *event_site(const fi_trace *t, uint64_t i, char *buf,
+                              size_t len)
+{
+    const ft_site *s = i < t->nev ? fi_trace_site_get(t, t->ev[i].site)
+                                  : NULL;
+    if (s && s->file)
+        snprintf(buf, len, "%s:%u", s->file, s->line);
+    else
+        snprintf(buf, len, "?:0");
+    return buf;
+}
+
+static const char *var_name(const ft_pipeline *pl, uint64_t key, char *buf,
+                            size_t len)
+{
+    const char *n = fi_trace_name_of(&pl->trace, 'V', key);
+    if (n)
+        return n;
+    snprintf(buf, len, "0x%" PRIx64, key);
+    return buf;
+}
+
+static const char *region_lines(const fi_region *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s:%u-%u", r->file ? r->file : "?", r->line_lo,
+             r->line_hi);
+    return buf;
+}
+
+void analyze_print_observed(FILE *out, const ft_pipeline *pl)
+{
+    const fi_analysis *a = &pl->infer;
+    const fi_trace *t = &pl->trace;
+    char s1[256], s2[256], s3[256], buf[32];
+    for (size_t k = 0; k < a->nregions; k++) {
+        const fi_region *r = &a->regions[k];
+        if (r->status != FI_ST_OBSERVED)
+            continue;
+        fprintf(out, "%s: warning: atomicity violation observed in the "
+                     "recorded run: region R%u of thread %u (%s, %s)\n",
+                event_site(t, r->witness.out, s1, sizeof s1), r->id, r->tid,
+                r->function ? r->function : "?",
+                region_lines(r, s2, sizeof s2));
+        const fi_witness *w = &r->witness;
+        fprintf(out, "  thread %u event %" PRIu64 " at %s\n"
+                     "    conflicts with thread %u event %" PRIu64 " at %s\n"
+                     "    which conflicts with thread %u event %" PRIu64
+                     " at %s\n",
+                r->tid, w->out, event_site(t, w->out, s1, sizeof s1),
+                w->via < t->nev ? t->ev[w->via].tid : 0, w->via,
+                event_site(t, w->via, s2, sizeof s2), r->tid, w->in,
+                event_site(t, w->in, s3, sizeof s3));
+        fprintf(out, "  variables:");
+        for (uint32_t v = 0; v < r->nvars; v++)
+            fprintf(out, " %s",
+                    var_name(pl, a->vars[r->vars[v]].key, buf, sizeof buf));
+        fprintf(out, "\n");
+    }
+}
+
+static const char *kind_name(const ft_prop *p)
+{
+    return p->kind == FT_PROP_CMA ? "CMA" : "CA";
+}
+
+static const fi_region *prop_region(const ft_pipeline *pl, const ft_prop *p,
+                                    int g)
+{
+    const fi_property *fp = &pl->infer.props[p->id];
+    return ft_pipeline_region(pl, g ? fp->r2 : fp->r1);
+}
+
+static void print_summary(FILE *out, const ft_pipeline *pl)
+{
+    size_t st[4] = {0};
+    for (size_t k = 0; k < pl->infer.nregions; k++)
+        if (pl->infer.regions[k].status < 4)
+            st[pl->infer.regions[k].status]++;
+    size_t ca = 0;
+    for (size_t i = 0; i < pl->nprops; i++)
+        ca += pl->props[i].kind == FT_PROP_CA;
+    fprintf(out,
+            "%s: %zu regions (%zu proved atomic, %zu without conflict, %zu "
+            "observed violated, %zu open); %zu properties (%zu CA, %zu CMA): "
+            "%zu violated, %zu hold, %zu unknown",
+            pl->path, pl->infer.nregions, st[FI_ST_PROVED],
+            st[FI_ST_NOCONFLICT], st[FI_ST_OBSERVED], st[FI_ST_OPEN],
+            pl->nprops, ca, pl->nprops - ca, pl->nviolated, pl->nholds,
+            pl->nunknown + pl->nerror);
+    if (pl->infer.ncma_dropped)
+        fprintf(out, "; %zu CMA properties not generated (limit)",
+                pl->infer.ncma_dropped);
+    fprintf(out, " [%.2fs inference, %.2fs prediction]\n", pl->infer_seconds,
+            pl->predict_seconds);
+}
+
+void analyze_print_text(FILE *out, const analyze_out *ao)
+{
+    const ft_pipeline *pl = ao->pl;
+    char lines[300];
+    for (size_t i = 0; i < pl->nprops; i++) {
+        const ft_presult *res = &pl->results[i];
+        const ft_prop *p = &pl->props[i];
+        if (res->verdict == FT_HOLDS)
+            continue;
+        ft_report_text(out, pl->ctm, &pl->info, p, res, ao->schedule[i]);
+        if (res->verdict != FT_VIOLATED)
+            continue;
+        for (int g = 0; g < (p->kind == FT_PROP_CMA ? 2 : 1); g++) {
+            const fi_region *r = prop_region(pl, p, g);
+            if (r)
+                fprintf(out, "  region R%u: thread %u, %s, %s\n", r->id,
+                        r->tid, r->function ? r->function : "?",
+                        region_lines(r, lines, sizeof lines));
+        }
+    }
+    print_summary(out, pl);
+}
+
+static void json_region(ft_json *j, const ft_pipeline *pl, const ft_prop *p,
+                        int g)
+{
+    const fi_region *r = prop_region(pl, p, g);
+    const ft_pregion *pr = &p->r[g];
+    char site[256];
+    ft_json_begin_object(j);
+    ft_json_kuint(j, "region", r ? r->id : 0);
+    ft_json_kuint(j, "thread", pr->thread);
+    ft_json_kstr(j, "function", r ? r->function : NULL);
+    ft_json_kstr(j, "file", r ? r->file : NULL);
+    ft_json_key(j, "lines");
+    ft_json_begin_array(j);
+    ft_json_uint(j, r ? r->line_lo : 0);
+    ft_json_uint(j, r ? r->line_hi : 0);
+    ft_json_end_array(j);
+    ft_json_kstr(j, "begin", ft_trace_info_site(&pl->info, pl->ctm,
+                                                ft_ctm_at(pl->ctm, pr->thread,
+                                                          pr->first),
+                                                site, sizeof site));
+    ft_json_kstr(j, "end", ft_trace_info_site(&pl->info, pl->ctm,
+                                              ft_ctm_at(pl->ctm, pr->thread,
+                                                        pr->last),
+                                              site, sizeof site));
+    ft_json_end_object(j);
+}
+
+static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
+{
+    const ft_pipeline *pl = ao->pl;
+    const ft_prop *p = &pl->props[i];
+    const ft_presult *res = &pl->results[i];
+    char buf[32];
+    ft_json_begin_object(j);
+    ft_json_kuint(j, "property", p->id);
+    ft_json_kstr(j, "kind", kind_name(p));
+    ft_json_kstr(j, "verdict", res->verdict == FT_VIOLATED ? "violated"
+                               : res->verdict == FT_UNKNOWN ? "unknown"
+                                                            : "error");
+    ft_json_key(j, "regions");
+    ft_json_begin_array(j);
+    for (int g = 0; g < (p->kind == FT_PROP_CMA ? 2 : 1); g++)
+        json_region(j, pl, p, g);
+    ft_json_end_array(j);
+    ft_json_key(j, "variables");
+    ft_json_begin_array(j);
+    for (uint32_t v = 0; v < res->nvars; v++)
+        ft_json_str(j, var_name(pl, pl->ctm->vars[res->vars[v]].addr, buf,
+                                sizeof buf));
+    ft_json_end_array(j);
+    ft_json_kstr(j, "schedule", ao->schedule[i]);
+    ft_json_kuint(j, "steps", res->nsteps);
+    ft_json_kuint(j, "iterations", res->iterations);
+    ft_json_key(j, "seconds");
+    ft_json_double(j, res->seconds);
+    if (res->verdict != FT_VIOLATED)
+        ft_json_kstr(j, "reason", res->reason);
+    ft_json_end_object(j);
+}
+
+static void json_observed(ft_json *j, const ft_pipeline *pl)
+{
+    const fi_analysis *a = &pl->infer;
+    const fi_trace *t = &pl->trace;
+    char site[256], buf[32];
+    ft_json_begin_array(j);
+    for (size_t k = 0; k < a->nregions; k++) {
+        const fi_region *r = &a->regions[k];
+        if (r->status != FI_ST_OBSERVED)
+            continue;
+        ft_json_begin_object(j);
+        ft_json_kuint(j, "region", r->id);
+        ft_json_kuint(j, "thread", r->tid);
+        ft_json_kstr(j, "function", r->function);
+        ft_json_kstr(j, "file", r->file);
+        ft_json_key(j, "lines");
+        ft_json_begin_array(j);
+        ft_json_uint(j, r->line_lo);
+        ft_json_uint(j, r->line_hi);
+        ft_json_end_array(j);
+        ft_json_key(j, "variables");
+        ft_json_begin_array(j);
+        for (uint32_t v = 0; v < r->nvars; v++)
+            ft_json_str(j, var_name(pl, a->vars[r->vars[v]].key, buf,
+                                    sizeof buf));
+        ft_json_end_array(j);
+        const uint64_t ev[3] = {r->witness.out, r->witness.via,
+                                r->witness.in};
+        static const char *const role[3] = {"out", "via", "in"};
+        for (int e = 0; e < 3; e++) {
+            ft_json_key(j, role[e]);
+            ft_json_begin_object(j);
+            ft_json_kuint(j, "event", ev[e]);
+            ft_json_kuint(j, "thread", ev[e] < t->nev ? t->ev[ev[e]].tid : 0);
+            ft_json_kstr(j, "site", event_site(t, ev[e], site, sizeof site));
+            ft_json_end_object(j);
+        }
+        ft_json_end_object(j);
+    }
+    ft_json_end_array(j);
+}
+
+void analyze_print_json(FILE *out, const analyze_out *ao)
+{
+    const ft_pipeline *pl = ao->pl;
+    ft_json j;
+    ft_json_init(&j, out);
+    ft_json_begin_object(&j);
+    ft_json_kstr(&j, "trace", pl->path);
+    ft_json_kstr(&j, "format", pl->format == FT_INPUT_STD ? "std"
+                                                          : "foretell");
+    ft_json_key(&j, "damaged");
+    if (pl->damaged)
+        ft_json_str(&j, pl->damage.message);
+    else
+        ft_json_null(&j);
+    size_t st[4] = {0}, ca = 0;
+    for (size_t k = 0; k < pl->infer.nregions; k++)
+        if (pl->infer.regions[k].status < 4)
+            st[pl->infer.regions[k].status]++;
+    for (size_t i = 0; i < pl->nprops; i++)
+        ca += pl->props[i].kind == FT_PROP_CA;
+    ft_json_kuint(&j, "regions", pl->infer.nregions);
+    ft_json_kuint(&j, "proved", st[FI_ST_PROVED]);
+    ft_json_kuint(&j, "no_conflict", st[FI_ST_NOCONFLICT]);
+    ft_json_kuint(&j, "observed", st[FI_ST_OBSERVED]);
+    ft_json_kuint(&j, "open", st[FI_ST_OPEN]);
+    ft_json_kuint(&j, "properties", pl->nprops);
+    ft_json_kuint(&j, "ca", ca);
+    ft_json_kuint(&j, "cma", pl->nprops - ca);
+    ft_json_kuint(&j, "cma_not_generated", pl->infer.ncma_dropped);
+    ft_json_kuint(&j, "unmapped", pl->nunmapped);
+    ft_json_kuint(&j, "violated", pl->nviolated);
+    ft_json_kuint(&j, "holds", pl->nholds);
+    ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
+    ft_json_key(&j, "infer_seconds");
+    ft_json_double(&j, pl->infer_seconds);
+    ft_json_key(&j, "predict_seconds");
+    ft_json_double(&j, pl->predict_seconds);
+    ft_json_key(&j, "observed_violations");
+    json_observed(&j, pl);
+    ft_json_key(&j, "violations");
+    ft_json_begin_array(&j);
+    for (size_t i = 0; i < pl->nprops; i++)
+        if (pl->results[i].verdict == FT_VIOLATED)
+            json_prop(&j, ao, i);
+    ft_json_end_array(&j);
+    ft_json_key(&j, "unsolved");
+    ft_json_begin_array(&j);
+    for (size_t i = 0; i < pl->nprops; i++)
+        if (pl->results[i].verdict == FT_UNKNOWN ||
+            pl->results[i].verdict == FT_ERROR)
+            json_prop(&j, ao, i);
+    ft_json_end_array(&j);
+    ft_json_end_object(&j);
+    ft_json_line(&j);
+}

@@ -1,0 +1,273 @@
+/* pipeline.c - stages ii-iv on one trace, the orchestration behind
+ * `foretell analyze`: the trace is loaded once into infer/'s in-memory
+ * form (foretell or STD), and the CTM, the MAT proof of stage iii and the
+ * properties of stage iv are all built from those same events, so that
+ * infer/'s event indices, the CTM's transitions and the schedule files'
+ * per-thread indices agree whatever format the trace came in. */
+#include "predict/predict.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_err(ft_error *err, const char *path, uint64_t offset,
+                    const char *msg)
+{
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    err->offset = offset;
+    snprintf(err->message, sizeof err->message, "%s", msg);
+}
+
+/* A foretell trace opens with a chunk, a msgpack fixarray(4) (0x94);
+ * STD is text.  The ".std" extension decides for files that are empty. */
+static int detect_format(const char *path)
+{
+    size_t n = strlen(path);
+    if (n > 4 && strcmp(path + n - 4, ".std") == 0)
+        return FT_INPUT_STD;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return FT_INPUT_FORETELL; /* the reader names the error */
+    int ch = fgetc(f);
+    fclose(f);
+    if (ch == 0x94 || ch == EOF)
+        return FT_INPUT_FORETELL;
+    return (ch >= 0x20 && ch < 0x7f) || ch == '\n' || ch == '\t'
+               ? FT_INPUT_STD
+               : FT_INPUT_FORETELL;
+}
+
+int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
+                     ft_error *err)
+{
+    memset(pl, 0, sizeof *pl);
+    memset(err, 0, sizeof *err);
+    fi_trace_init(&pl->trace);
+    pl->path = path;
+    pl->format = format == FT_INPUT_DETECT ? detect_format(path) : format;
+    if (pl->format == FT_INPUT_STD)
+        return fi_std_read_path(&pl->trace, path, err) < 0 ? -1 : 0;
+    int rc = fi_trace_load(&pl->trace, path, err);
+    if (rc == 1) {
+        pl->damaged = 1;
+        pl->damage = *err;
+    }
+    return rc;
+}
+
+/* The trace details reports and schedules need, from the loaded events:
+ * the same per-thread event numbering the replay runtime counts. */
+static int info_from_trace(ft_pipeline *pl)
+{
+    ft_trace_info *ti = &pl->info;
+    const fi_trace *t = &pl->trace;
+    const ft_ctm *c = pl->ctm;
+    ti->path = strdup(pl->path);
+    ti->program = strdup("");
+    if (pl->format == FT_INPUT_FORETELL) {
+        ft_error e;
+        ft_reader *rd = ft_reader_open(pl->path, &e);
+        const ft_header *h = rd ? ft_reader_header(rd) : NULL;
+        if (h && h->program) {
+            free(ti->program);
+            ti->program = strdup(h->program);
+        }
+        if (rd)
+            ft_reader_close(rd);
+    }
+    ti->ntrans = c->ntrans;
+    ti->tindex = calloc(c->ntrans + 1, sizeof *ti->tindex);
+    ti->kind = calloc(c->ntrans + 1, sizeof *ti->kind);
+    uint64_t *count = calloc(t->nthreads + 1, sizeof *count);
+    ti->nsites = t->nsites + 1;
+    ti->site_file = calloc(ti->nsites, sizeof *ti->site_file);
+    ti->site_func = calloc(ti->nsites, sizeof *ti->site_func);
+    ti->site_line = calloc(ti->nsites, sizeof *ti->site_line);
+    if (!ti->path || !ti->program || !ti->tindex || !ti->kind || !count ||
+        !ti->site_file || !ti->site_func || !ti->site_line) {
+        free(count);
+        return -1;
+    }
+    uint32_t j = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        const ft_event *ev = &t->ev[i];
+        while (j < c->ntrans && c->event[j] < i)
+            j++;
+        while (j < c->ntrans && c->event[j] == i) {
+            ti->tindex[j] = count[ev->tid];
+            ti->kind[j] = ev->kind;
+            j++;
+        }
+        if (ev->tid < t->nthreads)
+            count[ev->tid]++;
+    }
+    free(count);
+    for (uint32_t id = 1; id < ti->nsites; id++) {
+        const ft_site *s = &t->sites[id - 1];
+        if (s->file && !(ti->site_file[id] = strdup(s->file)))
+            return -1;
+        if (s->function && !(ti->site_func[id] = strdup(s->function)))
+            return -1;
+        ti->site_line[id] = s->line;
+    }
+    return 0;
+}
+
+/* infer/'s properties (regions as trace event ranges) as ft_prop (CTM
+ * positions).  A region without a transition (only local events) cannot
+ * be interleaved: its property is counted in nunmapped and dropped. */
+static int map_properties(ft_pipeline *pl)
+{
+    const fi_analysis *a = &pl->infer;
+    pl->props = calloc(a->nprops + 1, sizeof *pl->props);
+    if (!pl->props)
+        return -1;
+    for (size_t k = 0; k < a->nprops; k++) {
+        const fi_property *fp = &a->props[k];
+        ft_prop p = {.id = (uint32_t)k,
+                     .kind = fp->kind == FI_PROP_CMA ? FT_PROP_CMA
+                                                     : FT_PROP_CA};
+        uint32_t ids[2] = {fp->r1, fp->r2};
+        int ok = 1;
+        for (int g = 0; g < (p.kind == FT_PROP_CMA ? 2 : 1) && ok; g++) {
+            const fi_region *r = &a->regions[ids[g]];
+            ok = ft_pregion_from_events(pl->ctm, r->tid, r->first, r->last,
+                                        &p.r[g]) == 0;
+        }
+        if (ok)
+            pl->props[pl->nprops++] = p;
+        else
+            pl->nunmapped++;
+    }
+    return 0;
+}
+
+int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
+{
+    double t0 = now();
+    const fi_trace *t = &pl->trace;
+    pl->ctm = ft_ctm_new();
+    if (!pl->ctm)
+        goto oom;
+    for (size_t i = 0; i < t->nev; i++) {
+        char msg[200] = "";
+        if (ft_ctm_add(pl->ctm, &t->ev[i], msg, sizeof msg) != 0) {
+            char m[sizeof err->message];
+            snprintf(m, sizeof m, "event %zu (thread %u, %s): %s", i,
+                     t->ev[i].tid, ft_kind_name(t->ev[i].kind), msg);
+            set_err(err, pl->path, i, m);
+            return -1;
+        }
+    }
+    if (ft_ctm_finish(pl->ctm) < 0)
+        goto oom;
+    pl->reduced = ft_reduce(pl->ctm, FT_REDUCE_NO_COUNT);
+    if (!pl->reduced)
+        goto oom;
+    if (fi_analyze(&pl->infer, t, o) < 0 ||
+        fi_prove_by_reduce(&pl->infer, pl->reduced) < 0 ||
+        fi_properties(&pl->infer) < 0 || info_from_trace(pl) < 0 ||
+        map_properties(pl) < 0)
+        goto oom;
+    for (size_t k = 0; k < pl->infer.nregions; k++)
+        pl->nobserved += pl->infer.regions[k].status == FI_ST_OBSERVED;
+    pl->infer_seconds = now() - t0;
+    return 0;
+oom:
+    set_err(err, pl->path, UINT64_MAX, "out of memory");
+    return -1;
+}
+
+long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
+                         ft_progress_fn *progress, void *arg)
+{
+    double t0 = now();
+    pl->results = calloc(pl->nprops + 1, sizeof *pl->results);
+    if (!pl->results)
+        return -1;
+    /* Batches of a few properties per worker, so that progress can be
+     * told without the workers knowing about it. */
+    size_t batch = (o->jobs > 1 ? o->jobs : 1) * 4;
+    for (size_t done = 0; done < pl->nprops;) {
+        size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
+        if (ft_predict_run(pl->ctm, pl->reduced, pl->props + done, n, o,
+                           pl->results + done) < 0)
+            return -1;
+        done += n;
+        if (progress)
+            progress(arg, done, pl->nprops);
+    }
+    pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
+    for (size_t i = 0; i < pl->nprops; i++)
+        switch (pl->results[i].verdict) {
+        case FT_VIOLATED: pl->nviolated++; break;
+        case FT_HOLDS: pl->nholds++; break;
+        case FT_UNKNOWN: pl->nunknown++; break;
+        default: pl->nerror++; break;
+        }
+    pl->predict_seconds = now() - t0;
+    return (long)pl->nviolated;
+}
+
+int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
+                               const char *dir, char *path, size_t pathlen,
+                               char *err, size_t errlen)
+{
+    const ft_prop *p = &pl->props[i];
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: cannot create the directory: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    snprintf(path, pathlen, "%s/%s-%u.schedule", dir,
+             p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
+    ft_schedule s;
+    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p,
+                                &pl->results[i]) < 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        ft_schedule_free(&s);
+        return -1;
+    }
+    int rc = ft_schedule_write(f, &s);
+    ft_schedule_free(&s);
+    if (fclose(f) != 0 || rc < 0) {
+        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id)
+{
+    return id < pl->infer.nregions ? &pl->infer.regions[id] : NULL;
+}
+
+void ft_pipeline_free(ft_pipeline *pl)
+{
+    if (pl->results)
+        for (size_t i = 0; i < pl->nprops; i++)
+            ft_presult_free(&pl->results[i]);
+    free(pl->results);
+    free(pl->props);
+    ft_trace_info_free(&pl->info);
+    fi_analysis_free(&pl->infer);
+    ft_reduced_free(pl->reduced);
+    ft_ctm_free(pl->ctm);
+    fi_trace_free(&pl->trace);
+    memset(pl, 0, sizeof *pl);
+}
