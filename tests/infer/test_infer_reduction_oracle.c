@@ -422,6 +422,67 @@ static void reduction_by_hand(void **state)
     }
 }
 
+/* The two counterexamples the oracle found in the reduction rule, by hand.
+ * (1) T0: [lock m; read x], T1: trylock m fails while T0 holds it, then
+ * writes x.  The acquire is no right mover past the failed try: in the
+ * schedule lock, trylock-fail, write x, read x the region is not
+ * serializable.  (2) T0: [lock m; wait(c, m)] with T1 taking m during the
+ * wait: the wait_post takes m again, so it does not move either. */
+static void reduction_counterexamples(void **state)
+{
+    (void)state;
+    enum { X = 0x1000, M = 0x2000, C = 0x3000 };
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t s = fi_trace_site(&t, "f", "h.c", 1);
+    uint64_t b = ev_add(&t, 0, FT_EV_REGION_BEGIN, s, 0);
+    ev_add(&t, 0, FT_EV_MUTEX_LOCK, s, M);
+    ft_event e;
+    memset(&e, 0, sizeof e);
+    e.tid = 1;
+    e.kind = FT_EV_MUTEX_LOCK;
+    e.site = s;
+    e.addr = M;
+    e.arg = FT_HOW_TRY;
+    e.rc = 16; /* EBUSY */
+    assert_int_equal(fi_trace_add(&t, &e), 0);
+    ev_add(&t, 0, FT_EV_READ, s, X);
+    uint64_t end = ev_add(&t, 0, FT_EV_REGION_END, s, 0);
+    ev_add(&t, 0, FT_EV_MUTEX_UNLOCK, s, M);
+    ev_add(&t, 1, FT_EV_WRITE, s, X);
+    fi_analysis a;
+    assert_int_equal(fi_run(&a, &t, NULL, 0, NULL, 0), 0);
+    const fi_region *r = find_region(&a, 0, b, end);
+    assert_non_null(r);
+    assert_int_equal(r->status, FI_ST_OPEN);
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+
+    fi_trace_init(&t);
+    s = fi_trace_site(&t, "f", "h.c", 1);
+    b = ev_add(&t, 0, FT_EV_REGION_BEGIN, s, 0);
+    ev_add(&t, 0, FT_EV_MUTEX_LOCK, s, M);
+    ev_add2(&t, 0, FT_EV_COND_WAIT, s, C, M, 0);
+    ev_add(&t, 1, FT_EV_MUTEX_LOCK, s, M);
+    ev_add(&t, 1, FT_EV_MUTEX_UNLOCK, s, M);
+    memset(&e, 0, sizeof e);
+    e.tid = 0;
+    e.kind = FT_EV_COND_WAKE;
+    e.site = s;
+    e.addr = C;
+    e.obj2 = M;
+    e.arg = 1; /* timed out */
+    assert_int_equal(fi_trace_add(&t, &e), 0);
+    end = ev_add(&t, 0, FT_EV_REGION_END, s, 0);
+    ev_add(&t, 0, FT_EV_MUTEX_UNLOCK, s, M);
+    assert_int_equal(fi_run(&a, &t, NULL, 0, NULL, 0), 0);
+    r = find_region(&a, 0, b, end);
+    assert_non_null(r);
+    assert_int_equal(r->status, FI_ST_OPEN);
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
 /* A region inside one critical section of the lock that guards what it
  * touches is proved by the lock rule. */
 static void lock_by_hand(void **state)
@@ -459,6 +520,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reduction_by_hand),
         cmocka_unit_test(lock_by_hand),
+        cmocka_unit_test(reduction_counterexamples),
         cmocka_unit_test(proofs_hold_in_every_schedule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
