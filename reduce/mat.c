@@ -160,7 +160,8 @@ static int build_index(const ft_reduced *r, uint32_t t, struct thread_index *ix)
         if (c->obj2[x] != FT_CTM_NONE)
             ix->occ[ix->n++] = (struct occ){c->obj2[x], k};
     }
-    qsort(ix->occ, ix->n, sizeof *ix->occ, occ_cmp);
+    if (ix->n) /* qsort(NULL, 0) is undefined */
+        qsort(ix->occ, ix->n, sizeof *ix->occ, occ_cmp);
     return 0;
 }
 
@@ -400,7 +401,7 @@ int ft_cxt_allowed(const ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,
     if (k + 1 >= r->bcount[i])
         return 1;
     ft_cxt key = {i, k, j, l, 0, 0};
-    return bsearch(&key, r->cxt, r->ncxt, sizeof key, cxt_cmp) != NULL;
+    return r->ncxt && bsearch(&key, r->cxt, r->ncxt, sizeof key, cxt_cmp);
 }
 
 static int derive_itrans(ft_reduced *r)
@@ -468,7 +469,8 @@ int ft_reduce_mat(ft_reduced *r, unsigned flags)
     free(th.end_tp);
     if (rc)
         return -1;
-    qsort(r->cxt, r->ncxt, sizeof *r->cxt, cxt_cmp);
+    if (r->ncxt) /* qsort(NULL, 0) is undefined */
+        qsort(r->cxt, r->ncxt, sizeof *r->cxt, cxt_cmp);
     uint32_t u = 0;
     for (uint32_t e = 0; e < r->ncxt; e++)
         if (!u || cxt_cmp(&r->cxt[u - 1], &r->cxt[e]))
