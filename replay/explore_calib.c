@@ -4,8 +4,10 @@
  * deadlocks), and for PCTVB the shared variables with their access
  * counts.  A variable is a global (module and offset: stable across runs
  * whatever ASLR does) or a heap allocation site (the paper's randomized
- * variant, section 3); only plain reads and writes count, as the runtime
- * sees only those as variable accesses. */
+ * variant, section 3); its accesses are the plain reads and writes and,
+ * for a lock (the paper's variables include synchronisation objects), the
+ * acquisitions: what the runtime sees as variable accesses (atomics are
+ * not among them). */
 #define _GNU_SOURCE
 #include "recorder/heapmap.h"
 #include "replay/explore.h"
@@ -100,9 +102,9 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
     while (ft_reader_next(r, &ev) == 1) {
         if (ev.tid + 1 > c->threads)
             c->threads = ev.tid + 1;
-        if (ev.kind == FT_EV_MUTEX_LOCK || ev.kind == FT_EV_RW_RDLOCK ||
-            ev.kind == FT_EV_RW_WRLOCK)
-            c->locks++;
+        int lock = ev.kind == FT_EV_MUTEX_LOCK || ev.kind == FT_EV_RW_RDLOCK ||
+                   ev.kind == FT_EV_RW_WRLOCK;
+        c->locks += lock;
         if (ev.kind == FT_EV_MALLOC || ev.kind == FT_EV_FREE ||
             ev.kind == FT_EV_REALLOC) {
             if (hm)
@@ -110,7 +112,7 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
             continue;
         }
         if (ev.kind != FT_EV_READ && ev.kind != FT_EV_WRITE &&
-            ev.kind != FT_EV_READ_WIDE && ev.kind != FT_EV_WRITE_WIDE)
+            ev.kind != FT_EV_READ_WIDE && ev.kind != FT_EV_WRITE_WIDE && !lock)
             continue;
         uint64_t key;
         if (!hm || !var_key(r, hm, ev.addr, &key))

@@ -156,7 +156,7 @@ void __tsan_vptr_update(void **vptr, void *new_val)
 
 void __tsan_func_entry(void *caller_pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
     if (!t)
         return;
     uint32_t site = ft_site_id(FT_PC());
@@ -166,7 +166,7 @@ void __tsan_func_entry(void *caller_pc)
 
 void __tsan_func_exit(void)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
     if (!t)
         return;
     ft_emit_func_exit();

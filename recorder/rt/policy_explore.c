@@ -214,7 +214,7 @@ static int explore_preempt(int tid)
         return 1;
     }
     if (ex.ncp) {
-        if ((t->kp_kind == FT_KP_READ || t->kp_kind == FT_KP_WRITE) && t->kp_addr) {
+        if (t->kp_kind != FT_KP_OTHER && t->kp_addr) { /* access or lock */
             int c = cp_reached(t->kp_addr);
             if (c >= 0) {
                 prio_of(tid);

@@ -8,8 +8,9 @@
  * one line "S CUR CHOSEN K E1 E2 ...", K being p (the running thread could
  * continue: choosing another preempts it), y (it yielded) or b (it cannot
  * continue), followed by the enabled threads; the driver derives the next
- * prefixes from it.  Decision points are the key points (budget 1) and the
- * switches forced by blocking, yielding and exiting. */
+ * prefixes from it.  Decision points are the key points (budget 1) other
+ * than function entry and exit, and the switches forced by blocking,
+ * yielding and exiting, wherever two or more threads are enabled. */
 #define _GNU_SOURCE
 #include "rt.h"
 
@@ -72,8 +73,10 @@ static int prefix_preempt(int tid)
         if (i != tid &&
             __atomic_load_n(&ft_threads[i].state, __ATOMIC_RELAXED) == FT_T_RUNNABLE)
             en[n++] = i;
-    if (n == 1)
-        return 0; /* nothing to decide: not a decision point */
+    /* Function entry and exit touch no shared state: preempting there
+     * only duplicates the schedules of the next visible key point. */
+    if (n == 1 || ft_threads[tid].kp_kind == FT_KP_FUNC)
+        return 0; /* not a decision point */
     px.step++;
     int chosen = decide(tid, en, n);
     log_point(tid, chosen, 'p', en, n);

@@ -90,7 +90,7 @@ typedef struct ft_thread {
 
 /* What kind of key point a thread is entering (ft_thread.kp_kind), for
  * policies that preempt only at some of them (policy_explore.c). */
-enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK };
+enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC };
 
 /* Scheduling decisions.  The recording policy is policy_record.c; replay
  * and exploration will provide others. */

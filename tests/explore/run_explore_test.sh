@@ -1,0 +1,105 @@
+#!/bin/sh
+# run_explore_test.sh - `foretell explore` end to end on the data/
+# examples (built with foretell-cc): each strategy finds its paper's bug
+# with a fixed seed and budget, the saved FORETELL_STRATEGY reproduces the
+# same failure, correct programs give no bug, bad input exits 2 (127 for
+# a missing program) with a message.  Env: FT_BIN, FT_INST, FT_WORK.
+set -u
+bin=$FT_BIN
+inst=$FT_INST
+work=$FT_WORK/$$
+rm -rf "$work"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+fails=0
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# expect_bug KIND EXIT_OF_REPRO STRATEGY_ARGS... -- PROG [ARGS]
+expect_bug() {
+    kind=$1 repro=$2
+    shift 2
+    out=$work/out
+    rm -rf "$out"
+    json=$("$bin/foretell" explore -q --json -o "$out" "$@")
+    rc=$?
+    case $json in
+    *"\"failure\":\"$kind\""*) ;;
+    *) fail "explore $*: expected a $kind bug, got: $json"; return ;;
+    esac
+    [ $rc -eq 1 ] || fail "explore $*: exit $rc, expected 1"
+    [ -s "$out/bug-1.ftrace" ] || fail "explore $*: no saved trace"
+    [ -s "$out/bug-1.schedule" ] || fail "explore $*: no saved schedule"
+    grep -q '^foretell-schedule 1$' "$out/bug-1.schedule" ||
+        fail "explore $*: schedule file has no header"
+    # The saved strategy spec runs the same schedule again.
+    while [ "$1" != -- ]; do shift; done
+    shift
+    spec=$(cat "$out/bug-1.strategy")
+    FORETELL_TRACE=$work/repro.ftrace FORETELL_STRATEGY=$spec "$@" \
+        >/dev/null 2>&1
+    got=$?
+    [ $got -eq "$repro" ] ||
+        fail "FORETELL_STRATEGY=$spec $*: exit $got, expected $repro"
+    echo "ok: $kind found: $(echo "$json" | sed -n 's/.*"schedules_to_first_bug":\([0-9]*\).*/\1/p') schedules ($spec)"
+}
+
+expect_none() {
+    json=$("$bin/foretell" explore -q --json -o "$work/none" "$@")
+    rc=$?
+    [ $rc -eq 0 ] || fail "explore $*: exit $rc on a correct program: $json"
+    case $json in
+    *'"bug_found":false'*) echo "ok: no bug: $*" ;;
+    *) fail "explore $*: $json" ;;
+    esac
+}
+
+expect_bad() {
+    want=$1
+    shift
+    "$bin/foretell" explore -q -o "$work/bad" "$@" >/dev/null 2>"$work/err"
+    rc=$?
+    [ $rc -eq "$want" ] || fail "explore $*: exit $rc, expected $want"
+    grep -q . "$work/err" || fail "explore $*: no message"
+    echo "ok: exit $rc: $(head -1 "$work/err")"
+}
+
+# Paper examples.  Exit codes of a reproduction: 134 abort, 139 SIGSEGV,
+# 86 deadlock (the runtime's status).
+expect_bug abort 134 --strategy pct --seed 0 --budget 400 -- "$inst/reorder" 4
+expect_bug abort 134 --strategy random --seed 0 --budget 400 -- "$inst/reorder" 4
+expect_bug deadlock 86 --strategy rpro --deadlock --seed 0 --budget 200 -- "$inst/rpro_d1"
+expect_bug deadlock 86 --strategy rpro --deadlock --depth 4 --seed 0 --budget 1000 -j 2 -- "$inst/rpro_d2"
+expect_bug deadlock 86 --strategy icb --bound 2 --budget 500 -- "$inst/rpro_d1"
+expect_bug crash 139 --strategy random --seed 0 --budget 200 -- "$inst/period_once"
+expect_bug abort 134 --strategy pctvb --depth 2 --seed 0 --budget 300 -- "$inst/vb_figures" 2
+expect_bug abort 134 --strategy pctvb --depth 3 --seed 0 --budget 1000 -- "$inst/vb_figures" 3
+expect_bug deadlock 86 --strategy pctvb --depth 2 --seed 0 --budget 300 -- "$inst/rpro_d1"
+expect_bug abort 134 --strategy idb --budget 1000 -- "$inst/vb_figures" 4
+expect_bug abort 134 --strategy icb --budget 500 -- "$inst/vb_figures" 1
+expect_bug abort 134 --strategy idb --budget 1000 -- "$inst/vb_figures" 2
+
+# Correct programs (kind none in data/examples.tsv): nothing within a
+# small budget, with a seeded and a systematic strategy.
+for p in prodcons_sem barrier_phases correct_locked correct_atomics; do
+    expect_none --strategy pct --seed 0 --budget 25 -j 2 -- "$inst/$p"
+    expect_none --strategy random --seed 0 --budget 25 -j 2 -- "$inst/$p"
+done
+expect_none --strategy icb --budget 25 -- "$inst/correct_atomics"
+
+# Bad input.
+expect_bad 2 --strategy nosuch -- "$inst/reorder"
+expect_bad 2 --strategy pct --depth 0 -- "$inst/reorder"
+expect_bad 2 --strategy pct --budget many -- "$inst/reorder"
+expect_bad 2 --strategy pct --jobs 0 -- "$inst/reorder"
+expect_bad 2 --strategy pct --no-such-option -- "$inst/reorder"
+expect_bad 2 --strategy pct
+expect_bad 2 --strategy pct -- 
+expect_bad 2 --strategy pct --budget 0 -- "$inst/reorder"
+expect_bad 127 --strategy pct --budget 5 -- "$work/no-such-program"
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all explore tests passed"
