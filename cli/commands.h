@@ -21,6 +21,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"symbolize", cmd_symbolize, "add file:line for a trace's sites"},
     {"check", cmd_check, "check that a trace is sequentially consistent"},
     {"analyze", cmd_analyze, "build the trace model and analyze it"},
+    {"replay", cmd_replay, "run a program under a schedule, report failures"},
     {"explore", cmd_explore, "run a program under many schedules to find bugs"},
 };
 

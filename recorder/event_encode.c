@@ -134,6 +134,21 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *reg)
     case FT_EV_STEAL:
     case FT_EV_SIGNAL:
         return ft_put_uint(p, ev->value);
+    case FT_EV_DIVERGE:
+        p = ft_put_uint(p, ev->value);
+        p = ft_put_uint(p, ev->value2);
+        p = ft_put_uint(p, ev->value3);
+        return ft_put_uint(p, ev->arg);
+    case FT_EV_HEAP_ERROR:
+        p = ft_put_uint(p, ev->site);
+        p = put_addr(p, ev->addr, reg);
+        p = ft_put_uint(p, ev->arg);
+        return ft_put_uint(p, ev->value);
+    case FT_EV_BLOCKED:
+        p = ft_put_uint(p, ev->value);
+        p = ft_put_uint(p, ev->site);
+        p = put_addr(p, ev->addr, reg);
+        return ft_put_uint(p, ev->arg);
     default:
         return NULL;
     }

@@ -189,6 +189,22 @@ unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
     case FT_EV_SIGNAL:
         add(f, "signo", FT_F_UINT, ev->value);
         break;
+    case FT_EV_DIVERGE:
+        add(f, "step", FT_F_UINT, ev->value);
+        add(f, "tid", FT_F_UINT, ev->value2);
+        add(f, "index", FT_F_UINT, ev->value3);
+        add(f, "why", FT_F_UINT, ev->arg);
+        break;
+    case FT_EV_HEAP_ERROR:
+        add(f, "addr", FT_F_ADDR, ev->addr);
+        add(f, "what", FT_F_UINT, ev->arg);
+        add(f, "free_site", FT_F_SITE, ev->value);
+        break;
+    case FT_EV_BLOCKED:
+        add(f, "tid", FT_F_UINT, ev->value);
+        add(f, "obj", FT_F_ADDR, ev->addr);
+        add(f, "wait", FT_F_UINT, ev->arg);
+        break;
     default:
         break;
     }

@@ -52,6 +52,9 @@ static const char *const kind_names[FT_EV_KIND_MAX + 1] = {
     [FT_EV_STEAL] = "steal",
     [FT_EV_DEADLOCK] = "deadlock",
     [FT_EV_SIGNAL] = "signal",
+    [FT_EV_DIVERGE] = "diverge",
+    [FT_EV_HEAP_ERROR] = "heap_error",
+    [FT_EV_BLOCKED] = "blocked",
 };
 
 const char *ft_kind_name(unsigned kind)

@@ -338,6 +338,26 @@ static int decode_fields(dec *d, ft_event *ev, uint64_t *reg)
     case FT_EV_SIGNAL:
         GET_U(ev->value, U32);
         return 0;
+    case FT_EV_DIVERGE:
+        GET_U(ev->value, UINT64_MAX);
+        GET_U(ev->value2, U32);
+        GET_U(ev->value3, UINT64_MAX);
+        GET_U(ev->arg, U32);
+        return 0;
+    case FT_EV_HEAP_ERROR:
+        GET_U(ev->site, U32);
+        if (get_addr(d, &ev->addr, reg) < 0)
+            return -1;
+        GET_U(ev->arg, U32);
+        GET_U(ev->value, U32);
+        return 0;
+    case FT_EV_BLOCKED:
+        GET_U(ev->value, U32);
+        GET_U(ev->site, U32);
+        if (get_addr(d, &ev->addr, reg) < 0)
+            return -1;
+        GET_U(ev->arg, U32);
+        return 0;
     default:
         d->p--; /* point at the opcode itself */
         d->why = "unknown event opcode";

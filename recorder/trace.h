@@ -83,7 +83,27 @@ enum ft_kind {
     FT_EV_STEAL = 80,         /* tid: watchdog took the baton from tid */
     FT_EV_DEADLOCK = 81,      /* - : no thread could run */
     FT_EV_SIGNAL = 82,        /* signo: fatal signal delivered */
+    FT_EV_DIVERGE = 83,       /* step tid index why: replay left the schedule */
+    FT_EV_HEAP_ERROR = 84,    /* site addr what free_site: heap oracle */
+    FT_EV_BLOCKED = 85,       /* tid site obj wait: before DEADLOCK, each
+                                 blocked thread */
     FT_EV_KIND_MAX = 127
+};
+
+/* Why a replay left its schedule (FT_EV_DIVERGE arg). */
+enum ft_diverge_why {
+    FT_DIV_BLOCKED = 1,  /* the step's thread is blocked */
+    FT_DIV_EXITED = 2,   /* the step's thread has exited */
+    FT_DIV_ABSENT = 3,   /* the step's thread was never created */
+    FT_DIV_MISMATCH = 4, /* its event at the index has another kind/site */
+    FT_DIV_UNFINISHED = 5, /* the program ended before the last step */
+};
+
+/* What the heap oracle found (FT_EV_HEAP_ERROR arg). */
+enum ft_heap_what {
+    FT_HEAP_USE_AFTER_FREE = 1,
+    FT_HEAP_DOUBLE_FREE = 2,
+    FT_HEAP_NULL_DEREF = 3,
 };
 
 /* How a lock-like operation was attempted (the "how" field). */
@@ -140,6 +160,16 @@ enum ft_rmw_op {
  *   SLEEP                 site, value = nanoseconds
  *   YIELD, REGION_BEGIN, REGION_END  site
  *   STEAL, SIGNAL         value = tid / signal number
+ *   DIVERGE               value = schedule step, value2 = expected tid,
+ *                         value3 = its expected event index, arg = why
+ *                         (enum ft_diverge_why)
+ *   HEAP_ERROR            site (0: the thread's next event is the access),
+ *                         addr, arg = what (enum ft_heap_what),
+ *                         value = site of the free (0 unknown)
+ *   BLOCKED               site (where it waits), addr = object,
+ *                         arg = what it waits for (1 mutex, 2 rdlock,
+ *                         3 wrlock, 4 condvar, 5 semaphore, 6 barrier,
+ *                         7 once, 8 join: addr = tid), value = tid
  * SWITCH is consumed by the reader (it sets tid) and never delivered. */
 typedef struct ft_event {
     uint64_t index;     /* position among delivered events, from 0 */

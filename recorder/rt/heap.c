@@ -2,11 +2,22 @@
  * objects are named by allocation site and per-site count (the MALLOC
  * event's count), which is stable across runs whatever address ASLR gives.
  * The C++ operators are wrapped weakly so C programs link without
- * libstdc++. */
+ * libstdc++.
+ *
+ * The heap oracle (ft_rt.heap_check, replay and exploration runs): a freed
+ * block is not given back to malloc but kept in a quarantine (the last
+ * QUARANTINE_N blocks), so an access to it (seen at the key point's slow
+ * path, sched.c, which the oracle makes visit every key point) is a
+ * use-after-free, and freeing it again a double free.  Addresses below
+ * one page are null dereferences.  Each is a HEAP_ERROR event with the
+ * site of the free; the run then aborts at the thread's next key point,
+ * after the faulty access itself is recorded (or at once for a double
+ * free).  A page filter makes the common miss one load. */
 #define _GNU_SOURCE
 #include "rt.h"
 
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 void *__real_calloc(size_t, size_t);
@@ -20,6 +31,115 @@ void __real__ZdlPv(void *) __attribute__((weak));
 void __real__ZdaPv(void *) __attribute__((weak));
 void __real__ZdlPvm(void *, size_t) __attribute__((weak));
 void __real__ZdaPvm(void *, size_t) __attribute__((weak));
+
+#define QUARANTINE_N 4096
+#define FILTER_BITS 16
+#define BIG_PAGES 64
+
+static struct qblock {
+    uintptr_t addr;
+    size_t size;
+    uint32_t free_site;
+} quarantine[QUARANTINE_N];
+static unsigned q_first, q_count, q_big;
+static uint16_t q_filter[1u << FILTER_BITS]; /* blocks per hashed page */
+
+static inline unsigned page_slot(uintptr_t page)
+{
+    return (unsigned)((page * 0x9e3779b97f4a7c15ull) >> (64 - FILTER_BITS));
+}
+
+static void filter_add(const struct qblock *b, int delta)
+{
+    uintptr_t first = b->addr >> 12, last = (b->addr + b->size - 1) >> 12;
+    if (last - first >= BIG_PAGES) {
+        q_big += (unsigned)delta;
+        return;
+    }
+    for (uintptr_t pg = first; pg <= last; pg++)
+        q_filter[page_slot(pg)] += (uint16_t)delta;
+}
+
+static struct qblock *quarantine_find(uintptr_t a)
+{
+    if (!q_big && !q_filter[page_slot(a >> 12)])
+        return NULL;
+    for (unsigned i = 0; i < q_count; i++) {
+        struct qblock *b = &quarantine[(q_first + i) % QUARANTINE_N];
+        if (a >= b->addr && a < b->addr + (b->size ? b->size : 1))
+            return b;
+    }
+    return NULL;
+}
+
+static void quarantine_add(void *p, uint32_t site)
+{
+    if (q_count == QUARANTINE_N) {
+        struct qblock *old = &quarantine[q_first];
+        filter_add(old, -1);
+        __real_free((void *)old->addr);
+        q_first = (q_first + 1) % QUARANTINE_N;
+        q_count--;
+    }
+    struct qblock *b = &quarantine[(q_first + q_count++) % QUARANTINE_N];
+    b->addr = (uintptr_t)p;
+    b->size = malloc_usable_size(p);
+    b->free_site = site;
+    filter_add(b, 1);
+}
+
+static void heap_error(int what, uint32_t site, uintptr_t addr,
+                       uint32_t free_site)
+{
+    static const char *const names[] = {"", "use-after-free", "double free",
+                                        "null dereference"};
+    ft_event ev = {.kind = FT_EV_HEAP_ERROR, .site = site, .addr = addr,
+                   .arg = (uint32_t)what, .value = free_site};
+    ft_emit(&ev);
+    ft_trace_flush();
+    fprintf(stderr, "foretell: %s at %#lx (thread %d)\n", names[what],
+            (unsigned long)addr, ft_self ? ft_self->tid : -1);
+}
+
+void ft_heap_check_kp(ft_thread *t)
+{
+    if (FT_UNLIKELY(t->heap_abort)) {
+        ft_pending_flush(t);
+        abort();
+    }
+    int k = t->kp_kind;
+    if (k != FT_KP_READ && k != FT_KP_WRITE && k != FT_KP_LOCK)
+        return;
+    uintptr_t a = t->kp_addr;
+    /* The previous write goes first whether or not this key point switched
+     * threads (a switch would have flushed it), so that recording and
+     * replay agree on the order. */
+    if ((a < 4096 || quarantine_find(a)) && t->pw_size && t->pw_addr >= 4096)
+        ft_pending_flush(t);
+    if (a < 4096) {
+        heap_error(FT_HEAP_NULL_DEREF, 0, a, 0);
+        t->heap_abort = 1;
+        return;
+    }
+    struct qblock *b = quarantine_find(a);
+    if (b) {
+        heap_error(FT_HEAP_USE_AFTER_FREE, 0, a, b->free_site);
+        t->heap_abort = 1;
+    }
+}
+
+/* free/delete under the oracle: 1 when handled (quarantined or reported). */
+static int oracle_free(uintptr_t pc, void *p)
+{
+    uint32_t site = ft_site_id(pc);
+    struct qblock *b = quarantine_find((uintptr_t)p);
+    if (b && b->addr == (uintptr_t)p) {
+        heap_error(FT_HEAP_DOUBLE_FREE, site, (uintptr_t)p, b->free_site);
+        abort();
+    }
+    quarantine_add(p, site);
+    return 1;
+}
 
 static void rec_malloc(ft_thread *t, uintptr_t pc, void *p, size_t n)
 {
@@ -92,7 +212,8 @@ void __wrap_free(void *p)
     ft_thread *t = p ? ft_enter() : NULL;
     if (t)
         rec_free(FT_PC(), p);
-    __real_free(p);
+    if (!t || !ft_rt.heap_check || !oracle_free(FT_PC(), p))
+        __real_free(p);
     if (t)
         ft_leave(t);
 }
@@ -150,7 +271,8 @@ NEW(_Znam, __real__Znam)
         ft_thread *t = p ? ft_enter() : NULL;                                 \
         if (t)                                                                \
             rec_free(FT_PC(), p);                                             \
-        call;                                                                 \
+        if (!t || !ft_rt.heap_check || !oracle_free(FT_PC(), p))              \
+            call;                                                             \
         if (t)                                                                \
             ft_leave(t);                                                      \
     }

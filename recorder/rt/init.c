@@ -95,6 +95,18 @@ void ft_init(void)
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
         _exit(FT_BAD_STRATEGY_STATUS);
+    /* Replay (docs/replay.md): a schedule to follow, deterministic time,
+     * the heap oracle, a bound on key points. */
+    const char *schedule = getenv("FORETELL_SCHEDULE");
+    int controlled = (schedule && *schedule) || (strategy && *strategy);
+    if (schedule && *schedule) {
+        const char *dv = getenv("FORETELL_DIVERGE");
+        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue")) < 0)
+            _exit(FT_BAD_SCHEDULE_STATUS);
+    }
+    ft_rt.virtual_time = (int)env_int("FORETELL_VIRTUAL_TIME", controlled);
+    ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
+    ft_rt.max_steps = (uint64_t)env_int("FORETELL_MAX_STEPS", 0);
     ft_rt.pid = getpid();
     if (ft_trace_open(path) < 0) {
         fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,

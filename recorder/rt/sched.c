@@ -111,11 +111,26 @@ got:
     __atomic_store_n(&t->go, 0, __ATOMIC_RELAXED);
 }
 
+/* Sets t's budget from the policy.  The heap oracle must see every key
+ * point, so it keeps budget at 1 and counts the policy's budget in
+ * pbudget; FORETELL_MAX_STEPS needs a look at least every 1024. */
+static void set_budget(ft_thread *t)
+{
+    int64_t b = ft_rt.policy->budget(t->tid);
+    if (ft_rt.heap_check) {
+        t->pbudget = b;
+        b = 1;
+    } else if (ft_rt.max_steps && b > 1024) {
+        b = 1024;
+    }
+    t->budget = b;
+}
+
 static void take(ft_thread *n)
 {
     n->state = FT_T_RUNNING;
     ft_rt.running = n->tid;
-    n->budget = ft_rt.policy->budget(n->tid);
+    set_budget(n);
     __atomic_store_n(&n->has_baton, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -270,21 +285,51 @@ int ft_wake_all(int kind, uintptr_t obj)
     return n;
 }
 
+/* The heap oracle looks at the access after any switch: another thread
+ * may have freed the block while this one waited. */
+static void keypoint_end(ft_thread *t)
+{
+    if (ft_rt.heap_check && !ft_rt.finished)
+        ft_heap_check_kp(t);
+}
+
 void ft_keypoint_slow(ft_thread *t)
 {
     if (t->state == FT_T_EXITED || ft_rt.finished)
         return;
+    if (FT_UNLIKELY(t->heap_abort))
+        ft_heap_check_kp(t); /* the faulty access is recorded: abort */
     if (!__atomic_load_n(&t->has_baton, __ATOMIC_SEQ_CST)) {
         ft_acquire(t);
+        keypoint_end(t);
+        return;
+    }
+    if (ft_rt.max_steps) {
+        ft_rt.kp_total += t->keypoints - t->kp_counted;
+        t->kp_counted = t->keypoints;
+        if (ft_rt.kp_total > ft_rt.max_steps) {
+            ft_lock();
+            ft_pending_flush(t);
+            fprintf(stderr, "foretell: stopped after %llu key points "
+                    "(FORETELL_MAX_STEPS): the program may hang\n",
+                    (unsigned long long)ft_rt.max_steps);
+            ft_die("max-steps", FT_MAX_STEPS_STATUS);
+        }
+    }
+    if (ft_rt.heap_check && --t->pbudget > 0) {
+        t->budget = 1;
+        keypoint_end(t);
         return;
     }
     if (!ft_rt.policy->preempt(t->tid)) {
-        t->budget = ft_rt.policy->budget(t->tid);
+        set_budget(t);
+        keypoint_end(t);
         return;
     }
     ft_lock();
     t->state = FT_T_RUNNABLE;
     ft_switch_locked(t);
+    keypoint_end(t);
 }
 
 void ft_kick_locked(void)
@@ -322,8 +367,24 @@ static const char *wait_name(int k)
     return k >= 0 && k <= FT_W_JOIN ? names[k] : "?";
 }
 
+void ft_die(const char *reason, int status)
+{
+    ft_trace_end(reason, (int64_t)status << 8);
+    _exit(status);
+}
+
 void ft_die_deadlock(void)
 {
+    /* One BLOCKED per thread, then DEADLOCK: the run ends there. */
+    for (int i = 0; i < ft_rt.nthreads; i++) {
+        ft_thread *b = &ft_threads[i];
+        if (b->state != FT_T_BLOCKED)
+            continue;
+        ft_event bl = {.kind = FT_EV_BLOCKED, .value = (uint64_t)i,
+                       .site = ft_site_id(b->wait_pc), .addr = b->wait_obj,
+                       .arg = (uint32_t)b->wait_kind};
+        ft_emit(&bl);
+    }
     ft_event ev = {.kind = FT_EV_DEADLOCK};
     ft_emit(&ev);
     fprintf(stderr, "foretell: deadlock: no thread can run\n");

@@ -27,6 +27,22 @@ static ft_thread *sleep_begin(uintptr_t pc, int64_t ns)
     return t;
 }
 
+/* Replay and exploration (ft_rt.virtual_time): a sleep is recorded and is
+ * a yield, with no real sleeping, so the run does not depend on timing.
+ * 1 when handled. */
+static int sleep_virtual(uintptr_t pc, int64_t ns)
+{
+    ft_thread *t = ft_enter();
+    if (!t)
+        return 0;
+    ft_event ev = {.kind = FT_EV_SLEEP, .site = ft_site_id(pc),
+                   .value = ns > 0 ? (uint64_t)ns : 0};
+    ft_emit(&ev);
+    ft_yield(t);
+    ft_leave(t);
+    return 1;
+}
+
 static void sleep_end(ft_thread *t)
 {
     if (!t)
@@ -43,6 +59,9 @@ static int64_t ts_ns(const struct timespec *ts)
 unsigned __wrap_sleep(unsigned s);
 unsigned __wrap_sleep(unsigned s)
 {
+    if (FT_UNLIKELY(ft_rt.virtual_time) &&
+        sleep_virtual(FT_PC(), (int64_t)s * 1000000000))
+        return 0;
     ft_thread *t = sleep_begin(FT_PC(), (int64_t)s * 1000000000);
     unsigned r = __real_sleep(s);
     sleep_end(t);
@@ -52,6 +71,9 @@ unsigned __wrap_sleep(unsigned s)
 int __wrap_usleep(useconds_t us);
 int __wrap_usleep(useconds_t us)
 {
+    if (FT_UNLIKELY(ft_rt.virtual_time) &&
+        sleep_virtual(FT_PC(), (int64_t)us * 1000))
+        return 0;
     ft_thread *t = sleep_begin(FT_PC(), (int64_t)us * 1000);
     int r = __real_usleep(us);
     sleep_end(t);
@@ -60,6 +82,8 @@ int __wrap_usleep(useconds_t us)
 
 int ft_nanosleep(const struct timespec *req, struct timespec *rem, uintptr_t pc)
 {
+    if (FT_UNLIKELY(ft_rt.virtual_time) && sleep_virtual(pc, ts_ns(req)))
+        return 0;
     ft_thread *t = sleep_begin(pc, ts_ns(req));
     int r = __real_nanosleep(req, rem);
     sleep_end(t);
@@ -83,6 +107,8 @@ int __wrap_clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
         clock_gettime(clk, &now);
         ns -= ts_ns(&now);
     }
+    if (FT_UNLIKELY(ft_rt.virtual_time) && sleep_virtual(FT_PC(), ns))
+        return 0;
     ft_thread *t = sleep_begin(FT_PC(), ns);
     int r = __real_clock_nanosleep(clk, flags, req, rem);
     sleep_end(t);

@@ -250,8 +250,23 @@ void ft_emit_func_exit(void)
     tb.nevents++;
 }
 
+/* Per-thread event counts as a reader attributes them (by SWITCH), kept
+ * at switches only, for the replay policy's per-thread indexes. */
+static uint64_t tid_events[FT_MAX_THREADS];
+static uint64_t tid_mark;
+
+uint64_t ft_trace_tid_events(int tid)
+{
+    if (tid < 0 || tid >= FT_MAX_THREADS)
+        return 0;
+    return tid_events[tid] + (tid == tb.cur_tid ? tb.nevents - tid_mark : 0);
+}
+
 void ft_emit_switch(int tid)
 {
+    if (tb.cur_tid >= 0 && tb.cur_tid < FT_MAX_THREADS)
+        tid_events[tb.cur_tid] += tb.nevents - tid_mark;
+    tid_mark = tb.nevents;
     uint8_t *p = reserve(8);
     *p++ = FT_EV_SWITCH;
     tb.ev.pos = ft_put_uint(p, (uint64_t)tid);

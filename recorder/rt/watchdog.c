@@ -61,7 +61,8 @@ static void *watchdog_main(void *arg)
                 last_tid = r;
                 last_kp = kp;
                 since = now;
-            } else if (now - since >= limit_ns && ft_others_enabled(r)) {
+            } else if (now - since >= limit_ns && ft_others_enabled(r) &&
+                       ft_replay_steal_ok(r)) {
                 last_tid = -1;
                 if (steal_locked(t))
                     continue;

@@ -1,0 +1,104 @@
+/* from_trace.c - the schedule of a recorded run: where its threads
+ * switched.  `foretell replay --trace` follows it to repeat a run, and
+ * --save-schedule writes it for a failing run, so the failure can be
+ * replayed from a small text file.  Steps name the last event of each
+ * maximal run of one thread's events (per-thread index, kind, site), the
+ * same form predicted schedules take (docs/schedule-format.md). */
+#include "replay/replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_err(ft_error *err, const char *path, const char *msg)
+{
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", path);
+    snprintf(err->message, sizeof err->message, "%s", msg);
+}
+
+static void fill_step(ft_sched_step *p, const ft_reader *r,
+                      const ft_event *ev, uint64_t tindex)
+{
+    p->tid = ev->tid;
+    p->tindex = tindex;
+    snprintf(p->kind, sizeof p->kind, "%s", ft_kind_name(ev->kind));
+    for (char *k = p->kind; *k; k++)
+        if (*k == ' ')
+            *k = '_';
+    if (ev->site)
+        ft_site_format(r, ev->site, p->site, sizeof p->site);
+    else
+        snprintf(p->site, sizeof p->site, "?");
+    p->mark = 0;
+}
+
+int fr_schedule_from_trace(const char *trace, ft_schedule *s, ft_error *err)
+{
+    memset(s, 0, sizeof *s);
+    ft_reader *r = ft_reader_open(trace, err);
+    if (!r)
+        return -1;
+    const ft_header *h = ft_reader_header(r);
+    snprintf(s->trace, sizeof s->trace, "%s", trace);
+    snprintf(s->program, sizeof s->program, "%s",
+             h && h->program ? h->program : "");
+    /* The format knows only predicted kinds; a recorded run's schedule is
+     * marked by its property text (docs/replay.md). */
+    snprintf(s->kind, sizeof s->kind, "CA");
+    snprintf(s->property, sizeof s->property, "recorded run %s", trace);
+    uint64_t *count = NULL;
+    uint32_t ncount = 0, cap = 0;
+    ft_event ev, prev;
+    uint64_t prev_tindex = 0;
+    int have = 0, got, rc = -1;
+    while ((got = ft_reader_next(r, &ev)) > 0) {
+        if (ev.tid >= ncount) {
+            uint32_t nc = ncount ? ncount : 8;
+            while (nc <= ev.tid)
+                nc *= 2;
+            uint64_t *c2 = realloc(count, nc * sizeof *c2);
+            if (!c2)
+                goto oom;
+            memset(c2 + ncount, 0, (nc - ncount) * sizeof *c2);
+            count = c2;
+            ncount = nc;
+        }
+        if (have && prev.tid != ev.tid) {
+            if (s->nsteps == cap) {
+                uint32_t nc = cap ? 2 * cap : 64;
+                ft_sched_step *n2 = realloc(s->steps, nc * sizeof *n2);
+                if (!n2)
+                    goto oom;
+                s->steps = n2;
+                cap = nc;
+            }
+            fill_step(&s->steps[s->nsteps++], r, &prev, prev_tindex);
+        }
+        prev = ev;
+        prev_tindex = count[ev.tid]++;
+        have = 1;
+    }
+    if (got < 0 || ft_reader_damage(r, err)) {
+        if (got < 0)
+            *err = *ft_reader_error(r);
+        goto done;
+    }
+    if (have) {
+        ft_sched_step *n2 = realloc(s->steps, (s->nsteps + 1) * sizeof *n2);
+        if (!n2)
+            goto oom;
+        s->steps = n2;
+        fill_step(&s->steps[s->nsteps++], r, &prev, prev_tindex);
+    }
+    rc = 0;
+    goto done;
+oom:
+    set_err(err, trace, "out of memory");
+done:
+    free(count);
+    ft_reader_close(r);
+    if (rc)
+        ft_schedule_free(s);
+    return rc;
+}

@@ -1,0 +1,136 @@
+/* replay.h - the harness side of replay and exploration: runs a program
+ * built with foretell-cc under the controlled scheduler (the same runtime
+ * as recording, with another policy chosen by environment variables), with
+ * bounds on time and steps, and tells what happened.  The run is always
+ * recorded, so every run that fails can be replayed from its own trace.
+ *
+ * Ownership: replay/run.c, replay/outcome.c (fr_run, outcome
+ * classification) and the runtime's replay policy (recorder/rt/
+ * policy_replay.c) implement the first half; replay/explore*.c and
+ * recorder/rt/policy_explore.c the exploration strategies.
+ *
+ * Environment understood by the runtime (set by fr_run):
+ *   FORETELL_TRACE=PATH        record the run here (always set)
+ *   FORETELL_SCHEDULE=PATH     follow this schedule file first
+ *                              (docs/schedule-format.md)
+ *   FORETELL_DIVERGE=stop|continue  what to do when the program departs
+ *                              from the schedule
+ *   FORETELL_STRATEGY=SPEC     in-process strategy after the schedule (or
+ *                              from the start): "none" (run to completion,
+ *                              round-robin, no preemption: the default),
+ *                              "random:seed=X", "pct:depth=D:n=N:k=K:seed=X",
+ *                              ... (replay/explore.h lists them)
+ *   FORETELL_MAX_STEPS=N       stop the run (a hang) after N key points
+ *   FORETELL_HEAP_CHECK=0|1    heap oracle (default 1 when a schedule or
+ *                              strategy is set)
+ *   FORETELL_VIRTUAL_TIME=0|1  sleeps are yields (same default)
+ * docs/replay.md describes the replay policy, divergence and oracles.
+ */
+#ifndef FORETELL_REPLAY_H
+#define FORETELL_REPLAY_H
+
+#include "predict/predict.h"
+#include "recorder/trace.h"
+
+#include <stdint.h>
+
+enum fr_diverge { FR_DIVERGE_STOP = 0, FR_DIVERGE_CONTINUE = 1 };
+
+typedef struct fr_run_opts {
+    char *const *argv;      /* program and its arguments (argv[0] found in
+                               PATH like execvp) */
+    const char *trace_out;  /* the run's trace (required) */
+    const char *schedule;   /* schedule file to follow first, or NULL */
+    const char *strategy;   /* FORETELL_STRATEGY, or NULL for "none" */
+    int diverge;            /* enum fr_diverge */
+    double timeout_s;       /* wall-clock bound, 0 = none (a hang is
+                               reported as FR_HANG) */
+    uint64_t max_steps;     /* key-point bound, 0 = none */
+    int quiet;              /* program's stdout/stderr to /dev/null */
+} fr_run_opts;
+
+void fr_run_opts_default(fr_run_opts *o);
+
+/* What went wrong in a run, from the most specific evidence: the runtime's
+ * own reports in the trace (deadlock, heap errors, divergence), the signal
+ * that ended it, its exit status. */
+enum fr_failure {
+    FR_OK = 0,          /* exited 0 */
+    FR_ABORT,           /* SIGABRT: assertion failure or abort() */
+    FR_CRASH,           /* SIGSEGV, SIGBUS, SIGFPE, SIGILL */
+    FR_NULL_DEREF,      /* a crash at an access near address 0 */
+    FR_USE_AFTER_FREE,  /* an access to freed heap memory */
+    FR_DOUBLE_FREE,     /* free of freed heap memory */
+    FR_DEADLOCK,        /* no enabled thread while threads remain */
+    FR_HANG,            /* time or step bound reached */
+    FR_EXIT,            /* non-zero exit status */
+    FR_DIVERGED,        /* the schedule could not be followed (stop) */
+    FR_NFAILURES
+};
+
+const char *fr_failure_name(int failure); /* "abort", "deadlock", ... */
+
+/* A context switch seen in the trace: from -> to, at the site of the
+ * first event to runs (file:line). */
+typedef struct fr_switch {
+    int from, to;
+    uint64_t index;         /* event index in the trace */
+    char site[160];
+} fr_switch;
+
+#define FR_LAST_SWITCHES 8
+
+typedef struct fr_outcome {
+    int failure;            /* enum fr_failure */
+    int exit_status;        /* exit status, or -1 if killed */
+    int signo;              /* killing signal, or 0 */
+    int tid;                /* thread where it happened, -1 unknown */
+    char site[256];         /* file:line where it happened, "" unknown */
+    char detail[1024];      /* one human sentence or more: what and where
+                               (both sites for heap errors, every blocked
+                               thread for a deadlock) */
+    int diverged;           /* the schedule was not followed to its end */
+    char divergence[512];   /* where and how (thread, index, expected vs
+                               found), "" if followed */
+    uint64_t steps_followed; /* schedule steps completed */
+    uint64_t events;        /* events in the run's trace */
+    double seconds;         /* wall time of the run */
+    /* Added for reports: the last context switches before the end (or
+     * before the failure), oldest first; where the free happened for heap
+     * errors; the trace the outcome was read from. */
+    fr_switch last_switches[FR_LAST_SWITCHES];
+    int nlast_switches;
+    char free_site[256];
+    uint64_t steps_total;   /* steps in the schedule, 0 without one */
+} fr_outcome;
+
+/* Runs the program once.  0 when the run happened (whatever its outcome,
+ * which *out describes), -1 with err set when it could not be run (program
+ * missing: err says so; trace unwritable; fork failed). */
+int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
+
+/* Classifies a finished run from its trace and wait status (exposed for
+ * the tests and for `foretell replay --trace` reports). */
+int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
+                          fr_outcome *out, ft_error *err);
+
+/* Compares a replayed run's trace with the schedule it followed: each
+ * step's thread must have its event at the step's index, of the step's
+ * kind and (when both are known) site.  Sets out->steps_followed,
+ * out->steps_total, and out->diverged/divergence at the first step that
+ * does not match ("step S (schedule line L): thread T event I: expected
+ * KIND at SITE, found ...").  0, or -1 with err set. */
+int fr_check_schedule(const char *trace, const ft_schedule *s,
+                      fr_outcome *out, ft_error *err);
+
+/* The schedule that makes a replay repeat a recorded run: one step per
+ * maximal run of one thread's events (the run's last event), so that the
+ * replay switches threads exactly where the recording did.  0, or -1 with
+ * err set (unreadable or damaged trace). */
+int fr_schedule_from_trace(const char *trace, ft_schedule *s,
+                           ft_error *err);
+
+/* Schedule file line of step i (the header takes 8 lines). */
+#define FR_STEP_LINE(i) ((unsigned)(i) + 8u)
+
+#endif

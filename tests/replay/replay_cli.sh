@@ -1,0 +1,111 @@
+#!/bin/bash
+# replay_cli.sh - `foretell replay` end to end: (c) hand-edited schedules
+# that cannot be followed (exit 3, the message names step, thread, index,
+# expected and found), (d) bad input (missing or malformed schedule, both
+# or neither of --schedule/--trace, missing program, a hanging program
+# under --timeout and --max-steps), (e) the heap oracles on uaf_handoff,
+# double_free and period_once (NPD, UAF, DF) through saved schedules, each
+# replayed three times to the same failure and both sites.
+# Usage: replay_cli.sh BIN_DIR INST_DIR FIXTURE_DIR WORK
+set -u
+BIN=$1 INST=$2 FIX=$3 WORK=$4
+F=$BIN/foretell
+mkdir -p "$WORK" && cd "$WORK" || exit 2
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+# expect CODE PATTERN CMD...: exit status CODE and stderr+stdout matching PATTERN.
+expect() {
+    local code=$1 pat=$2; shift 2
+    "$@" > out.txt 2>&1
+    local rc=$?
+    if [ $rc -ne "$code" ]; then fail "'$*' exited $rc, expected $code: $(tail -3 out.txt | tr '\n' ' ')"; return 1; fi
+    if ! grep -Eq -- "$pat" out.txt; then fail "'$*': no /$pat/ in: $(head -5 out.txt | tr '\n' ' ')"; return 1; fi
+    echo "ok: $* -> $rc"
+}
+ARCH=$(uname -m)
+record() { # record OUT SEED QUANTUM PROG... (raw trace, no symbols: fast)
+    local out=$1 seed=$2 q=$3; shift 3
+    FORETELL_TRACE=$out FORETELL_HEAP_CHECK=1 FORETELL_SEED=$seed FORETELL_QUANTUM=$q \
+        timeout 20 setarch "$ARCH" -R "$@" >/dev/null 2>&1
+}
+
+# ---- (c) divergence ----
+PC=$INST/prodcons_sem
+record pc.ft 5 1 "$PC"
+expect 0 "finished" "$F" replay --trace pc.ft -o pc_rep.ft --save-schedule pc.sched -q -- "$PC"
+[ -s pc.sched ] || fail "--save-schedule wrote no pc.sched"
+# A step naming a thread the program never creates: the runtime stops.
+awk 'NR==12 {$1 = 9} {print}' pc.sched > absent.sched
+expect 3 "step 4: thread 9 .*never created" "$F" replay --schedule absent.sched -o d1.ft -q -- "$PC"
+expect 0 "diverge" "$F" dump d1.ft -k diverge
+# A step whose event has another kind: found from the replayed trace.
+awk 'NR==14 {$3 = "fence"} {print}' pc.sched > kind.sched
+line14=$(sed -n 14p pc.sched)
+expect 3 "step 6 \(schedule line 14\): thread $(echo "$line14" | cut -d' ' -f1) event $(echo "$line14" | cut -d' ' -f2): expected fence at .*, found $(echo "$line14" | cut -d' ' -f3) at" \
+    "$F" replay --schedule kind.sched -o d2.ft -q -- "$PC"
+# --on-divergence continue: the run goes on under the default policy.
+expect 3 "never created" "$F" replay --schedule absent.sched --on-divergence continue -o d3.ft -q -- "$PC"
+expect 0 "thread_exit" "$F" dump d3.ft -k thread_exit
+
+# ---- (d) bad input ----
+expect 2 "nope.sched: error: cannot read schedule" "$F" replay --schedule nope.sched -- "$PC"
+head -9 pc.sched > trunc.sched
+expect 2 "trunc.sched:10: missing 'end'" "$F" replay --schedule trunc.sched -- "$PC"
+sed '11s/.*/1 x read - a.c:1/' pc.sched > bad.sched
+expect 2 "bad.sched:11: step: bad thread event index" "$F" replay --schedule bad.sched -- "$PC"
+expect 2 "exactly one of --schedule and --trace" "$F" replay --schedule pc.sched --trace pc.ft -- "$PC"
+expect 2 "exactly one of" "$F" replay -- "$PC"
+expect 2 "no program" "$F" replay --schedule pc.sched
+expect 2 "on-divergence: expected stop or continue" "$F" replay --schedule pc.sched --on-divergence maybe -- "$PC"
+expect 127 "no-such-program: error: program not found" "$F" replay --schedule pc.sched -- ./no-such-program
+expect 2 "not built with foretell-cc" "$F" replay --schedule pc.sched -o t.ft -- /bin/true
+printf 'garbage' > junk.ft
+expect 2 "junk.ft: error" "$F" replay --trace junk.ft -- "$PC"
+# A program that never ends: stopped by time, or by key points.
+echo 'foretell-schedule 1
+kind: CA
+steps: 0
+end' > empty.sched
+expect 1 "error: hang: the run did not end within the time limit" "$F" replay --schedule empty.sched --timeout 1 -o h1.ft -q -- "$FIX/spin"
+expect 1 "error: hang: the run reached its bound on key points" "$F" replay --schedule empty.sched --max-steps 100000 -o h2.ft -q -- "$FIX/spin"
+
+# ---- (e) heap oracles ----
+# find_failure NAME WHAT SEED:QUANTUM...: the first whose recording of
+# ${PROG[@]} hits the oracle (HEAP_ERROR what=WHAT); its schedule is saved
+# as NAME.sched.
+find_failure() {
+    local name=$1 what=$2; shift 2
+    for sq in "$@"; do
+        local s=${sq%:*} q=${sq#*:}
+        record "$name.ft" "$s" "$q" "${PROG[@]}"
+        if "$F" dump "$name.ft" -k heap_error 2>/dev/null | grep -q "what=$what"; then
+            "$F" replay --trace "$name.ft" -o "$name.rep.ft" --save-schedule "$name.sched" -q -- "${PROG[@]}" >/dev/null 2>&1
+            echo "  $name: seed $s quantum $q"
+            return 0
+        fi
+    done
+    fail "$name: no seed made the oracle report what=$what"
+    return 1
+}
+seeds() { for q in 1 2 3; do for s in $(seq 1 15); do echo "$s:$q"; done; done; }
+# oracle NAME WHAT FAILURE ACCESS_LINE FREE_LINE PROG...
+oracle() {
+    local name=$1 what=$2 failure=$3 access=$4 free=$5; shift 5
+    PROG=("$@")
+    find_failure "$name" "$what" $PREFER $(seeds) || return
+    for i in 1 2 3; do
+        expect 1 "$access: error: $failure: .*${free:+freed at .*$free}" \
+            "$F" replay --schedule "$name.sched" -o "$name.$i.ft" -q -- "${PROG[@]}" || return
+        if [ -n "$free" ] && ! grep -Eq "$free: note: the block was freed here" out.txt; then
+            fail "$name: no free site note"; return
+        fi
+    done
+}
+PREFER="1:1 2:1" oracle uaf 1 use-after-free uaf_handoff.c:[0-9]+ uaf_handoff.c:[0-9]+ "$INST/uaf_handoff"
+PREFER="2:1" oracle df 2 double-free double_free.c:[0-9]+ double_free.c:[0-9]+ "$INST/double_free"
+PREFER="3:1" oracle po_uaf 1 use-after-free period_once.c:3[0-9] period_once.c:42 "$INST/period_once"
+PREFER="12:2" oracle po_df 2 double-free period_once.c:42 period_once.c:42 "$INST/period_once"
+PREFER="11:2" oracle po_npd 3 null-deref period_once.c:3[0-9] "" "$INST/period_once"
+
+echo "$fails failures"
+[ $fails -eq 0 ]
