@@ -13,11 +13,11 @@
 set -eu
 build=${1:-build}
 n=${2:-2000000}
-y=${3:-100000}
+y=${3:-20000}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$build/bin/foretell-cc" -O2 -o "$tmp/rt_bench" "$here/../../tests/rt/bench/rt_bench.c"
+"$build/bin/foretell-cc" -O2 -o "$tmp/rt_bench" "$here/replay_bench.c"
 echo "== 1. recorded"
 FORETELL_TRACE=$tmp/rec.ft FORETELL_QUANTUM=1000000000 setarch "$(uname -m)" -R "$tmp/rt_bench" "$n" "$y"
 echo "== 2. recorded, heap oracle on"
