@@ -148,9 +148,10 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     ft_error serr;
     if (ft_symbolize(b->trace, NULL, &serr) >= 0) {
         fr_outcome named = *out;
-        fx_failure_site(b->trace, out->failure, &named);
+        fx_reclassify(b->trace, &named);
         if (named.site[0])
             copy(b->site, sizeof b->site, named.site);
+        copy(b->detail, sizeof b->detail, named.detail);
     }
     if (fx_schedule_from_trace(b->trace, b->schedule, c->spec, &serr) < 0)
         b->schedule[0] = 0; /* a killed run's damaged trace: no schedule */

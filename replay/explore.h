@@ -147,10 +147,13 @@ double fx_now(void);
  * site of the signalled thread, or of every live thread for a deadlock or
  * hang. */
 void fx_failure_site(const char *trace, int failure, fr_outcome *out);
+/* Classifies a failed run again from its (now symbolised) trace, for
+ * file:line sites in the report; out keeps its failure kind. */
+void fx_reclassify(const char *trace, fr_outcome *out);
 
 /* ---- explore_save.c ---- */
-/* Writes the schedule of a run (every event of its trace as a step, in
- * trace order) to path; -1 with err set on failure. */
+/* Writes the schedule of a run (fr_schedule_from_trace: its thread
+ * switches) to path, note in its property line; -1 with err set. */
 int fx_schedule_from_trace(const char *trace, const char *path,
                            const char *note, ft_error *err);
 

@@ -4,8 +4,9 @@
  * runs can go at once (-j), kill it at its time bound, and classify how it
  * ended from its wait status and its trace.  Runs are started here rather
  * than through fr_run because the driver needs several of them in flight
- * and their decision logs; the classification follows replay.h's
- * fr_failure so that both report failures alike. */
+ * and their decision logs.  A failed run is classified by the replay
+ * harness (fr_outcome_from_trace: heap errors, deadlocks, step bounds
+ * reported by the runtime), from its wait status when that fails. */
 #define _GNU_SOURCE
 #include "replay/explore.h"
 
@@ -129,6 +130,44 @@ void fx_failure_site(const char *trace, int failure, fr_outcome *out)
     ft_reader_close(r);
 }
 
+/* The replay harness's classification (replay/outcome.c): the runtime's
+ * own reports (heap errors, deadlock, divergence, step bound) before the
+ * wait status.  1 when it gave a failure; a deadlock or hang keeps the
+ * sites of every live thread as its dedup key. */
+static int classify_from_trace(const fx_child *c, int status, int hung,
+                               fr_outcome *out)
+{
+    fr_outcome full;
+    memset(&full, 0, sizeof full);
+    full.seconds = out->seconds;
+    ft_error err;
+    if (fr_outcome_from_trace(c->trace, status, hung, &full, &err) < 0 ||
+        full.failure == FR_OK)
+        return 0;
+    *out = full;
+    if (out->failure == FR_DEADLOCK || out->failure == FR_HANG ||
+        !out->site[0]) {
+        fr_outcome sites = *out;
+        fx_failure_site(c->trace, out->failure, &sites);
+        memcpy(out->site, sites.site, sizeof out->site);
+    }
+    return 1;
+}
+
+void fx_reclassify(const char *trace, fr_outcome *out)
+{
+    int status = out->signo ? out->signo
+                            : (out->exit_status >= 0 ? out->exit_status << 8 : 0);
+    fx_child c;
+    snprintf(c.trace, sizeof c.trace, "%s", trace);
+    fr_outcome again = *out;
+    if (classify_from_trace(&c, status, out->failure == FR_HANG, &again) &&
+        again.failure == out->failure)
+        *out = again;
+    else
+        fx_failure_site(trace, out->failure, out);
+}
+
 int fx_child_poll(fx_child *c, double timeout_s, fr_outcome *out)
 {
     int status = 0, hung = 0;
@@ -158,6 +197,8 @@ int fx_child_poll(fx_child *c, double timeout_s, fr_outcome *out)
         out->failure = FR_EXIT;
     else
         out->failure = FR_OK;
+    if (out->failure != FR_OK && classify_from_trace(c, status, hung, out))
+        return 1;
     if (out->failure != FR_OK)
         fx_failure_site(c->trace, out->failure, out);
     if (hung)

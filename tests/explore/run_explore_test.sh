@@ -18,6 +18,10 @@ fail() {
     fails=$((fails + 1))
 }
 
+# `foretell replay` (replay/run.c) checks saved schedules when present.
+replay=
+"$bin/foretell" --help | grep -q '^  replay ' && replay=1
+
 # expect_bug KIND EXIT_OF_REPRO STRATEGY_ARGS... -- PROG [ARGS]
 expect_bug() {
     kind=$1 repro=$2
@@ -44,6 +48,17 @@ expect_bug() {
     got=$?
     [ $got -eq "$repro" ] ||
         fail "FORETELL_STRATEGY=$spec $*: exit $got, expected $repro"
+    # The saved schedule replays to the same failure.
+    if [ -n "$replay" ]; then
+        rj=$("$bin/foretell" replay -q --json --schedule "$out/bug-1.schedule" \
+             -o "$work/replayed.ftrace" --timeout 10 -- "$@")
+        rrc=$?
+        case $rj in
+        *"\"failure\":\"$kind\""*) [ $rrc -eq 1 ] ||
+            fail "replay of $out/bug-1.schedule: exit $rrc, expected 1" ;;
+        *) fail "replay of $out/bug-1.schedule: expected $kind, got: $rj" ;;
+        esac
+    fi
     echo "ok: $kind found: $(echo "$json" | sed -n 's/.*"schedules_to_first_bug":\([0-9]*\).*/\1/p') schedules ($spec)"
 }
 
@@ -74,7 +89,17 @@ expect_bug abort 134 --strategy random --seed 0 --budget 400 -- "$inst/reorder" 
 expect_bug deadlock 86 --strategy rpro --deadlock --seed 0 --budget 200 -- "$inst/rpro_d1"
 expect_bug deadlock 86 --strategy rpro --deadlock --depth 4 --seed 0 --budget 1000 -j 2 -- "$inst/rpro_d2"
 expect_bug deadlock 86 --strategy icb --bound 2 --budget 500 -- "$inst/rpro_d1"
-expect_bug crash 139 --strategy random --seed 0 --budget 200 -- "$inst/period_once"
+expect_bug null-deref 139 --strategy random --seed 0 --budget 200 -- "$inst/period_once"
+# Period fig. 1 has three bugs: --all finds each (deduplicated by kind
+# and site).
+json=$("$bin/foretell" explore -q --json --all --strategy random --seed 0 \
+       --budget 300 -o "$work/all" -- "$inst/period_once")
+for k in null-deref use-after-free double-free; do
+    case $json in
+    *"\"failure\":\"$k\""*) echo "ok: period_once --all: $k" ;;
+    *) fail "period_once --all: no $k in $json" ;;
+    esac
+done
 expect_bug abort 134 --strategy pctvb --depth 2 --seed 0 --budget 300 -- "$inst/vb_figures" 2
 expect_bug abort 134 --strategy pctvb --depth 3 --seed 0 --budget 1000 -- "$inst/vb_figures" 3
 expect_bug deadlock 86 --strategy pctvb --depth 2 --seed 0 --budget 300 -- "$inst/rpro_d1"
