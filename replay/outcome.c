@@ -183,6 +183,7 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
             "its event there differs", "the program ended first",
         };
         out->diverged = 1;
+        out->diverge_step = (int64_t)sc->div_step;
         snprintf(out->divergence, sizeof out->divergence,
                  "step %llu: thread %u should run up to its event %llu but "
                  "%s",
@@ -273,6 +274,7 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
     memset(out, 0, sizeof *out);
     out->seconds = seconds;
     out->tid = -1;
+    out->diverge_step = -1;
     out->exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
     out->signo = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
     ft_reader *r = ft_reader_open(trace, err);
@@ -324,6 +326,12 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
 {
     out->steps_total = s->nsteps;
     out->steps_followed = 0;
+    if (out->diverge_step >= 0 && (uint64_t)out->diverge_step < s->nsteps) {
+        const ft_sched_step *p = &s->steps[out->diverge_step];
+        appendf(out->divergence, sizeof out->divergence,
+                " (schedule line %u: %s at %s)",
+                FR_STEP_LINE(out->diverge_step), p->kind, p->site);
+    }
     ft_reader *r = ft_reader_open(trace, err);
     if (!r)
         return -1;

@@ -102,6 +102,7 @@ typedef struct fr_outcome {
     int nlast_switches;
     char free_site[256];
     uint64_t steps_total;   /* steps in the schedule, 0 without one */
+    int64_t diverge_step;   /* step the runtime could not follow, -1 */
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,

@@ -139,6 +139,7 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
 {
     memset(out, 0, sizeof *out);
     out->tid = -1;
+    out->diverge_step = -1;
     if (!o->argv || !o->argv[0] || !o->trace_out) {
         set_err(err, "fr_run", "%s", "no program or no trace path");
         return -1;
