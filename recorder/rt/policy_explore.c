@@ -479,8 +479,7 @@ static void plan(void)
 int ft_explore_select(const char *spec)
 {
     if (strcmp(spec, "none") == 0) {
-        ft_rt.quantum = 0; /* the recording policy, never preempting */
-        ft_rt.seed = 0;
+        ft_rt.policy = &ft_policy_none; /* policy_replay.c */
         return 0;
     }
     if (strncmp(spec, "prefix", 6) == 0 && (spec[6] == 0 || spec[6] == ':'))
