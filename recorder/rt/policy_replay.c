@@ -237,15 +237,17 @@ static uint64_t next_index(int tid)
     return ft_trace_tid_events(tid) + (ft_threads[tid].pw_size ? 1 : 0);
 }
 
-/* Steps of tid whose event index it has passed are done. */
-static void advance(int tid)
+/* Steps whose thread has passed the step's event index are done.  Usually
+ * the front step is tid's; it may be another thread's that ran without a
+ * check (a thread back from a stolen wait takes a free baton directly). */
+static void advance(void)
 {
-    if (tid < 0)
-        return;
-    uint64_t n = next_index(tid);
-    while (rp.cur < rp.n && rp.steps[rp.cur].tid == (uint32_t)tid &&
-           n > rp.steps[rp.cur].index)
+    while (rp.cur < rp.n) {
+        uint32_t u = rp.steps[rp.cur].tid;
+        if ((int)u >= ft_rt.nthreads || next_index((int)u) <= rp.steps[rp.cur].index)
+            break;
         rp.cur++;
+    }
     if (rp.cur == rp.n && ft_rt.policy == &ft_policy_replay) {
         ft_rt.policy = ft_policy_tail;
         ft_rt_verbose("replay: schedule done (%llu steps)",
@@ -263,7 +265,7 @@ static int diverge_unscheduled(int tid);
 
 static int replay_preempt(int tid)
 {
-    advance(tid);
+    advance();
     if (ft_rt.policy != &ft_policy_replay)
         return 0;
     if (tid == rp.probe) {
@@ -347,7 +349,7 @@ static int diverge(const int *enabled, int n, int cur, int want)
 
 static int replay_pick(const int *enabled, int n, int cur)
 {
-    advance(cur);
+    advance();
     if (ft_rt.policy != &ft_policy_replay)
         return ft_rt.policy->pick(enabled, n, cur);
     int want = (int)rp.steps[rp.cur].tid;
@@ -364,7 +366,7 @@ static int replay_pick(const int *enabled, int n, int cur)
 /* A timed wait of the step's thread has timed out: nobody else ran. */
 static int replay_expire(int tid, int64_t deadline_ns, int64_t now_ns)
 {
-    advance(ft_rt.running);
+    advance();
     if (ft_rt.policy != &ft_policy_replay)
         return ft_rt.policy->expire(tid, deadline_ns, now_ns);
     return rp.steps[rp.cur].tid == (uint32_t)tid;

@@ -1,5 +1,6 @@
 #!/bin/bash
-# replay_cli.sh - `foretell replay` end to end: (c) hand-edited schedules
+# replay_cli.sh - `foretell replay` end to end: a recorded watchdog steal
+# replayed at the same point; (c) hand-edited schedules
 # that cannot be followed (exit 3, the message names step, thread, index,
 # expected and found), (d) bad input (missing or malformed schedule, both
 # or neither of --schedule/--trace, missing program, a hanging program
@@ -46,6 +47,13 @@ expect 3 "step 6 \(schedule line 14\): thread $(echo "$line14" | cut -d' ' -f1) 
 # --on-divergence continue: the run goes on under the default policy.
 expect 3 "never created" "$F" replay --schedule absent.sched --on-divergence continue -o d3.ft -q -- "$PC"
 expect 0 "thread_exit" "$F" dump d3.ft -k thread_exit
+
+# ---- watchdog steals are part of the schedule ----
+FORETELL_WATCHDOG_MS=50 setarch "$ARCH" -R "$F" record -o steal.ft -- "$FIX/pipe_steal" >/dev/null 2>&1
+expect 0 "steal +from=0" "$F" dump steal.ft -k steal
+expect 0 "finished .*steps followed ([0-9]+)/\1" "$F" replay --trace steal.ft -o steal_rep.ft -q -- "$FIX/pipe_steal"
+expect 0 "steal +from=0" "$F" dump steal_rep.ft -k steal
+expect 0 "^same" "$BIN/replay_same" steal.ft steal_rep.ft
 
 # ---- (d) bad input ----
 expect 2 "nope.sched: error: cannot read schedule" "$F" replay --schedule nope.sched -- "$PC"
