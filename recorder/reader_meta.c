@@ -398,6 +398,7 @@ int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
     if (rc < 0)
         return ft_reader_fail(r, body_off, "END: expected a map of events, "
                               "reason, exit_status, threads");
+    end.threads = threads;
     r->end = end;
     r->end_threads = threads;
     return 0;

@@ -220,6 +220,7 @@ typedef struct ft_end {
     uint64_t events;
     int64_t exit_status; /* as from waitpid: -1 unknown */
     const char *reason;  /* "exit", "signal", "deadlock", "timeout", ... */
+    uint64_t threads;    /* thread ids handed out, 0 unknown */
 } ft_end;
 
 /* An error: which file, where, and what was wrong. */
