@@ -144,6 +144,12 @@ static int fill_regions(fi_analysis *a)
             fi_access acc;
             fi_classify(e, &acc);
             uint32_t v = a->var_of[i];
+            /* A cond wait inside releases the mutex and needs another
+             * thread's notify to go on, and its wake re-takes the mutex
+             * (classify keys each on one object only): never trivially
+             * atomic. */
+            if (e->kind == FT_EV_COND_WAIT || e->kind == FT_EV_COND_WAKE)
+                nconf += 2;
             if (fi_conflicts_outside(a, &acc, v, r->tid)) {
                 if (v == UINT32_MAX) {
                     nconf++; /* fork, join */

@@ -37,6 +37,7 @@ void fi_classify(const ft_event *e, fi_access *a)
     case FT_EV_COND_SIGNAL:
     case FT_EV_COND_BROADCAST:
     case FT_EV_SEM_POST:
+    case FT_EV_SEM_INIT: /* sets the count a concurrent trywait sees */
         a->op = FI_OP_WRITE;
         break;
     case FT_EV_MUTEX_LOCK:

@@ -14,12 +14,9 @@
  * Which transitions may swap is restated below from the pthread semantics,
  * independently of infer's classification.
  *
- * Known gaps, reported and not yet fixed (infer/classify.c, not the proofs
- * themselves): infer gives SEM_INIT no conflict role, keys a cond wait_pre
- * by its mutex only and a wait_post by its condition only, so a region
- * holding one of them can be "proved" by MAT or by the single-conflict rule
- * and still be violated.  Such regions are counted apart and fail the test
- * only with FT_INFER_ORACLE_STRICT=1.
+ * This test found that SEM_INIT had no conflict role and that regions
+ * holding a cond wait_pre/wait_post could be "proved" by the single-conflict
+ * rule (classify keys each on one object); both fixed in infer/.
  *
  * FT_INFER_ORACLE_SEEDS sets how many traces (default 4000);
  * FT_INFER_ORACLE_VERBOSE=1 prints every violated claim in one line;
@@ -200,22 +197,6 @@ static void print_case(const fi_trace *t, const ft_ctm *c,
     print_message("\n");
 }
 
-/* Does the region hold an operation infer's classification is known to
- * mis-key (see the head of this file)?  The reduction proof does not rely
- * on that classification for them, so it gets no excuse. */
-static int known_gap(const ft_ctm *c, const checked_region *cr)
-{
-    if (cr->kind == FI_PROOF_REDUCTION)
-        return 0;
-    for (uint32_t i = 0; i < cr->n; i++) {
-        unsigned op = c->op[cr->tr[i]];
-        if (op == FT_OP_SEM_INIT || op == FT_OP_WAIT_PRE ||
-            op == FT_OP_WAIT_POST)
-            return 1;
-    }
-    return 0;
-}
-
 /* One line: the region's operations, then the schedule with the region's
  * transitions starred (thread:operation/object). */
 static void print_compact(uint64_t seed, unsigned kind, const ft_ctm *c,
@@ -237,7 +218,7 @@ static void print_compact(uint64_t seed, unsigned kind, const ft_ctm *c,
 }
 
 typedef struct tally {
-    unsigned models, failures, gaps;
+    unsigned models, failures;
     unsigned proved[6], failed[6]; /* by proof; [5]: no conflict */
     unsigned open_checked, open_violated;
 } tally;
@@ -274,7 +255,7 @@ static size_t collect_regions(const fi_analysis *a0, const fi_analysis *a1,
     return nreg;
 }
 
-static void check_seed(uint64_t seed, tally *tl, int strict, int verbose,
+static void check_seed(uint64_t seed, tally *tl, int verbose,
                        int with_mat)
 {
     gen_params p;
@@ -327,10 +308,6 @@ static void check_seed(uint64_t seed, tally *tl, int strict, int verbose,
             continue;
         if (verbose)
             print_compact(seed, kind, c, cr);
-        if (!strict && known_gap(c, cr)) {
-            tl->gaps++;
-            continue;
-        }
         tl->failures++;
         if (tl->failed[kind]++ == 0) { /* the first of each kind */
             print_message("seed %llu: a region infer claims atomic is "
@@ -350,23 +327,22 @@ static void proofs_hold_in_every_schedule(void **state)
 {
     (void)state;
     unsigned n = nseeds();
-    const char *st = getenv("FT_INFER_ORACLE_STRICT");
     const char *vb = getenv("FT_INFER_ORACLE_VERBOSE");
     const char *nm = getenv("FT_INFER_ORACLE_NO_MAT");
-    int strict = st && *st == '1', verbose = vb && *vb == '1';
+    int verbose = vb && *vb == '1';
     int with_mat = !(nm && *nm == '1');
     tally tl;
     memset(&tl, 0, sizeof tl);
     for (uint64_t seed = 1; seed <= n; seed++)
-        check_seed(seed, &tl, strict, verbose, with_mat);
+        check_seed(seed, &tl, verbose, with_mat);
     fprintf(stderr,
             "%u models; claims checked: mat %u single %u lock %u reduction "
             "%u no-conflict %u; unproved regions violated by some schedule: "
-            "%u of %u; known-gap violations %u; failures %u (mat %u single "
+            "%u of %u; failures %u (mat %u single "
             "%u lock %u reduction %u no-conflict %u)\n",
             tl.models, tl.proved[FI_PROOF_MAT], tl.proved[FI_PROOF_SINGLE],
             tl.proved[FI_PROOF_LOCK], tl.proved[FI_PROOF_REDUCTION],
-            tl.proved[5], tl.open_violated, tl.open_checked, tl.gaps,
+            tl.proved[5], tl.open_violated, tl.open_checked,
             tl.failures, tl.failed[FI_PROOF_MAT], tl.failed[FI_PROOF_SINGLE],
             tl.failed[FI_PROOF_LOCK], tl.failed[FI_PROOF_REDUCTION],
             tl.failed[5]);
