@@ -93,7 +93,7 @@ expect_bug null-deref 139 --strategy random --seed 0 --budget 200 -- "$inst/peri
 # Period fig. 1 has three bugs: --all finds each (deduplicated by kind
 # and site).
 json=$("$bin/foretell" explore -q --json --all --strategy random --seed 0 \
-       --budget 300 -o "$work/all" -- "$inst/period_once")
+       --budget 100 -o "$work/all" -- "$inst/period_once")
 for k in null-deref use-after-free double-free; do
     case $json in
     *"\"failure\":\"$k\""*) echo "ok: period_once --all: $k" ;;
@@ -110,8 +110,8 @@ expect_bug abort 134 --strategy idb --budget 1000 -- "$inst/vb_figures" 2
 # Correct programs (kind none in data/examples.tsv): nothing within a
 # small budget, with a seeded and a systematic strategy.
 for p in prodcons_sem barrier_phases correct_locked correct_atomics; do
-    expect_none --strategy pct --seed 0 --budget 25 -j 2 -- "$inst/$p"
-    expect_none --strategy random --seed 0 --budget 25 -j 2 -- "$inst/$p"
+    expect_none --strategy pct --seed 0 --budget 12 -j 2 -- "$inst/$p"
+    expect_none --strategy random --seed 0 --budget 12 -j 2 -- "$inst/$p"
 done
 expect_none --strategy icb --budget 25 -- "$inst/correct_atomics"
 
