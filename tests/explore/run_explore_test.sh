@@ -126,5 +126,18 @@ expect_bad 2 --strategy pct --
 expect_bad 2 --strategy pct --budget 0 -- "$inst/reorder"
 expect_bad 127 --strategy pct --budget 5 -- "$work/no-such-program"
 
+# Malformed FORETELL_STRATEGY: the runtime refuses to start (exit 84)
+# and says what is wrong.
+for spec in "pct:depth=0" "pct:bogus=1" "rpro:radius=x" "nosuch" \
+            "prefix:at=5.1,3.2" "pctvb:cp=q0.10.1"; do
+    FORETELL_TRACE=$work/bad.ftrace FORETELL_STRATEGY=$spec \
+        "$inst/rpro_d1" >/dev/null 2>"$work/err"
+    rc=$?
+    [ $rc -eq 84 ] || fail "FORETELL_STRATEGY=$spec: exit $rc, expected 84"
+    grep -q "FORETELL_STRATEGY=$spec" "$work/err" ||
+        fail "FORETELL_STRATEGY=$spec: message does not name it: $(cat "$work/err")"
+done
+echo "ok: malformed FORETELL_STRATEGY refused"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explore tests passed"
