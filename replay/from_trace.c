@@ -53,6 +53,10 @@ int fr_schedule_from_trace(const char *trace, ft_schedule *s, ft_error *err)
     uint64_t prev_tindex = 0;
     int have = 0, got, rc = -1;
     while ((got = ft_reader_next(r, &ev)) > 0) {
+        /* The deadlock report ends the run and belongs to no thread's
+         * schedule (it lands in whichever thread blocked last). */
+        if (ev.kind == FT_EV_DEADLOCK || ev.kind == FT_EV_BLOCKED)
+            continue;
         if (ev.tid >= ncount) {
             uint32_t nc = ncount ? ncount : 8;
             while (nc <= ev.tid)

@@ -3,7 +3,8 @@
 # and quantum 1 (rich interleavings; ASLR off and the heap oracle on, as in
 # replay, so heap addresses repeat), replay each with `foretell replay
 # --trace`, and require the replayed trace to hold the same event sequence
-# (thread, kind, site, values: replay_same) and the same outcome.  For the
+# (thread, kind, site, values: replay_same), every schedule step followed
+# without divergence, and the same outcome.  For the
 # bug programs, a seed that makes the recording fail is replayed several
 # times: the same failure at the same file:line every time.
 # lost_wakeup reads the clock and branches on it (deadline normalisation,
@@ -44,6 +45,10 @@ while IFS=$'\t' read -r name src lang kind failure args threads natural summary;
         if [ $compare = 0 ]; then
             case $prc in 0|1|3) ;; *) echo "FAIL $name seed $seed: replay exit $prc"; fails=$((fails+1)) ;; esac
             continue
+        fi
+        if ! grep -Eq 'steps followed ([0-9]+)/\1$' rep_$name.txt || grep -q 'diverged' rep_$name.txt; then
+            echo "FAIL $name seed $seed: schedule not followed: $(grep -E 'diverged|steps followed' rep_$name.txt | tr '\n' ' ')"
+            fails=$((fails+1)); continue
         fi
         if ! "$SAME" "$rec" "$rep" > same_$name.txt; then
             echo "FAIL $name seed $seed: replayed trace differs: $(head -3 same_$name.txt | tr '\n' ' ')"
