@@ -384,7 +384,8 @@ int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         }
     ft_smt e;
     if (ft_smt_init(&e, r, reg, nreg, o->timeout_ms,
-                    o->no_cxt ? FT_SMT_NO_CXT : 0)) {
+                    (o->no_cxt || r->stats.mat_abandoned) ? FT_SMT_NO_CXT
+                                                       : 0)) {
         snprintf(res->reason, sizeof res->reason, "%s", e.err);
     } else {
         res->verdict = solve(&e, reg, nreg, o, deadline, res);

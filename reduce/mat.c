@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t ft_mat_max_states = (uint64_t)1 << 22;
+
 /* Block index of thread b: (object, block) for every keyed block, sorted,
  * so the first block of b at or after fb touching an object is a binary
  * search away.  Fork/join of thread u use the pseudo-object nvars + u. */
@@ -309,11 +311,12 @@ static int push_cxt(ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,
     return 0;
 }
 
-/* GenMAT for threads a < b. */
+/* GenMAT for threads a < b.  0 done, 1 over the state budget (*states
+ * counts the states of every pair), -1 out of memory. */
 static int gen_mat(ft_reduced *r, uint32_t a, uint32_t b,
                    const struct thread_index *ixa,
                    const struct thread_index *ixb, const struct third *th,
-                   unsigned flags)
+                   unsigned flags, uint64_t *states)
 {
     uint32_t na = r->bcount[a], nb = r->bcount[b];
     if (!na || !nb)
@@ -351,6 +354,10 @@ static int gen_mat(ft_reduced *r, uint32_t a, uint32_t b,
     } while (0)
     PUSH(0, 0);
     while (qn) {
+        if (++*states > ft_mat_max_states) {
+            rc = 1;
+            goto out;
+        }
         uint64_t k = queue[--qn];
         uint32_t fa = (uint32_t)(k >> 32), fb = (uint32_t)k;
         if (fa >= na || fb >= nb)
@@ -400,6 +407,8 @@ int ft_cxt_allowed(const ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,
 {
     if (k + 1 >= r->bcount[i])
         return 1;
+    if (r->stats.mat_abandoned)
+        return ft_switch_feasible(r, i, k, j, l);
     ft_cxt key = {i, k, j, l, 0, 0};
     return r->ncxt && bsearch(&key, r->cxt, r->ncxt, sizeof key, cxt_cmp);
 }
@@ -413,6 +422,8 @@ static int derive_itrans(ft_reduced *r)
         free(cut);
         return -1;
     }
+    if (r->stats.mat_abandoned)
+        memset(cut, 1, r->nblocks);
     for (uint32_t e = 0; e < r->ncxt; e++) {
         const ft_cxt *x = &r->cxt[e];
         cut[r->bfirst[x->from_thread] + x->from_block] = 1;
@@ -457,9 +468,11 @@ int ft_reduce_mat(ft_reduced *r, unsigned flags)
         rc = build_third(r, &th);
     for (uint32_t t = 0; t < nt && !rc; t++)
         rc = build_index(r, t, &ix[t]);
+    uint64_t states = 0;
     for (uint32_t a = 0; a < nt && !rc; a++)
         for (uint32_t b = a + 1; b < nt && !rc; b++)
-            rc = gen_mat(r, a, b, &ix[a], &ix[b], th.any ? &th : NULL, flags);
+            rc = gen_mat(r, a, b, &ix[a], &ix[b], th.any ? &th : NULL, flags,
+                         &states);
     for (uint32_t t = 0; ix && t < nt; t++)
         free(ix[t].occ);
     free(ix);
@@ -467,8 +480,19 @@ int ft_reduce_mat(ft_reduced *r, unsigned flags)
     free(th.wr);
     free(th.start_tp);
     free(th.end_tp);
-    if (rc)
+    if (rc < 0)
         return -1;
+    if (rc > 0) {
+        free(r->mats);
+        free(r->cxt);
+        r->mats = NULL;
+        r->cxt = NULL;
+        r->nmats = r->cap_mats = r->ncxt = r->cap_cxt = 0;
+        r->stats.mat_abandoned = 1;
+        r->stats.cs_mat = UINT64_MAX;
+        r->stats.nmats = 0;
+        return derive_itrans(r);
+    }
     if (r->ncxt) /* qsort(NULL, 0) is undefined */
         qsort(r->cxt, r->ncxt, sizeof *r->cxt, cxt_cmp);
     uint32_t u = 0;

@@ -53,7 +53,17 @@ typedef struct ft_reduce_stats {
     uint64_t cs_lockset_hb; /* UINT64_MAX: not counted (too many pairs) */
     uint64_t cs_mat;
     uint64_t nmats;
+    int mat_abandoned; /* MAT went over ft_mat_max_states: see below */
 } ft_reduce_stats;
+
+/* GenMAT visits up to one state per pair of blocks of two threads, so on
+ * long traces where most blocks conflict it is quadratic in time and
+ * memory.  Past this many states (all thread pairs together) ft_reduce_mat
+ * gives up, soundly: no CXT is kept (ncxt = 0, stats.cs_mat = UINT64_MAX),
+ * ft_cxt_allowed falls back to ft_switch_feasible, every block is its own
+ * i-transaction (nothing is proved atomic by MAT), and the encoder allows
+ * every lockset/HB-feasible switch.  Slices are small and rarely hit it. */
+extern uint64_t ft_mat_max_states;
 
 enum ft_reduce_flags {
     /* MAT: treat a dependent pair whose joint state is unreachable by

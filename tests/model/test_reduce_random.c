@@ -80,6 +80,34 @@ static void test_reductions_skip_unreachable(void **state)
     run_all(FT_REDUCE_SKIP_UNREACHABLE);
 }
 
+/* Over its state budget, MAT gives up soundly: switches fall back to the
+ * lockset/HB-feasible ones and every block is an i-transaction; the same
+ * oracle checks must pass, and the fallback must really have been taken. */
+static void test_mat_over_budget_falls_back(void **state)
+{
+    (void)state;
+    uint64_t saved = ft_mat_max_states;
+    ft_mat_max_states = 2;
+    run_all(0);
+    unsigned abandoned = 0;
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        char tag[64];
+        ft_ctm *c = make(seed, tag, sizeof tag);
+        assert_non_null(c);
+        ft_reduced *r = ft_reduce(c, 0);
+        assert_non_null(r);
+        if (r->stats.mat_abandoned) {
+            abandoned++;
+            assert_int_equal(r->ncxt, 0);
+            assert_int_equal(r->nitrans, r->nblocks);
+        }
+        ft_reduced_free(r);
+        ft_ctm_free(c);
+    }
+    ft_mat_max_states = saved;
+    assert_true(abandoned > 25);
+}
+
 /* Why the third-thread dependences are there: the plain union of the
  * pairwise MAT switches loses equivalence classes with three threads. */
 static void test_naive_union_is_unsound(void **state)
@@ -110,6 +138,7 @@ int main(void)
         cmocka_unit_test(test_reductions_match_oracle),
         cmocka_unit_test(test_reductions_skip_unreachable),
         cmocka_unit_test(test_naive_union_is_unsound),
+        cmocka_unit_test(test_mat_over_budget_falls_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
