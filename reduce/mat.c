@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t ft_mat_max_states = (uint64_t)1 << 22;
+uint64_t ft_mat_max_states = (uint64_t)1 << 20;
 
 /* Block index of thread b: (object, block) for every keyed block, sorted,
  * so the first block of b at or after fb touching an object is a binary
