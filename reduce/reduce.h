@@ -58,7 +58,7 @@ typedef struct ft_reduce_stats {
 
 /* GenMAT visits up to one state per pair of blocks of two threads, so on
  * long traces where most blocks conflict it is quadratic in time and
- * memory.  past this many states (2^20) (all thread pairs together) ft_reduce_mat
+ * memory.  Past 2^20 states (all thread pairs together) ft_reduce_mat
  * gives up, soundly: no CXT is kept (ncxt = 0, stats.cs_mat = UINT64_MAX),
  * ft_cxt_allowed falls back to ft_switch_feasible, every block is its own
  * i-transaction (nothing is proved atomic by MAT), and the encoder allows
