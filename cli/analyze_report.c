@@ -98,6 +98,8 @@ static void print_summary(FILE *out, const ft_pipeline *pl)
             st[FI_ST_NOCONFLICT], st[FI_ST_OBSERVED], st[FI_ST_OPEN],
             pl->nprops, ca, pl->nprops - ca, pl->nviolated, pl->nholds,
             pl->nunknown + pl->nerror);
+    if (pl->nskipped)
+        fprintf(out, " (%zu not solved: --stop-after)", pl->nskipped);
     if (pl->infer.ncma_dropped)
         fprintf(out, "; %zu CMA properties not generated (limit)",
                 pl->infer.ncma_dropped);
@@ -112,7 +114,7 @@ void analyze_print_text(FILE *out, const analyze_out *ao)
     for (size_t i = 0; i < pl->nprops; i++) {
         const ft_presult *res = &pl->results[i];
         const ft_prop *p = &pl->props[i];
-        if (res->verdict == FT_HOLDS)
+        if (res->verdict == FT_HOLDS || i >= pl->nprops - pl->nskipped)
             continue;
         ft_report_text(out, pl->ctm, &pl->info, p, res, ao->schedule[i]);
         if (res->verdict != FT_VIOLATED)
@@ -263,6 +265,7 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "violated", pl->nviolated);
     ft_json_kuint(&j, "holds", pl->nholds);
     ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
+    ft_json_kuint(&j, "not_solved", pl->nskipped);
     ft_json_key(&j, "infer_seconds");
     ft_json_double(&j, pl->infer_seconds);
     ft_json_key(&j, "predict_seconds");
@@ -277,7 +280,7 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_end_array(&j);
     ft_json_key(&j, "unsolved");
     ft_json_begin_array(&j);
-    for (size_t i = 0; i < pl->nprops; i++)
+    for (size_t i = 0; i < pl->nprops - pl->nskipped; i++)
         if (pl->results[i].verdict == FT_UNKNOWN ||
             pl->results[i].verdict == FT_ERROR)
             json_prop(&j, ao, i);

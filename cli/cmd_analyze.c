@@ -30,6 +30,8 @@ static const ft_opt opts[] = {
      "direct (one SMT check per property, default) or findav (the paper's "
      "loop)"},
     {"max-iterations", 0, "N", "findav: stop after N checks (0 = no limit)"},
+    {"stop-after", 0, "N",
+     "stop solving once N violations are predicted (0 = solve all)"},
     {"maxd", 0, "N", "inference: max source-line span of a region (default "
                      "10)"},
     {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
@@ -48,7 +50,8 @@ static const ft_opt opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
-enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_MAXD, O_SPEC,
+enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_MAXD,
+       O_SPEC,
        O_STD, O_REGIONS, O_PROPS, O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
        O_SKIP, O_COUNT };
 
@@ -57,6 +60,7 @@ struct args {
     const char *path, *out, *spec;
     fi_options fo;
     ft_predict_opts po;
+    size_t stop_after;
 };
 
 static int parse(struct args *a, int argc, char **argv)
@@ -120,6 +124,11 @@ static int parse(struct args *a, int argc, char **argv)
             if (ft_opt_uint(&p, "max-iterations", value, UINT32_MAX, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
             a->po.max_iterations = (uint32_t)n;
+            break;
+        case O_STOP:
+            if (ft_opt_uint(&p, "stop-after", value, UINT32_MAX, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->stop_after = (size_t)n;
             break;
         case O_MAXD:
             if (ft_opt_uint(&p, "maxd", value, 1000000, &n) < 0)
@@ -224,7 +233,8 @@ static int run(struct args *a, ft_pipeline *pl)
         analyze_print_observed(stdout, pl);
     fflush(stdout);
     int tty = !a->flag[O_QUIET] && isatty(2) && pl->nprops > 0;
-    if (ft_pipeline_predict(pl, &a->po, tty ? progress : NULL, NULL) < 0) {
+    if (ft_pipeline_predict(pl, &a->po, a->stop_after,
+                            tty ? progress : NULL, NULL) < 0) {
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }

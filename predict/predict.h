@@ -190,6 +190,7 @@ typedef struct ft_pipeline {
     size_t nunmapped;     /* infer properties with no CTM transition */
     ft_presult *results;  /* per props[i], after ft_pipeline_predict */
     size_t nviolated, nholds, nunknown, nerror, nobserved;
+    size_t nskipped;      /* not solved (stop_after), counted in nunknown */
     double infer_seconds, predict_seconds;
 } ft_pipeline;
 
@@ -203,12 +204,15 @@ int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
  * (bad input, err->offset is the event index) or out of memory
  * (err->offset UINT64_MAX). */
 int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err);
-/* Solves every property (o->jobs workers); progress, if not NULL, is
- * called after each batch with the number solved so far.  Returns the
- * number of violations, -1 out of memory. */
+/* Solves every property (o->jobs workers), CMA properties first; with
+ * stop_after > 0, stops once that many are violated (the rest become
+ * FT_UNKNOWN, counted in nskipped).  progress, if not NULL, is called
+ * after each batch with the number solved so far.  Returns the number of
+ * violations, -1 out of memory. */
 typedef void ft_progress_fn(void *arg, size_t done, size_t total);
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
-                         ft_progress_fn *progress, void *arg);
+                         size_t stop_after, ft_progress_fn *progress,
+                         void *arg);
 /* Writes the schedule of violated property i to dir/<kind>-<id>.schedule
  * and puts that path into path.  0 ok, -1 with err (what and where). */
 int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,

@@ -1,0 +1,45 @@
+#!/bin/sh
+# run.sh [BUILD_DIR] [TRACE...] - stage iv costs (bench_predict.c): per
+# property solve time (median, p90, max, seconds), FindAV iterations and
+# formula size (blocks, asserts) in the default configuration (direct),
+# with FindAV, without slicing, without the CXT restriction (every context
+# switch allowed: the model without MAT's reduction), and with MAT's
+# skip-unreachable variant.
+# Traces: the ones given, else a passing recorded run of each data/
+# atomicity example (built into BUILD_DIR by the ft_examples target),
+# then random traces of tests/model/gen.c of growing size.  Not a test:
+# prints a table and leaves nothing behind.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build-bench}
+[ $# -gt 0 ] && shift
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+make -C "$build" -j2 foretell bench_predict ft_examples >/dev/null
+b=$build/bin/bench_predict
+"$b" --header
+if [ $# -gt 0 ]; then
+    for t in "$@"; do "$b" "$t"; done
+    exit 0
+fi
+for ex in counter_rmw best_fig2 alloc_vector vb_fig4 vb_fig10 reorder_4; do
+    row=$(awk -F'\t' -v n="$ex" '$1 == n' "$root/data/examples.tsv")
+    src=$(echo "$row" | cut -f2)
+    args=$(echo "$row" | cut -f6)
+    [ "$args" = "-" ] && args=
+    i=0
+    # shellcheck disable=SC2086
+    until "$build/bin/foretell" record -o "$tmp/$ex.ftrace" -- \
+        "$build/data/inst/${src%.*}" $args >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ $i -lt 20 ] || continue 2
+    done
+    "$b" "$tmp/$ex.ftrace" 12
+done
+for size in "2 20" "3 30" "4 40"; do
+    # shellcheck disable=SC2086
+    "$b" gen 7 $size 6
+done
