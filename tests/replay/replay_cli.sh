@@ -7,7 +7,10 @@
 # under --timeout and --max-steps), (e) the heap oracles on uaf_handoff,
 # double_free and period_once (NPD, UAF, DF) through saved schedules, each
 # replayed three times to the same failure and both sites.
-# Usage: replay_cli.sh BIN_DIR INST_DIR FIXTURE_DIR WORK [cli|oracles|all]
+# Also: predicted schedules (foretell analyze) of counter_rmw and best_fig2
+# replayed to their assertion failures.
+# Usage: replay_cli.sh BIN_DIR INST_DIR FIXTURE_DIR WORK
+#        [cli|oracles|predicted|all]
 set -u
 BIN=$1 INST=$2 FIX=$3 WORK=$4 PART=${5:-all}
 F=$BIN/foretell
@@ -30,7 +33,7 @@ record() { # record OUT SEED QUANTUM PROG... (raw trace, no symbols: fast)
         timeout 20 setarch "$ARCH" -R "$@" >/dev/null 2>&1
 }
 
-if [ "$PART" != oracles ]; then
+if [ "$PART" = cli ] || [ "$PART" = all ]; then
 # ---- (c) divergence ----
 PC=$INST/prodcons_sem
 record pc.ft 5 1 "$PC"
@@ -112,12 +115,30 @@ oracle() {
         fi
     done
 }
-if [ "$PART" != cli ]; then
+if [ "$PART" = oracles ] || [ "$PART" = all ]; then
 PREFER="1:1 2:1" oracle uaf 1 use-after-free uaf_handoff.c:[0-9]+ uaf_handoff.c:[0-9]+ "$INST/uaf_handoff"
 PREFER="2:1" oracle df 2 double-free double_free.c:[0-9]+ double_free.c:[0-9]+ "$INST/double_free"
 PREFER="3:1" oracle po_uaf 1 use-after-free period_once.c:3[0-9] period_once.c:42 "$INST/period_once"
 PREFER="12:2" oracle po_df 2 double-free period_once.c:42 period_once.c:42 "$INST/period_once"
 PREFER="11:2" oracle po_npd 3 null-deref period_once.c:3[0-9] "" "$INST/period_once"
+fi
+
+# ---- predicted schedules confirm the bug ----
+# A natural (passing) run, `foretell analyze` predicts a violation, and
+# replaying its schedule makes the program fail at its assertion.
+if [ "$PART" = predicted ] || [ "$PART" = all ]; then
+for row in counter_rmw:counter_rmw.c:45 best_fig2:best_fig2.c:70; do
+    prog=${row%%:*} site=${row#*:}
+    setarch "$ARCH" -R "$F" record -o "nat_$prog.ft" -- "$INST/$prog" >/dev/null 2>&1 ||
+        { fail "$prog: natural run failed"; continue; }
+    rm -rf "pred_$prog"
+    "$F" analyze -q --stop-after 1 -o "pred_$prog" "nat_$prog.ft" >/dev/null 2>&1
+    sched=$(ls "pred_$prog"/*.schedule 2>/dev/null | head -1)
+    [ -n "$sched" ] || { fail "$prog: analyze predicted no schedule"; continue; }
+    expect 1 "$site: error: abort: " \
+        "$F" replay --schedule "$sched" -o "pred_$prog.ft" -q -- "$INST/$prog" &&
+    { grep -Eq 'steps followed ([0-9]+)/\1$' out.txt || fail "$prog: schedule not followed"; }
+done
 fi
 
 echo "$fails failures"
