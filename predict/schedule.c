@@ -143,11 +143,12 @@ int ft_schedule_read(FILE *in, const char *name, ft_schedule *s, char *err,
                         line);
         }
         if (!strcmp(line, "end")) {
-            if (s->nsteps != declared)
+            uint32_t got = s->nsteps; /* ft_schedule_free clears it */
+            if (got != declared)
                 return ft_schedule_free(s),
                        fail(err, errlen, name, ln,
                             "'steps: %" PRIu64 "' but %u step lines",
-                            declared, s->nsteps);
+                            declared, got);
             ended = 1;
             continue;
         }

@@ -1,0 +1,128 @@
+/* test_schedule.c - schedule files (docs/schedule-format.md): what
+ * ft_schedule_write writes ft_schedule_read reads back field for field,
+ * and every malformed input the format document lists is rejected with
+ * "name:line: what" naming the right line. */
+#include "predict/predict.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+static FILE *from_text(const char *text)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    fputs(text, f);
+    rewind(f);
+    return f;
+}
+
+static void round_trip(void **state)
+{
+    (void)state;
+    ft_sched_step steps[3] = {
+        {1, 5, "mutex_lock", "a.c:10", 0},
+        {2, 18446744073709551614ull, "read", "dir with space/b.c:7", 1},
+        {0, 0, "atomic_rmw", "?:0", 1},
+    };
+    ft_schedule s = {0};
+    snprintf(s.trace, sizeof s.trace, "run.ftrace");
+    snprintf(s.program, sizeof s.program, "/bin/prog");
+    snprintf(s.property, sizeof s.property, "#3 thread 1 a.c:10..a.c:12");
+    snprintf(s.kind, sizeof s.kind, "CMA");
+    s.steps = steps;
+    s.nsteps = 3;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(ft_schedule_write(f, &s), 0);
+    rewind(f);
+    ft_schedule r;
+    char err[256] = "";
+    assert_int_equal(ft_schedule_read(f, "t", &r, err, sizeof err), 0);
+    fclose(f);
+    assert_string_equal(r.trace, "run.ftrace");
+    assert_string_equal(r.program, "/bin/prog");
+    assert_string_equal(r.property, s.property);
+    assert_string_equal(r.kind, "CMA");
+    assert_int_equal(r.nsteps, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r.steps[i].tid, steps[i].tid);
+        assert_true(r.steps[i].tindex == steps[i].tindex);
+        assert_string_equal(r.steps[i].kind, steps[i].kind);
+        assert_string_equal(r.steps[i].site, steps[i].site);
+        assert_int_equal(r.steps[i].mark, steps[i].mark);
+    }
+    ft_schedule_free(&r);
+}
+
+/* Comments and blank lines are ignored before 'end'. */
+static void comments(void **state)
+{
+    (void)state;
+    FILE *f = from_text("foretell-schedule 1\n# c\n\nkind: CA\nsteps: 1\n"
+                        "# c\n0 3 write ! x.c:1\n\nend\n");
+    ft_schedule r;
+    char err[256] = "";
+    assert_int_equal(ft_schedule_read(f, "t", &r, err, sizeof err), 0);
+    fclose(f);
+    assert_int_equal(r.nsteps, 1);
+    assert_int_equal(r.steps[0].tindex, 3);
+    ft_schedule_free(&r);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+    FILE *f = from_text(text);
+    ft_schedule r;
+    char err[256] = "";
+    int rc = ft_schedule_read(f, "s.schedule", &r, err, sizeof err);
+    fclose(f);
+    if (rc != -1 || !strstr(err, want))
+        fail_msg("want error containing '%s', got rc %d '%s'", want, rc, err);
+}
+
+#define HEAD "foretell-schedule 1\nkind: CA\n"
+
+static void errors(void **state)
+{
+    (void)state;
+    expect_error("", "s.schedule:1: missing 'steps:' header");
+    expect_error("hello 1\n", "s.schedule:1: not a schedule file");
+    expect_error("foretell-schedule 2\n", "s.schedule:1: unsupported version");
+    expect_error("foretell-schedule 1\nkind: XY\n",
+                 "s.schedule:2: kind must be CA or CMA");
+    expect_error("foretell-schedule 1\nsteps: 0\nend\n",
+                 "missing 'kind:' header");
+    expect_error(HEAD "colour: blue\n", "s.schedule:3: expected a header");
+    expect_error(HEAD "steps: x\n", "s.schedule:3: steps: expected a count");
+    expect_error(HEAD "steps: 2\n0 1 read - a:1\nend\n",
+                 "s.schedule:5: 'steps: 2' but 1 step lines");
+    expect_error(HEAD "steps: 1\n0 1 read - a:1\n0 2 read - a:1\n",
+                 "s.schedule:5: more step lines than 'steps: 1'");
+    expect_error(HEAD "steps: 1\n0 1 read - a:1\n",
+                 "s.schedule:5: missing 'end' (truncated file?)");
+    expect_error(HEAD "steps: 1\n0 1 read - a:1\nend\n\n",
+                 "s.schedule:6: text after 'end'");
+    expect_error(HEAD "steps: 1\nx 1 read - a:1\nend\n",
+                 "s.schedule:4: step: bad thread id");
+    expect_error(HEAD "steps: 1\n0 -1 read - a:1\nend\n",
+                 "s.schedule:4: step: bad thread event index");
+    expect_error(HEAD "steps: 1\n0 1 read ? a:1\nend\n",
+                 "s.schedule:4: step: expected mark");
+    expect_error(HEAD "steps: 1\n0 1 read -\nend\n",
+                 "s.schedule:4: step: expected mark");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(comments),
+        cmocka_unit_test(errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
