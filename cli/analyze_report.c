@@ -14,8 +14,8 @@ static const char *event_site(const fi_trace *t, uint64_t i, char *buf,
 {
     const ft_site *s = i < t->nev ? fi_trace_site_get(t, t->ev[i].site)
                                   : NULL;
-    if (s && s->file)
-        snprintf(buf, len, "%s:%u", s->file, s->line);
+    if (s)
+        snprintf(buf, len, "%s:%u", s->file ? s->file : "?", s->line);
     else
         snprintf(buf, len, "?:0");
     return buf;
@@ -127,6 +127,7 @@ void analyze_print_text(FILE *out, const analyze_out *ao)
                         region_lines(r, lines, sizeof lines));
         }
     }
+    analyze_print_confirm(out, ao);
     print_summary(out, pl);
 }
 
@@ -181,6 +182,10 @@ static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
                                 sizeof buf));
     ft_json_end_array(j);
     ft_json_kstr(j, "schedule", ao->schedule[i]);
+    if (ao->confirm && ao->schedule[i]) {
+        ft_json_key(j, "confirmation");
+        analyze_json_confirm(j, ao, i);
+    }
     ft_json_kuint(j, "steps", res->nsteps);
     ft_json_kuint(j, "iterations", res->iterations);
     ft_json_key(j, "seconds");
@@ -263,6 +268,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "cma_not_generated", pl->infer.ncma_dropped);
     ft_json_kuint(&j, "unmapped", pl->nunmapped);
     ft_json_kuint(&j, "violated", pl->nviolated);
+    if (ao->confirm)
+        ft_json_kuint(&j, "confirmed", analyze_confirmed(ao));
     ft_json_kuint(&j, "holds", pl->nholds);
     ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
     ft_json_kuint(&j, "not_solved", pl->nskipped);

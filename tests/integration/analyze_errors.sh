@@ -78,6 +78,18 @@ ls "$dir/std-out"/ca-*.schedule >/dev/null 2>&1 || fail "STD: no schedule file"
 head -1 "$dir"/std-out/ca-*.schedule | grep -q '^foretell-schedule 1$' \
     || fail "STD: schedule file lacks its magic line"
 
+# a region the recorded run itself violates (STD line numbers as sites):
+# reported as observed, with the three events, and exit 1
+printf 'T0|fork(T1)|1\nT0|fork(T2)|2\nT1|begin|10\nT1|r(x)|11\nT2|w(x)|20\nT1|w(x)|12\nT1|end|13\n' \
+    >"$dir/observed.std"
+"$foretell" analyze -q -o "$dir/obs-out" "$dir/observed.std" >"$dir/obs.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "observed: want exit 1, got $rc: $(cat "$dir/obs.txt")"
+grep -q '^?:11: warning: atomicity violation observed in the recorded run' \
+    "$dir/obs.txt" || fail "observed: no report: $(cat "$dir/obs.txt")"
+grep -q 'conflicts with thread 2 event [0-9]* at ?:20' "$dir/obs.txt" \
+    || fail "observed: the other thread's write is not named"
+
 # --regions and --properties as JSON documents
 if command -v python3 >/dev/null; then
     "$foretell" analyze --regions --json "$dir/pair.std" |
