@@ -14,9 +14,11 @@ int analyze_stats(const char *path, int json, int table, int mats, int cxt,
 
 /* Schedule paths of the violated properties (NULL where not written),
  * indexed like pl->props. */
+struct fr_confirmation;
 typedef struct analyze_out {
     const ft_pipeline *pl;
     char **schedule;
+    struct fr_confirmation *confirm; /* --confirm, indexed like schedule */
 } analyze_out;
 
 /* The regions the recorded run already violates, compiler style. */
@@ -26,5 +28,26 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl);
 void analyze_print_text(FILE *out, const analyze_out *ao);
 /* Everything as one JSON document. */
 void analyze_print_json(FILE *out, const analyze_out *ao);
+
+/* --confirm (analyze_confirm.c): replay every schedule written. */
+typedef struct analyze_confirm_opts {
+    char *const *prog;        /* PROG and ARGS after -- */
+    const char *dir;          /* -o DIR: replayed runs' traces go there */
+    double timeout_s;         /* per replayed run */
+    unsigned refine;          /* refinement rounds after a divergence */
+    const fi_options *infer;
+    const ft_predict_opts *predict;
+    int progress;             /* a progress line on a terminal */
+} analyze_confirm_opts;
+
+/* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
+ * cannot be run, 4 out of memory. */
+int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co);
+/* Violations confirmed (directly or after refinement). */
+size_t analyze_confirmed(const analyze_out *ao);
+void analyze_print_confirm(FILE *out, const analyze_out *ao);
+struct ft_json;
+/* The confirmation of violation i as one JSON object. */
+void analyze_json_confirm(struct ft_json *j, const analyze_out *ao, size_t i);
 
 #endif

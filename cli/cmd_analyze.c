@@ -40,6 +40,14 @@ static const ft_opt opts[] = {
      "first byte or a .std extension)"},
     {"regions", 0, NULL, "list the atomic regions and their status, then stop"},
     {"properties", 0, NULL, "list the CA and CMA properties, then stop"},
+    {"confirm", 0, NULL,
+     "replay every predicted schedule against PROG (given after --): "
+     "confirmed, or spurious where it diverged, and the failure it led to"},
+    {"refine", 0, "N",
+     "--confirm: after a divergence, re-record, re-predict and replay up to "
+     "N times (default 2)"},
+    {"run-timeout", 0, "S",
+     "--confirm: seconds a replayed run may take (default 30)"},
     {"quiet", 'q', NULL, "no progress on stderr"},
     {"stats", 0, NULL, "print the model and reduction figures (tables IV, V)"},
     {"mats", 0, NULL, "with --stats: list the mutually atomic pairs"},
@@ -52,12 +60,16 @@ static const ft_opt opts[] = {
 
 enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_MAXD,
        O_SPEC,
-       O_STD, O_REGIONS, O_PROPS, O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
+       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_REFINE, O_RUN_TIMEOUT,
+       O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
        O_SKIP, O_COUNT };
 
 struct args {
     int flag[O_COUNT];
     const char *path, *out, *spec;
+    char *const *prog; /* --confirm: PROG ARGS after -- */
+    unsigned refine;
+    double run_timeout;
     fi_options fo;
     ft_predict_opts po;
     size_t stop_after;
@@ -70,6 +82,8 @@ static int parse(struct args *a, int argc, char **argv)
     fi_options_default(&a->fo);
     ft_predict_opts_default(&a->po);
     a->out = DEFAULT_OUT;
+    a->refine = 2;
+    a->run_timeout = 30;
     const char *value;
     uint64_t n;
     for (;;) {
@@ -92,6 +106,10 @@ static int parse(struct args *a, int argc, char **argv)
             if (o == FT_OPT_DASHDASH) {
                 if (p.i >= argc)
                     break;
+                if (a->path) { /* TRACE [options] -- PROG [ARGS] */
+                    a->prog = argv + p.i;
+                    break;
+                }
                 value = argv[p.i++];
             }
             if (a->path) {
@@ -130,6 +148,15 @@ static int parse(struct args *a, int argc, char **argv)
                 return FT_EXIT_BAD_INPUT;
             a->stop_after = (size_t)n;
             break;
+        case O_REFINE:
+            if (ft_opt_uint(&p, "refine", value, 100, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->refine = (unsigned)n;
+            break;
+        case O_RUN_TIMEOUT:
+            if (ft_opt_seconds(&p, "run-timeout", value, &a->run_timeout) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
         case O_MAXD:
             if (ft_opt_uint(&p, "maxd", value, 1000000, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -150,6 +177,13 @@ static int parse(struct args *a, int argc, char **argv)
     }
     if (!a->path) {
         fprintf(stderr, "foretell analyze: missing TRACE (see --help)\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (a->flag[O_CONFIRM] != (a->prog != NULL)) {
+        fprintf(stderr, "foretell analyze: %s\n",
+                a->prog ? "a program after -- needs --confirm"
+                        : "--confirm needs the program: TRACE --confirm -- "
+                          "PROG [ARGS]");
         return FT_EXIT_BAD_INPUT;
     }
     return -1;
@@ -185,6 +219,14 @@ static int check_out_dir(const char *dir)
         return -1;
     }
     return 0;
+}
+
+static void free_out(analyze_out *ao)
+{
+    for (size_t i = 0; i < ao->pl->nprops; i++)
+        free(ao->schedule[i]);
+    free(ao->schedule);
+    free(ao->confirm);
 }
 
 static int run(struct args *a, ft_pipeline *pl)
@@ -238,7 +280,7 @@ static int run(struct args *a, ft_pipeline *pl)
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }
-    analyze_out ao = {pl, calloc(pl->nprops + 1, sizeof(char *))};
+    analyze_out ao = {pl, calloc(pl->nprops + 1, sizeof(char *)), NULL};
     if (!ao.schedule) {
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
@@ -256,14 +298,24 @@ static int run(struct args *a, ft_pipeline *pl)
         }
         ao.schedule[i] = strdup(path);
     }
+    if (a->prog && exit_code == ok) {
+        analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
+                                   &a->fo, &a->po, !a->flag[O_QUIET]};
+        exit_code = analyze_confirm(&ao, &co);
+        if (exit_code != FT_EXIT_OK) {
+            free_out(&ao);
+            return exit_code;
+        }
+        exit_code = ok;
+    }
     if (a->flag[O_JSON])
         analyze_print_json(stdout, &ao);
     else
         analyze_print_text(stdout, &ao);
-    for (size_t i = 0; i < pl->nprops; i++)
-        free(ao.schedule[i]);
-    free(ao.schedule);
-    if (exit_code == FT_EXIT_OK && (pl->nviolated || pl->nobserved))
+    /* With --confirm, only confirmed predictions count as found. */
+    size_t found = ao.confirm ? analyze_confirmed(&ao) : pl->nviolated;
+    free_out(&ao);
+    if (exit_code == FT_EXIT_OK && (found || pl->nobserved))
         exit_code = FT_EXIT_FOUND;
     return exit_code;
 }

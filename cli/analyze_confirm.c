@@ -1,0 +1,126 @@
+/* analyze_confirm.c - `foretell analyze TRACE --confirm -- PROG [ARGS]`:
+ * replays every predicted schedule against the program (replay/confirm.h)
+ * and says, per violation, whether it was confirmed, confirmed after
+ * refinement, or spurious (where it diverged), and which failure it led
+ * to.  Printing lives here too, so analyze_report.c only calls in. */
+#include "cli/analyze_cmd.h"
+#include "cli/commands.h"
+#include "cli/json.h"
+#include "replay/confirm.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
+{
+    const ft_pipeline *pl = ao->pl;
+    ao->confirm = calloc(pl->nprops + 1, sizeof *ao->confirm);
+    if (!ao->confirm) {
+        fprintf(stderr, "foretell analyze: out of memory\n");
+        return FT_EXIT_INTERNAL;
+    }
+    fr_confirm_opts o;
+    fr_confirm_opts_default(&o);
+    o.argv = co->prog;
+    o.dir = co->dir;
+    o.timeout_s = co->timeout_s;
+    o.refine = co->refine;
+    o.infer = co->infer;
+    o.predict = co->predict;
+    size_t total = 0, done = 0;
+    for (size_t i = 0; i < pl->nprops; i++)
+        total += ao->schedule[i] != NULL;
+    int tty = co->progress && isatty(2);
+    for (size_t i = 0; i < pl->nprops; i++) {
+        if (!ao->schedule[i])
+            continue;
+        ft_error err;
+        errno = 0;
+        if (fr_confirm(pl, i, ao->schedule[i], &o, &ao->confirm[i], &err) <
+            0) {
+            int e = errno;
+            fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
+                    err.path[0] ? err.path : "", err.path[0] ? ": " : "",
+                    err.message);
+            return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
+        }
+        if (tty)
+            fprintf(stderr, "\rforetell analyze: confirming %zu/%zu", ++done,
+                    total);
+    }
+    if (tty && total)
+        fputc('\n', stderr);
+    return FT_EXIT_OK;
+}
+
+size_t analyze_confirmed(const analyze_out *ao)
+{
+    size_t n = 0;
+    for (size_t i = 0; ao->confirm && i < ao->pl->nprops; i++)
+        n += ao->schedule[i] && (ao->confirm[i].status == FR_CONFIRMED ||
+                                 ao->confirm[i].status == FR_REFINED);
+    return n;
+}
+
+static const char *failure_of(const fr_outcome *o)
+{
+    return o->failure == FR_OK ? "none" : fr_failure_name(o->failure);
+}
+
+void analyze_print_confirm(FILE *out, const analyze_out *ao)
+{
+    if (!ao->confirm)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < ao->pl->nprops; i++) {
+        const fr_confirmation *c = &ao->confirm[i];
+        if (!ao->schedule[i])
+            continue;
+        n++;
+        fprintf(out, "%s: %s", ao->schedule[i],
+                fr_confirm_status_name(c->status));
+        if (c->status == FR_SPURIOUS)
+            fprintf(out, ": %s", c->first.divergence);
+        if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK)
+            fprintf(out, "; the run then finished without failure");
+        else if (c->status != FR_SPURIOUS) {
+            fprintf(out, "; the run then failed: %s", failure_of(&c->outcome));
+            if (c->outcome.site[0])
+                fprintf(out, " at %s", c->outcome.site);
+        }
+        fputc('\n', out);
+        if (c->note[0])
+            fprintf(out, "  refinement: %s\n", c->note);
+        if (c->outcome.failure != FR_OK && c->outcome.detail[0])
+            fprintf(out, "  %s\n", c->outcome.detail);
+        fprintf(out, "  replayed run: %s\n", c->trace);
+    }
+    if (n)
+        fprintf(out, "confirmation: %zu of %zu predicted violations "
+                "confirmed\n",
+            analyze_confirmed(ao), n);
+}
+
+void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
+{
+    const fr_confirmation *c = &ao->confirm[i];
+    ft_json_begin_object(j);
+    ft_json_kstr(j, "status", c->status == FR_CONFIRMED ? "confirmed"
+                              : c->status == FR_REFINED ? "refined"
+                              : c->status == FR_SPURIOUS ? "spurious"
+                                                         : "not_run");
+    ft_json_kstr(j, "divergence",
+                 c->first.diverged ? c->first.divergence : NULL);
+    ft_json_kstr(j, "failure", failure_of(&c->outcome));
+    ft_json_kstr(j, "failure_site", c->outcome.site[0] ? c->outcome.site
+                                                       : NULL);
+    ft_json_kstr(j, "detail", c->outcome.detail[0] ? c->outcome.detail
+                                                   : NULL);
+    ft_json_kuint(j, "refinement_rounds", c->rounds);
+    ft_json_kstr(j, "refinement", c->note[0] ? c->note : NULL);
+    ft_json_kstr(j, "schedule", c->schedule);
+    ft_json_kstr(j, "replay_trace", c->trace);
+    ft_json_end_object(j);
+}

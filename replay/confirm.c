@@ -1,0 +1,203 @@
+/* confirm.c - fr_confirm: replays a predicted schedule and, when the
+ * program departs from it, refines: the diverged run is recorded to its
+ * end (divergence "continue"), analyzed again with the same options, and
+ * the violation of the same regions (matched by thread, function, file
+ * and lines, since event indices change between runs) is predicted on the
+ * new trace and replayed, up to o->refine rounds.  A prediction rests on
+ * the recorded reads; when the real program reads otherwise, the new
+ * trace holds the values it really reads, so the next prediction is made
+ * from the truth of that run. */
+#define _GNU_SOURCE
+#include "replay/confirm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void fr_confirm_opts_default(fr_confirm_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->refine = 2;
+    o->timeout_s = 30;
+}
+
+const char *fr_confirm_status_name(int status)
+{
+    switch (status) {
+    case FR_CONFIRMED: return "confirmed";
+    case FR_SPURIOUS: return "spurious";
+    case FR_REFINED: return "confirmed after refinement";
+    case FR_NOT_RUN: return "not run";
+    default: return "?";
+    }
+}
+
+/* Where a region is in the source: what survives a new run. */
+typedef struct region_key {
+    uint32_t tid, line_lo, line_hi;
+    const char *function, *file;
+} region_key;
+
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int same_region(const region_key *x, const region_key *y)
+{
+    return x->tid == y->tid && x->line_lo == y->line_lo &&
+           x->line_hi == y->line_hi && same_str(x->function, y->function) &&
+           same_str(x->file, y->file);
+}
+
+/* The regions of pipeline property i: 1 for CA, 2 for CMA. */
+static int keys_of(const ft_pipeline *pl, size_t i, region_key k[2])
+{
+    const fi_property *fp = &pl->infer.props[pl->props[i].id];
+    uint32_t ids[2] = {fp->r1, fp->r2};
+    int n = fp->kind == FI_PROP_CMA ? 2 : 1;
+    for (int g = 0; g < n; g++) {
+        const fi_region *r = ft_pipeline_region(pl, ids[g]);
+        if (!r)
+            return 0;
+        k[g] = (region_key){r->tid, r->line_lo, r->line_hi, r->function,
+                            r->file};
+    }
+    return n;
+}
+
+static int matches(const ft_pipeline *pl, size_t j, const region_key *want,
+                   int nwant)
+{
+    region_key k[2];
+    int n = keys_of(pl, j, k);
+    if (n != nwant)
+        return 0;
+    if (n == 1)
+        return same_region(&k[0], &want[0]);
+    return (same_region(&k[0], &want[0]) && same_region(&k[1], &want[1])) ||
+           (same_region(&k[0], &want[1]) && same_region(&k[1], &want[0]));
+}
+
+static int replay(const fr_confirm_opts *o, const char *schedule,
+                  const char *trace, int diverge, fr_outcome *out,
+                  ft_error *err)
+{
+    fr_run_opts ro;
+    fr_run_opts_default(&ro);
+    ro.argv = o->argv;
+    ro.trace_out = trace;
+    ro.schedule = schedule;
+    ro.diverge = diverge;
+    ro.timeout_s = o->timeout_s;
+    ro.max_steps = o->max_steps;
+    ro.quiet = 1;
+    return fr_run(&ro, out, err);
+}
+
+/* Analyzes trace and keeps only the properties of the wanted regions;
+ * solves them.  Returns the number violated, -1 if the trace is unusable. */
+static long reanalyze(ft_pipeline *pl, const char *trace,
+                      const fr_confirm_opts *o, const region_key *want,
+                      int nwant, char *note, size_t notelen)
+{
+    ft_error e;
+    if (ft_pipeline_load(pl, trace, FT_INPUT_FORETELL, &e) < 0 ||
+        ft_pipeline_infer(pl, o->infer, &e) < 0) {
+        snprintf(note, notelen, "the diverged run's trace %.600s cannot "
+                 "be analyzed: %.256s", trace, e.message);
+        return -1;
+    }
+    size_t kept = 0;
+    for (size_t j = 0; j < pl->nprops; j++)
+        if (matches(pl, j, want, nwant))
+            pl->props[kept++] = pl->props[j];
+    pl->nprops = kept;
+    ft_predict_opts po;
+    if (o->predict)
+        po = *o->predict;
+    else
+        ft_predict_opts_default(&po);
+    return ft_pipeline_predict(pl, &po, 1, NULL, NULL);
+}
+
+int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
+               const fr_confirm_opts *o, fr_confirmation *c, ft_error *err)
+{
+    memset(c, 0, sizeof *c);
+    const char *base = strrchr(schedule_path, '/');
+    base = base ? base + 1 : schedule_path;
+    size_t blen = strcspn(base, ".");
+    snprintf(c->trace, sizeof c->trace, "%.900s/%.*s.replay.ftrace", o->dir,
+             (int)blen, base);
+    snprintf(c->schedule, sizeof c->schedule, "%s", schedule_path);
+    if (replay(o, schedule_path, c->trace, FR_DIVERGE_STOP, &c->outcome,
+               err) < 0) {
+        c->status = FR_NOT_RUN;
+        return -1;
+    }
+    c->first = c->outcome;
+    if (!c->outcome.diverged) {
+        c->status = FR_CONFIRMED;
+        return 0;
+    }
+    c->status = FR_SPURIOUS;
+    region_key want[2];
+    int nwant = keys_of(pl, i, want);
+    if (!nwant)
+        return 0;
+    for (unsigned round = 1; round <= o->refine; round++) {
+        c->rounds = round;
+        char rdir[700], rtrace[800], sched[900], why[300];
+        snprintf(rdir, sizeof rdir, "%.500s/%.*s.refine-%u", o->dir, (int)blen,
+                 base, round);
+        if (mkdir(rdir, 0777) != 0 && errno != EEXIST) {
+            snprintf(c->note, sizeof c->note, "cannot create %.700s: %s", rdir,
+                     strerror(errno));
+            return 0;
+        }
+        /* The diverged run, to its end: what the program really does. */
+        snprintf(rtrace, sizeof rtrace, "%.700s/diverged.ftrace", rdir);
+        fr_outcome full;
+        if (replay(o, c->schedule, rtrace, FR_DIVERGE_CONTINUE, &full,
+                   err) < 0)
+            return -1;
+        ft_pipeline next;
+        long viol = reanalyze(&next, rtrace, o, want, nwant, c->note,
+                              sizeof c->note);
+        if (viol <= 0) {
+            if (viol == 0)
+                snprintf(c->note, sizeof c->note, "round %u: the diverged "
+                         "run (%s) admits no violation of these regions",
+                         round, rtrace);
+            ft_pipeline_free(&next);
+            return 0;
+        }
+        size_t j = 0;
+        while (next.results[j].verdict != FT_VIOLATED)
+            j++;
+        if (ft_pipeline_write_schedule(&next, j, rdir, sched, sizeof sched,
+                                       why, sizeof why) < 0) {
+            snprintf(c->note, sizeof c->note, "round %u: %.300s", round, why);
+            ft_pipeline_free(&next);
+            return 0;
+        }
+        ft_pipeline_free(&next);
+        snprintf(c->schedule, sizeof c->schedule, "%s", sched);
+        snprintf(c->trace, sizeof c->trace, "%.700s/replay.ftrace", rdir);
+        if (replay(o, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
+                   err) < 0)
+            return -1;
+        if (!c->outcome.diverged) {
+            c->status = FR_REFINED;
+            snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "
+                     "diverged run and followed: %.900s", round, c->schedule);
+            return 0;
+        }
+        snprintf(c->note, sizeof c->note, "round %u: the refined schedule "
+                 "%.500s diverged too: %.400s", round, c->schedule,
+                 c->outcome.divergence);
+    }
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* confirm.h - confirming predicted violations (`foretell analyze
+ * --confirm`): replay each predicted schedule against the real program;
+ * the violation is confirmed when the schedule is followed up to its
+ * violating accesses, spurious where the program departed from it.  BEST
+ * only drops spurious schedules; we go further and refine: the diverged
+ * run is recorded to its end, analyzed again, and the same regions'
+ * violation (same threads, functions and lines) is predicted and replayed
+ * on that new trace, up to a bound of rounds.  docs/replay.md. */
+#ifndef FORETELL_REPLAY_CONFIRM_H
+#define FORETELL_REPLAY_CONFIRM_H
+
+#include "predict/predict.h"
+#include "replay/replay.h"
+
+typedef struct fr_confirm_opts {
+    char *const *argv;        /* the program and its arguments */
+    const char *dir;          /* where replay traces and schedules go */
+    double timeout_s;         /* per replay run, 0 = none */
+    uint64_t max_steps;       /* per replay run, 0 = none */
+    unsigned refine;          /* refinement rounds after a divergence */
+    const fi_options *infer;  /* for re-analyzing a diverged run */
+    const ft_predict_opts *predict;
+} fr_confirm_opts;
+
+void fr_confirm_opts_default(fr_confirm_opts *o);
+
+enum fr_confirm_status {
+    FR_CONFIRMED = 0,  /* followed up to the violating accesses */
+    FR_SPURIOUS = 1,   /* diverged, and refinement found no way */
+    FR_REFINED = 2,    /* confirmed on a refined schedule */
+    FR_NOT_RUN = 3,    /* the program could not be run (error set) */
+};
+
+typedef struct fr_confirmation {
+    int status;              /* enum fr_confirm_status */
+    fr_outcome outcome;      /* of the last replay (failure, divergence) */
+    fr_outcome first;        /* of the first replay (where it diverged) */
+    char trace[1024];        /* the last replay's trace */
+    char schedule[1024];     /* the schedule that confirmed, or last tried */
+    unsigned rounds;         /* refinement rounds made */
+    char note[1024];         /* what refinement found, "" if none made */
+} fr_confirmation;
+
+const char *fr_confirm_status_name(int status);
+
+/* Confirms violated property i of pl, whose schedule is schedule_path.
+ * 0 (see c->status), -1 with err set when the program cannot be run. */
+int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
+               const fr_confirm_opts *o, fr_confirmation *c, ft_error *err);
+
+#endif
