@@ -1,0 +1,48 @@
+#!/bin/sh
+# confirm_cli.sh - analyze --confirm end to end on natural (passing) runs:
+# best_fig2's predicted violations replay to its assertion at the BUG line
+# s13; alloc_vector's predictions include one the program departs from
+# (spurious, with the step named and a refinement round made); usage and
+# missing-program errors.
+set -u
+F=$FT_BIN/foretell
+rm -rf "$FT_WORK" && mkdir -p "$FT_WORK" && cd "$FT_WORK" || exit 1
+fail() { echo "FAIL(confirm): $*" >&2; exit 1; }
+json() { python3 -c "import json,sys; d=json.load(open('$1')); $2"; }
+
+"$F" record -o fig2.ft -- "$FT_INST/best_fig2" >/dev/null 2>&1 || fail "natural best_fig2 run failed"
+"$F" analyze fig2.ft -o out-fig2 --json -q --confirm -- "$FT_INST/best_fig2" >fig2.json
+rc=$?; [ $rc = 1 ] || fail "best_fig2: exit $rc, expected 1"
+json fig2.json '
+v = d["violations"]
+assert d["confirmed"] >= 1, d["confirmed"]
+ok = [x for x in v if x["confirmation"]["status"] == "confirmed"
+      and x["confirmation"]["failure"] == "abort"
+      and x["confirmation"]["failure_site"].endswith("best_fig2.c:70")]
+assert ok, [x["confirmation"] for x in v]
+import os
+assert all(os.path.exists(x["confirmation"]["replay_trace"]) for x in v)
+' || fail "best_fig2: no violation confirmed with the abort at best_fig2.c:70"
+"$F" analyze fig2.ft -o out-fig2t -q --confirm -- "$FT_INST/best_fig2" >fig2.txt
+grep -q "confirmed; the run then failed: abort at .*best_fig2.c:70" fig2.txt || fail "text report lacks the confirmation"
+grep -q "confirmation: [1-9][0-9]* of [0-9]* predicted violations confirmed" fig2.txt || fail "text summary"
+
+"$F" record -o av.ft -- "$FT_INST/alloc_vector" >/dev/null 2>&1 || fail "natural alloc_vector run failed"
+"$F" analyze av.ft -o out-av --json -q --confirm --refine 1 -- "$FT_INST/alloc_vector" >av.json
+rc=$?; [ $rc = 1 ] || fail "alloc_vector: exit $rc, expected 1"
+json av.json '
+v = d["violations"]
+sp = [x["confirmation"] for x in v if x["confirmation"]["status"] in ("spurious", "refined")]
+assert sp, [x["confirmation"]["status"] for x in v]
+assert all(c["refinement_rounds"] == 1 for c in sp), sp
+assert all("step" in c["divergence"] for c in sp), sp
+assert d["confirmed"] == sum(x["confirmation"]["status"] in ("confirmed", "refined") for x in v)
+' || fail "alloc_vector: no spurious prediction with its divergence and a refinement round"
+
+"$F" analyze fig2.ft -o o2 --confirm >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "needs the program" err.txt || fail "--confirm without PROG: exit $rc"
+"$F" analyze fig2.ft -o o3 -- "$FT_INST/best_fig2" >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "needs --confirm" err.txt || fail "PROG without --confirm: exit $rc"
+"$F" analyze fig2.ft -o o4 -q --confirm -- ./no-such-program >/dev/null 2>err.txt; rc=$?
+[ $rc = 127 ] && grep -q "no-such-program" err.txt || fail "missing program: exit $rc ($(cat err.txt))"
+echo "confirm_cli: ok"
