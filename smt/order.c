@@ -277,7 +277,8 @@ long ft_smt_schedule(ft_smt *e, Z3_model m, uint32_t *order)
             cnt++;
         }
     }
-    qsort(pairs, (size_t)cnt, 2 * sizeof *pairs, cmp_pos);
+    if (cnt)
+        qsort(pairs, (size_t)cnt, 2 * sizeof *pairs, cmp_pos);
     for (long i = 0; i < cnt; i++)
         order[i] = (uint32_t)pairs[2 * i + 1];
     free(pairs);

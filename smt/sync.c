@@ -185,7 +185,8 @@ static int encode_sections(ft_smt *e)
         if (walk_thread(e, t, depth, rd, open, &sects, &fails))
             goto out;
     sect *s = sects.v;
-    qsort(s, sects.n, sizeof *s, cmp_sect);
+    if (sects.n) /* qsort(NULL, 0) is undefined */
+        qsort(s, sects.n, sizeof *s, cmp_sect);
     e->st.nsections = sects.n;
     for (size_t i = 0; i < sects.n; i++)
         for (size_t j = i + 1; j < sects.n && s[j].obj == s[i].obj; j++) {

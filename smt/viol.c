@@ -117,7 +117,8 @@ int ft_smt_build_deps(ft_smt *e)
         }
     }
 #undef EACH_SLOT
-    qsort(ed, ned, sizeof *ed, cmp_edge);
+    if (ned)
+        qsort(ed, ned, sizeof *ed, cmp_edge);
     e->dep_first = calloc(nb + 1, sizeof *e->dep_first);
     e->dep = malloc(sizeof *e->dep * (ned + 1));
     if (!e->dep_first || !e->dep)
