@@ -24,11 +24,7 @@ static const char *event_site(const fi_trace *t, uint64_t i, char *buf,
 static const char *var_name(const ft_pipeline *pl, uint64_t key, char *buf,
                             size_t len)
 {
-    const char *n = fi_trace_name_of(&pl->trace, 'V', key);
-    if (n)
-        return n;
-    snprintf(buf, len, "0x%" PRIx64, key);
-    return buf;
+    return ft_pipeline_var_name(pl, key, buf, len);
 }
 
 static const char *region_lines(const fi_region *r, char *buf, size_t len)
@@ -42,7 +38,7 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
 {
     const fi_analysis *a = &pl->infer;
     const fi_trace *t = &pl->trace;
-    char s1[256], s2[256], s3[256], buf[32];
+    char s1[256], s2[256], s3[256], buf[256];
     for (size_t k = 0; k < a->nregions; k++) {
         const fi_region *r = &a->regions[k];
         if (r->status != FI_ST_OBSERVED)
@@ -163,7 +159,7 @@ static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
     const ft_pipeline *pl = ao->pl;
     const ft_prop *p = &pl->props[i];
     const ft_presult *res = &pl->results[i];
-    char buf[32];
+    char buf[256];
     ft_json_begin_object(j);
     ft_json_kuint(j, "property", p->id);
     ft_json_kstr(j, "kind", kind_name(p));
@@ -199,7 +195,7 @@ static void json_observed(ft_json *j, const ft_pipeline *pl)
 {
     const fi_analysis *a = &pl->infer;
     const fi_trace *t = &pl->trace;
-    char site[256], buf[32];
+    char site[256], buf[256];
     ft_json_begin_array(j);
     for (size_t k = 0; k < a->nregions; k++) {
         const fi_region *r = &a->regions[k];

@@ -52,6 +52,8 @@ static void text_field(dump_ctx *d, const ft_field *f)
         printf(" %s=0x%" PRIx64, f->name, f->u);
         if ((o = ft_heapmap_find(d->heap, f->u)))
             printf("[%s]", ft_heap_obj_name(d->r, o, f->u, buf, sizeof buf));
+        else if (ft_reader_data_name(d->r, f->u, buf, sizeof buf))
+            printf("[%s]", buf);
         break;
     case FT_F_NAME:
         printf(" %s=%s", f->name, f->str);
@@ -90,6 +92,10 @@ static void json_field(dump_ctx *d, const ft_field *f)
             snprintf(key, sizeof key, "%s_object", f->name);
             ft_json_kstr(j, key, ft_heap_obj_name(d->r, o, f->u, buf,
                                                   sizeof buf));
+        } else if (ft_reader_data_name(d->r, f->u, buf, sizeof buf)) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_variable", f->name);
+            ft_json_kstr(j, key, buf);
         }
         break;
     case FT_F_NAME: ft_json_kstr(j, f->name, f->str); break;

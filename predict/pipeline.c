@@ -5,8 +5,11 @@
  * infer/'s event indices, the CTM's transitions and the schedule files'
  * per-thread indices agree whatever format the trace came in. */
 #include "predict/predict.h"
+#include "recorder/heapmap.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,6 +68,12 @@ int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
     return rc;
 }
 
+static const char *var_name_cb(const void *pl, uint64_t addr, char *buf,
+                               size_t len)
+{
+    return ft_pipeline_var_name(pl, addr, buf, len);
+}
+
 /* The trace details reports and schedules need, from the loaded events:
  * the same per-thread event numbering the replay runtime counts. */
 static int info_from_trace(ft_pipeline *pl)
@@ -82,9 +91,10 @@ static int info_from_trace(ft_pipeline *pl)
             free(ti->program);
             ti->program = strdup(h->program);
         }
-        if (rd)
-            ft_reader_close(rd);
+        pl->names = rd; /* kept for variable names in reports */
     }
+    ti->var_name = var_name_cb;
+    ti->var_ctx = pl;
     ti->ntrans = c->ntrans;
     ti->tindex = calloc(c->ntrans + 1, sizeof *ti->tindex);
     ti->kind = calloc(c->ntrans + 1, sizeof *ti->kind);
@@ -286,9 +296,37 @@ void ft_pipeline_free(ft_pipeline *pl)
     free(pl->results);
     free(pl->props);
     ft_trace_info_free(&pl->info);
+    ft_reader_close(pl->names);
     fi_analysis_free(&pl->infer);
     ft_reduced_free(pl->reduced);
     ft_ctm_free(pl->ctm);
     fi_trace_free(&pl->trace);
     memset(pl, 0, sizeof *pl);
+}
+
+const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
+                                 char *buf, size_t len)
+{
+    const char *n = fi_trace_name_of(&pl->trace, 'V', key);
+    if (n)
+        return n;
+    if (pl->names && (n = ft_reader_data_name(pl->names, key, buf, len)))
+        return n;
+    /* The last allocation covering key: the object the report's accesses
+     * touched, unless the address was reused after them (then an earlier
+     * object's name would be as likely; the last is as good a guess). */
+    for (size_t i = pl->trace.nev; pl->names && i-- > 0;) {
+        const ft_event *ev = &pl->trace.ev[i];
+        if ((ev->kind == FT_EV_MALLOC || ev->kind == FT_EV_REALLOC) &&
+            key >= ev->addr && key - ev->addr < ev->value) {
+            ft_heap_obj o = {.addr = ev->addr, .size = ev->value,
+                             .site = ev->site, .count = ev->value2};
+            char obj[240];
+            ft_heap_obj_name(pl->names, &o, key, obj, sizeof obj);
+            snprintf(buf, len, "heap@%s", obj);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "0x%" PRIx64, key);
+    return buf;
 }

@@ -117,6 +117,11 @@ typedef struct ft_trace_info {
     uint32_t nsites;
     char **site_file, **site_func; /* by site id, NULL unknown */
     uint32_t *site_line;
+    /* Names variables in reports (NULL: addresses); ctx is its first
+     * argument.  `foretell analyze` sets ft_pipeline_var_name. */
+    const char *(*var_name)(const void *ctx, uint64_t addr, char *buf,
+                            size_t len);
+    const void *var_ctx;
 } ft_trace_info;
 
 /* Reads the trace c was built from once more.  0 ok, -1 err set. */
@@ -185,6 +190,7 @@ typedef struct ft_pipeline {
     ft_reduced *reduced;  /* the whole CTM reduced (MAT proof, no_slice) */
     fi_analysis infer;
     ft_trace_info info;   /* sites and per-thread indices for reports */
+    ft_reader *names;     /* foretell traces: sites and data symbols */
     ft_prop *props;       /* props[i].id: index into infer.props */
     size_t nprops;
     size_t nunmapped;     /* infer properties with no CTM transition */
@@ -193,6 +199,13 @@ typedef struct ft_pipeline {
     size_t nskipped;      /* not solved (stop_after), counted in nunknown */
     double infer_seconds, predict_seconds;
 } ft_pipeline;
+
+/* A variable's name for reports: the STD trace's own name, the global or
+ * static variable holding it ("counter", "table+16"), or the heap
+ * object by allocation site and count ("heap@file.c:40#1+8"); else its
+ * address.  The result is static storage or buf. */
+const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
+                                 char *buf, size_t len);
 
 /* Reads the trace (format: enum ft_input_format; DETECT looks at the first
  * byte and the ".std" extension).  0 ok, 1 damaged tail (the complete

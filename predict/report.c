@@ -70,8 +70,13 @@ void ft_report_text(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                 ft_trace_info_site(ti, c, x, a, sizeof a));
     }
     fprintf(out, "  variables:");
-    for (uint32_t i = 0; i < res->nvars; i++)
-        fprintf(out, " 0x%" PRIx64, c->vars[res->vars[i]].addr);
+    for (uint32_t i = 0; i < res->nvars; i++) {
+        uint64_t addr = c->vars[res->vars[i]].addr;
+        if (ti->var_name)
+            fprintf(out, " %s", ti->var_name(ti->var_ctx, addr, a, sizeof a));
+        else
+            fprintf(out, " 0x%" PRIx64, addr);
+    }
     fprintf(out, "\n");
     if (schedule_path)
         fprintf(out, "  schedule: %s\n", schedule_path);

@@ -148,6 +148,7 @@ static int decode_meta(ft_reader *r, unsigned kind, uint64_t body_off,
     case FT_CHUNK_SITES: return ft_meta_sites(r, b, len, body_off);
     case FT_CHUNK_MODULES: return ft_meta_modules(r, b, len, body_off);
     case FT_CHUNK_SYMBOLS: return ft_meta_symbols(r, b, len, body_off);
+    case FT_CHUNK_DATA: return ft_meta_data(r, b, len, body_off);
     case FT_CHUNK_END: return ft_meta_end(r, b, len, body_off);
     default: return 0; /* unknown kinds are skipped */
     }
@@ -291,6 +292,7 @@ static ft_reader *finish_open(ft_reader *r, ft_error *err)
         return NULL;
     }
     ft_meta_finish_sites(r);
+    ft_meta_finish_data(r);
     r->header.modules = r->modules;
     r->header.nmodules = r->nmodules;
     ft_reader_rewind(r);
@@ -350,6 +352,7 @@ void ft_reader_close(ft_reader *r)
     free(r->modules);
     free(r->argv);
     free(r->sites);
+    free(r->data);
     free(r->chunks);
     free(r->body);
     free(r);

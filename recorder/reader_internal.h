@@ -47,6 +47,8 @@ struct ft_reader {
     int sites_dense;   /* sites[i].id == i + 1 for all i */
     ft_end end;
     uint64_t end_threads;
+    struct ft_datasym *data; /* sorted by (module, offset) once open */
+    uint32_t ndata, capdata;
     ft_strblock *strings;
 
     ft_chunk_ref *chunks; /* EVENTS chunks in file order */
@@ -99,6 +101,16 @@ int ft_meta_sites(ft_reader *r, const uint8_t *body, size_t n,
                   uint64_t body_off);
 int ft_meta_modules(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
+/* A data symbol of a DATA chunk: a global or static variable. */
+typedef struct ft_datasym {
+    uint32_t module;
+    uint64_t offset, size; /* offset from the module's load base */
+    const char *name;
+} ft_datasym;
+int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
+                 uint64_t body_off);
+/* Sorts the data symbols once every chunk is read (datasyms.c). */
+void ft_meta_finish_data(ft_reader *r);
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
 int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,

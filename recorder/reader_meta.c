@@ -358,6 +358,39 @@ static int one_symbol(ft_reader *r, const msgpack_object *o)
     return push_site(r, &s);
 }
 
+static int one_datasym(ft_reader *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint64_t mod;
+    ft_datasym d;
+    if (get_uint(&a[0], UINT32_MAX, &mod) < 0 ||
+        get_uint(&a[1], UINT64_MAX, &d.offset) < 0 ||
+        get_uint(&a[2], UINT64_MAX, &d.size) < 0 ||
+        get_str(r, &a[3], &d.name) < 0 || !d.name)
+        return -1;
+    d.module = (uint32_t)mod;
+    if (r->ndata == r->capdata) {
+        uint32_t cap = r->capdata ? 2 * r->capdata : 64;
+        if (cap < r->capdata)
+            return -1;
+        ft_datasym *n = realloc(r->data, (size_t)cap * sizeof *n);
+        if (!n)
+            return -1;
+        r->data = n;
+        r->capdata = cap;
+    }
+    r->data[r->ndata++] = d;
+    return 0;
+}
+
+int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
+                 uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "DATA", one_datasym);
+}
+
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off)
 {

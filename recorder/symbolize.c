@@ -127,6 +127,55 @@ static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
     return 0;
 }
 
+/* The module's data symbols (global and static variables: STT_OBJECT and
+ * STT_TLS are left out, a TLS offset is not an address) as DATA entries,
+ * offsets relative to the load base like sites.  .symtab when the binary
+ * has one, else .dynsym.  The count of entries appended. */
+static int emit_data(ft_appender *ap, const module_dw *m, uint32_t index,
+                     const ft_module *tm)
+{
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(m->mod, &bias);
+    Elf_Scn *scn = NULL, *best = NULL;
+    GElf_Shdr sh, best_sh = {0};
+    while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !best)) {
+            best = scn;
+            best_sh = sh;
+        }
+    }
+    if (!best || !best_sh.sh_entsize)
+        return 0;
+    Elf_Data *d = elf_getdata(best, NULL);
+    size_t n = best_sh.sh_size / best_sh.sh_entsize;
+    int count = 0;
+    uint64_t base = m->is_exec ? tm->base : 0;
+    for (size_t i = 0; d && i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(d, (int)i, &sym) ||
+            GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0 ||
+            sym.st_shndx == SHN_UNDEF || sym.st_value < base)
+            continue;
+        const char *name = elf_strptr(elf, best_sh.sh_link, sym.st_name);
+        size_t nl = name ? strlen(name) : 0;
+        if (!nl || nl > 1024)
+            continue;
+        uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_DATA, nl + 40);
+        if (!p)
+            return -1;
+        p = ft_put_array(p, 4);
+        p = ft_put_uint(p, index);
+        p = ft_put_uint(p, sym.st_value - base);
+        p = ft_put_uint(p, sym.st_size);
+        p = ft_put_str(p, name, (uint32_t)nl);
+        ft_appender_commit(ap, p);
+        count++;
+    }
+    return count;
+}
+
 int ft_symbolize(const char *path, FILE *warn, ft_error *err)
 {
     ft_reader *r = ft_reader_open(path, err);
@@ -171,6 +220,12 @@ int ft_symbolize(const char *path, FILE *warn, ft_error *err)
             continue;
         done++;
     }
+    /* Data symbols of the modules that hold sites (the instrumented
+     * ones), once: a trace symbolised again already has them. */
+    for (uint32_t m = 0; !r->ndata && m < r->nmodules; m++)
+        if (opened[m] && mods[m].usable &&
+            emit_data(&ap, &mods[m], m, &r->modules[m]) < 0)
+            break;
     if (ft_appender_close(&ap, path, err) < 0)
         rc = -1;
 out:

@@ -24,6 +24,7 @@ enum ft_chunk_kind {
     FT_CHUNK_MODULES = 4, /* body: modules mapped after the header */
     FT_CHUNK_SYMBOLS = 5, /* body: [site, function, file, line, column] */
     FT_CHUNK_END = 6,     /* body: msgpack map written at a clean end */
+    FT_CHUNK_DATA = 7,    /* body: [module, offset, size, name] data symbols */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -252,6 +253,12 @@ int ft_reader_next(ft_reader *r, ft_event *ev);
 
 /* Restart streaming from the first event. */
 int ft_reader_rewind(ft_reader *r);
+
+/* The name of the global or static variable holding addr ("counter",
+ * "table+16"), from the DATA chunks the symboliser appended; NULL when
+ * no data symbol covers addr.  buf receives the name. */
+const char *ft_reader_data_name(const ft_reader *r, uint64_t addr, char *buf,
+                                size_t len);
 
 /* Site lookup; NULL for id 0 or unknown ids. */
 const ft_site *ft_reader_site(const ft_reader *r, uint32_t id);

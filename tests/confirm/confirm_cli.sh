@@ -22,10 +22,15 @@ ok = [x for x in v if x["confirmation"]["status"] == "confirmed"
 assert ok, [x["confirmation"] for x in v]
 import os
 assert all(os.path.exists(x["confirmation"]["replay_trace"]) for x in v)
-' || fail "best_fig2: no violation confirmed with the abort at best_fig2.c:70"
+# globals are named by the data symbols the recorder kept, not addresses
+assert all(set(x["variables"]) <= {"x", "y", "z"} and x["variables"]
+           for x in v), [x["variables"] for x in v]
+' || fail "best_fig2: no violation confirmed with the abort at best_fig2.c:70, or variables not named"
 "$F" analyze fig2.ft -o out-fig2t -q --confirm -- "$FT_INST/best_fig2" >fig2.txt
 grep -q "confirmed; the run then failed: abort at .*best_fig2.c:70" fig2.txt || fail "text report lacks the confirmation"
 grep -q "confirmation: [1-9][0-9]* of [0-9]* predicted violations confirmed" fig2.txt || fail "text summary"
+grep -Eq "^  variables: [xyz]( [xyz])*$" fig2.txt || fail "text report: variables not named ($(grep variables: fig2.txt | head -1))"
+"$F" dump fig2.ft | grep -q "addr=0x[0-9a-f]*\[x\] size=8" || fail "dump: the global x is not named"
 
 "$F" record -o av.ft -- "$FT_INST/alloc_vector" >/dev/null 2>&1 || fail "natural alloc_vector run failed"
 "$F" analyze av.ft -o out-av --json -q --confirm --refine 1 -- "$FT_INST/alloc_vector" >av.json
