@@ -74,6 +74,46 @@ static const char *var_name_cb(const void *pl, uint64_t addr, char *buf,
     return ft_pipeline_var_name(pl, addr, buf, len);
 }
 
+/* Gives infer/'s variables their names (a global from the trace's DATA
+ * chunks, else the heap object live at the variable's first access, by
+ * allocation site and count) so that --regions, --properties and the
+ * reports print them.  One pass over the events. */
+static int name_vars(ft_pipeline *pl)
+{
+    if (!pl->names || !pl->infer.var_of)
+        return 0;
+    const fi_trace *t = &pl->trace;
+    uint8_t *done = calloc(pl->infer.nvars + 1, 1);
+    ft_heapmap *h = ft_heapmap_new();
+    int rc = done && h ? 0 : -1;
+    char buf[256], obj[240];
+    for (size_t i = 0; rc == 0 && i < t->nev; i++) {
+        const ft_event *ev = &t->ev[i];
+        if (ft_heapmap_update(h, ev) < 0) {
+            rc = -1;
+            break;
+        }
+        uint32_t v = pl->infer.var_of[i];
+        if (v >= pl->infer.nvars || done[v])
+            continue;
+        done[v] = 1;
+        uint64_t key = pl->infer.vars[v].key;
+        const ft_heap_obj *o;
+        const char *n = ft_reader_data_name(pl->names, key, buf, sizeof buf);
+        if (!n && (o = ft_heapmap_find(h, key)) != NULL) {
+            ft_heap_obj_name(pl->names, o, key, obj, sizeof obj);
+            snprintf(buf, sizeof buf, "heap@%s", obj);
+            n = buf;
+        }
+        if (n && !fi_trace_name_of(t, 'V', key) &&
+            fi_trace_name(&pl->trace, 'V', key, n) < 0)
+            rc = -1;
+    }
+    free(done);
+    ft_heapmap_free(h);
+    return rc;
+}
+
 /* The trace details reports and schedules need, from the loaded events:
  * the same per-thread event numbering the replay runtime counts. */
 static int info_from_trace(ft_pipeline *pl)
@@ -193,7 +233,7 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
     if (fi_analyze(&pl->infer, t, o) < 0 ||
         fi_prove_by_reduce(&pl->infer, pl->reduced) < 0 ||
         fi_properties(&pl->infer) < 0 || info_from_trace(pl) < 0 ||
-        map_properties(pl) < 0)
+        name_vars(pl) < 0 || map_properties(pl) < 0)
         goto oom;
     for (size_t k = 0; k < pl->infer.nregions; k++)
         pl->nobserved += pl->infer.regions[k].status == FI_ST_OBSERVED;

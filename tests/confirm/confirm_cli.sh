@@ -30,6 +30,8 @@ assert all(set(x["variables"]) <= {"x", "y", "z"} and x["variables"]
 grep -q "confirmed; the run then failed: abort at .*best_fig2.c:70" fig2.txt || fail "text report lacks the confirmation"
 grep -q "confirmation: [1-9][0-9]* of [0-9]* predicted violations confirmed" fig2.txt || fail "text summary"
 grep -Eq "^  variables: [xyz]( [xyz])*$" fig2.txt || fail "text report: variables not named ($(grep variables: fig2.txt | head -1))"
+"$F" analyze fig2.ft --regions >regions.txt
+grep -q "thread_ma .* vars .*heap@.*best_fig2.c:40#1" regions.txt || fail "--regions: heap object not named by its allocation site ($(cat regions.txt))"
 "$F" dump fig2.ft | grep -q "addr=0x[0-9a-f]*\[x\] size=8" || fail "dump: the global x is not named"
 
 "$F" record -o av.ft -- "$FT_INST/alloc_vector" >/dev/null 2>&1 || fail "natural alloc_vector run failed"
