@@ -35,6 +35,7 @@ typedef struct analyze_confirm_opts {
     const char *dir;          /* -o DIR: replayed runs' traces go there */
     double timeout_s;         /* per replayed run */
     unsigned refine;          /* refinement rounds after a divergence */
+    unsigned tails;           /* random tails after a non-failing one */
     const fi_options *infer;
     const ft_predict_opts *predict;
     int progress;             /* a progress line on a terminal */

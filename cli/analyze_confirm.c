@@ -27,6 +27,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     o.dir = co->dir;
     o.timeout_s = co->timeout_s;
     o.refine = co->refine;
+    o.tails = co->tails;
     o.infer = co->infer;
     o.predict = co->predict;
     size_t total = 0, done = 0;
@@ -89,13 +90,22 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
             fprintf(out, "; the run then failed: %s", failure_of(&c->outcome));
             if (c->outcome.site[0])
                 fprintf(out, " at %s", c->outcome.site);
+            if (c->tail[0])
+                fprintf(out, " (with tail %s, try %u)", c->tail,
+                        c->tails_tried);
         }
+        if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK &&
+            c->tails_tried)
+            fprintf(out, ", nor with %u random tails", c->tails_tried);
         fputc('\n', out);
         if (c->note[0])
             fprintf(out, "  refinement: %s\n", c->note);
         if (c->outcome.failure != FR_OK && c->outcome.detail[0])
             fprintf(out, "  %s\n", c->outcome.detail);
         fprintf(out, "  replayed run: %s\n", c->trace);
+        if (c->failing_schedule[0])
+            fprintf(out, "  failing run as a schedule: %s\n",
+                    c->failing_schedule);
     }
     if (n)
         fprintf(out, "confirmation: %zu of %zu predicted violations "
@@ -122,5 +132,9 @@ void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
     ft_json_kstr(j, "refinement", c->note[0] ? c->note : NULL);
     ft_json_kstr(j, "schedule", c->schedule);
     ft_json_kstr(j, "replay_trace", c->trace);
+    ft_json_kuint(j, "tails_tried", c->tails_tried);
+    ft_json_kstr(j, "tail", c->tail[0] ? c->tail : NULL);
+    ft_json_kstr(j, "failing_schedule",
+                 c->failing_schedule[0] ? c->failing_schedule : NULL);
     ft_json_end_object(j);
 }

@@ -46,6 +46,9 @@ static const ft_opt opts[] = {
     {"refine", 0, "N",
      "--confirm: after a divergence, re-record, re-predict and replay up to "
      "N times (default 2)"},
+    {"tails", 0, "N",
+     "--confirm: a confirmed violation whose run did not fail is replayed "
+     "with up to N random tails after the schedule (default 16; 0: none)"},
     {"run-timeout", 0, "S",
      "--confirm: seconds a replayed run may take (default 30)"},
     {"quiet", 'q', NULL, "no progress on stderr"},
@@ -60,7 +63,7 @@ static const ft_opt opts[] = {
 
 enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_MAXD,
        O_SPEC,
-       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_REFINE, O_RUN_TIMEOUT,
+       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_REFINE, O_TAILS, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
        O_SKIP, O_COUNT };
 
@@ -68,7 +71,7 @@ struct args {
     int flag[O_COUNT];
     const char *path, *out, *spec;
     char *const *prog; /* --confirm: PROG ARGS after -- */
-    unsigned refine;
+    unsigned refine, tails;
     double run_timeout;
     fi_options fo;
     ft_predict_opts po;
@@ -83,6 +86,7 @@ static int parse(struct args *a, int argc, char **argv)
     ft_predict_opts_default(&a->po);
     a->out = DEFAULT_OUT;
     a->refine = 2;
+    a->tails = 16;
     a->run_timeout = 30;
     const char *value;
     uint64_t n;
@@ -153,6 +157,11 @@ static int parse(struct args *a, int argc, char **argv)
                 return FT_EXIT_BAD_INPUT;
             a->refine = (unsigned)n;
             break;
+        case O_TAILS:
+            if (ft_opt_uint(&p, "tails", value, 10000, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->tails = (unsigned)n;
+            break;
         case O_RUN_TIMEOUT:
             if (ft_opt_seconds(&p, "run-timeout", value, &a->run_timeout) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -184,6 +193,13 @@ static int parse(struct args *a, int argc, char **argv)
                 a->prog ? "a program after -- needs --confirm"
                         : "--confirm needs the program: TRACE --confirm -- "
                           "PROG [ARGS]");
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (!a->flag[O_CONFIRM] &&
+        (a->flag[O_REFINE] || a->flag[O_TAILS] || a->flag[O_RUN_TIMEOUT])) {
+        fprintf(stderr, "foretell analyze: --%s only applies with --confirm\n",
+                a->flag[O_REFINE] ? "refine"
+                : a->flag[O_TAILS] ? "tails" : "run-timeout");
         return FT_EXIT_BAD_INPUT;
     }
     return -1;
@@ -300,7 +316,8 @@ static int run(struct args *a, ft_pipeline *pl)
     }
     if (a->prog && exit_code == ok) {
         analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
-                                   &a->fo, &a->po, !a->flag[O_QUIET]};
+                                   a->tails, &a->fo, &a->po,
+                                   !a->flag[O_QUIET]};
         exit_code = analyze_confirm(&ao, &co);
         if (exit_code != FT_EXIT_OK) {
             free_out(&ao);

@@ -280,6 +280,10 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     }
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     for (size_t i = 0; i < pl->nprops; i++)
+        if (pl->results[i].verdict == FT_VIOLATED &&
+            ft_presult_trim(pl->ctm, &pl->results[i]) < 0)
+            return -1;
+    for (size_t i = 0; i < pl->nprops; i++)
         switch (pl->results[i].verdict) {
         case FT_VIOLATED: pl->nviolated++; break;
         case FT_HOLDS: pl->nholds++; break;

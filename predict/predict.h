@@ -85,6 +85,11 @@ typedef struct ft_presult {
 
 void ft_presult_free(ft_presult *r);
 
+/* Cuts a violation's witness to the causal past of its violating accesses
+ * (trim.c): still a feasible prefix with the same reads and the same
+ * violation, without the steps it does not need.  0, -1 out of memory. */
+int ft_presult_trim(const ft_ctm *c, ft_presult *res);
+
 /* Solves one property on c (ft_ctm_hb_prepare must have been called when
  * several threads share c).  whole: the reduced whole model, used only
  * with opts->no_slice (may be NULL otherwise).  Returns the verdict. */

@@ -9,16 +9,19 @@
  * from the truth of that run. */
 #define _GNU_SOURCE
 #include "replay/confirm.h"
+#include "replay/explore.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void fr_confirm_opts_default(fr_confirm_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->refine = 2;
+    o->tails = 16;
     o->timeout_s = 30;
 }
 
@@ -80,20 +83,66 @@ static int matches(const ft_pipeline *pl, size_t j, const region_key *want,
            (same_region(&k[0], &want[1]) && same_region(&k[1], &want[0]));
 }
 
-static int replay(const fr_confirm_opts *o, const char *schedule,
-                  const char *trace, int diverge, fr_outcome *out,
-                  ft_error *err)
+static int replay_tail(const fr_confirm_opts *o, const char *schedule,
+                       const char *trace, int diverge, const char *tail,
+                       fr_outcome *out, ft_error *err)
 {
     fr_run_opts ro;
     fr_run_opts_default(&ro);
     ro.argv = o->argv;
     ro.trace_out = trace;
     ro.schedule = schedule;
+    ro.strategy = tail;
     ro.diverge = diverge;
     ro.timeout_s = o->timeout_s;
     ro.max_steps = o->max_steps;
     ro.quiet = 1;
     return fr_run(&ro, out, err);
+}
+
+static int replay(const fr_confirm_opts *o, const char *schedule,
+                  const char *trace, int diverge, fr_outcome *out,
+                  ft_error *err)
+{
+    return replay_tail(o, schedule, trace, diverge, NULL, out, err);
+}
+
+/* The violation happened but the run went on without failing under the
+ * default tail (the running thread keeps going).  The failure it leads to
+ * may need other threads to move first: replay the same schedule with
+ * random tails (seeds 1..o->tails) and keep the first run that fails,
+ * with its schedule (every switch of that run) so it replays exactly. */
+static int try_tails(const fr_confirm_opts *o, fr_confirmation *c,
+                     const char *base, int blen, ft_error *err)
+{
+    char trace[1000], spec[64];
+    snprintf(trace, sizeof trace, "%.800s/%.*s.tail.ftrace", o->dir, blen,
+             base);
+    for (unsigned k = 1; k <= o->tails; k++) {
+        fr_outcome out;
+        snprintf(spec, sizeof spec, "random:seed=%u", k);
+        if (replay_tail(o, c->schedule, trace, FR_DIVERGE_STOP, spec, &out,
+                        err) < 0)
+            return -1;
+        c->tails_tried = k;
+        if (out.diverged || out.failure == FR_OK)
+            continue;
+        c->outcome = out;
+        snprintf(c->trace, sizeof c->trace, "%s", trace);
+        snprintf(c->tail, sizeof c->tail, "%s", spec);
+        char path[1000], note[200];
+        snprintf(path, sizeof path, "%.800s/%.*s.failing.schedule", o->dir,
+                 blen, base);
+        snprintf(note, sizeof note, "the violation, then tail %s: %s", spec,
+                 fr_failure_name(out.failure));
+        ft_error e;
+        if (fx_schedule_from_trace(trace, path, note, &e) == 0)
+            snprintf(c->failing_schedule, sizeof c->failing_schedule, "%s",
+                     path);
+        return 0;
+    }
+    unlink(trace); /* the last attempt shows nothing the first did not */
+    return 0;
 }
 
 /* Analyzes trace and keeps only the properties of the wanted regions;
@@ -140,7 +189,8 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
     c->first = c->outcome;
     if (!c->outcome.diverged) {
         c->status = FR_CONFIRMED;
-        return 0;
+        return c->outcome.failure == FR_OK
+                   ? try_tails(o, c, base, (int)blen, err) : 0;
     }
     c->status = FR_SPURIOUS;
     region_key want[2];
@@ -193,7 +243,8 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
             c->status = FR_REFINED;
             snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "
                      "diverged run and followed: %.900s", round, c->schedule);
-            return 0;
+            return c->outcome.failure == FR_OK
+                       ? try_tails(o, c, base, (int)blen, err) : 0;
         }
         snprintf(c->note, sizeof c->note, "round %u: the refined schedule "
                  "%.500s diverged too: %.400s", round, c->schedule,

@@ -5,7 +5,10 @@
  * only drops spurious schedules; we go further and refine: the diverged
  * run is recorded to its end, analyzed again, and the same regions'
  * violation (same threads, functions and lines) is predicted and replayed
- * on that new trace, up to a bound of rounds.  docs/replay.md. */
+ * on that new trace, up to a bound of rounds.  A violation that happens
+ * but does not make the run fail under the default tail (no preemption
+ * after the schedule) is replayed again with random tails, to find the
+ * failure it can lead to.  docs/replay.md. */
 #ifndef FORETELL_REPLAY_CONFIRM_H
 #define FORETELL_REPLAY_CONFIRM_H
 
@@ -18,6 +21,8 @@ typedef struct fr_confirm_opts {
     double timeout_s;         /* per replay run, 0 = none */
     uint64_t max_steps;       /* per replay run, 0 = none */
     unsigned refine;          /* refinement rounds after a divergence */
+    unsigned tails;           /* confirmed but no failure: replays with a
+                                 random tail after the schedule, at most */
     const fi_options *infer;  /* for re-analyzing a diverged run */
     const ft_predict_opts *predict;
 } fr_confirm_opts;
@@ -39,6 +44,10 @@ typedef struct fr_confirmation {
     char schedule[1024];     /* the schedule that confirmed, or last tried */
     unsigned rounds;         /* refinement rounds made */
     char note[1024];         /* what refinement found, "" if none made */
+    unsigned tails_tried;    /* random tails run after the schedule */
+    char tail[64];           /* FORETELL_STRATEGY of the tail that made
+                                the run fail, "" if none did */
+    char failing_schedule[1024]; /* that failing run as a schedule file */
 } fr_confirmation;
 
 const char *fr_confirm_status_name(int status);

@@ -266,8 +266,10 @@ static int diverge_unscheduled(int tid);
 static int replay_preempt(int tid)
 {
     advance();
+    /* The schedule just ended (or had): this key point is the tail's
+     * first decision, the one a violation's consequences most depend on. */
     if (ft_rt.policy != &ft_policy_replay)
-        return 0;
+        return ft_rt.policy->preempt(tid);
     if (tid == rp.probe) {
         /* The probed thread may enter one key point, which should block. */
         if (next_index(tid) == rp.probe_n)

@@ -34,6 +34,28 @@ grep -Eq "^  variables: [xyz]( [xyz])*$" fig2.txt || fail "text report: variable
 grep -q "thread_ma .* vars .*heap@.*best_fig2.c:40#1" regions.txt || fail "--regions: heap object not named by its allocation site ($(cat regions.txt))"
 "$F" dump fig2.ft | grep -q "addr=0x[0-9a-f]*\[x\] size=8" || fail "dump: the global x is not named"
 
+# vb_figures 4 (variable-bounding paper fig. 4): the predicted CA violation
+# of the checker happens but, with the writer stopped where the witness
+# leaves it, the assertion holds; a random tail after the (trimmed)
+# schedule lets the writer set b first and the assertion fails.  The
+# failing run is saved as a schedule that replays the abort.
+"$F" record -o fig4.ft -- "$FT_INST/vb_figures" 4 >/dev/null 2>&1 || fail "natural vb_figures 4 run failed"
+"$F" analyze fig4.ft -o out-fig4 --json -q --confirm -- "$FT_INST/vb_figures" 4 >fig4.json
+rc=$?; [ $rc = 1 ] || fail "vb_figures 4: exit $rc, expected 1"
+json fig4.json '
+v = [x["confirmation"] for x in d["violations"]]
+t = [c for c in v if c["status"] == "confirmed" and c["failure"] == "abort"
+     and c["tail"] and c["failing_schedule"]]
+assert t, v
+open("fig4.failing", "w").write(t[0]["failing_schedule"])
+' || fail "vb_figures 4: no violation led to the abort with a random tail"
+"$F" replay --schedule "$(cat fig4.failing)" -o fig4r.ft -- "$FT_INST/vb_figures" 4 >/dev/null 2>err.txt
+rc=$?; [ $rc = 1 ] && grep -q "error: abort" err.txt || fail "failing schedule does not replay the abort (exit $rc)"
+"$F" analyze fig4.ft -o out-fig4b -q --confirm --tails 0 -- "$FT_INST/vb_figures" 4 >fig4b.txt
+grep -q "confirmed; the run then finished without failure" fig4b.txt || fail "--tails 0 still tried tails"
+"$F" analyze fig4.ft -o o5 --tails 3 >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "tails only applies with --confirm" err.txt || fail "--tails without --confirm: exit $rc"
+
 "$F" record -o av.ft -- "$FT_INST/alloc_vector" >/dev/null 2>&1 || fail "natural alloc_vector run failed"
 "$F" analyze av.ft -o out-av --json -q --confirm --refine 1 -- "$FT_INST/alloc_vector" >av.json
 rc=$?; [ $rc = 1 ] || fail "alloc_vector: exit $rc, expected 1"

@@ -152,7 +152,7 @@ static int witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
 static void test_predict_matches_oracle(void **state)
 {
     (void)state;
-    unsigned n = nseeds(), checked = 0, viol = 0, failures = 0;
+    unsigned n = nseeds(), checked = 0, viol = 0, failures = 0, trimmed = 0;
     for (uint64_t seed = 1; seed <= n; seed++) {
         gen_params gp;
         gen_small_params(seed, &gp);
@@ -205,6 +205,16 @@ static void test_predict_matches_oracle(void **state)
                 if (!bad && v == FT_VIOLATED &&
                     !witness_ok(c, &props[i], &res, &w.valid[i]))
                     bad = 2;
+                /* The trimmed witness (what analyze writes) must be a
+                 * feasible, data-consistent, violating prefix too. */
+                if (!bad && v == FT_VIOLATED) {
+                    uint32_t before = res.nsteps;
+                    assert_int_equal(ft_presult_trim(c, &res), 0);
+                    assert_true(res.nsteps <= before);
+                    trimmed += res.nsteps < before;
+                    if (!witness_ok(c, &props[i], &res, &w.valid[i]))
+                        bad = 3;
+                }
                 if (bad) {
                     failures++;
                     fprintf(stderr,
@@ -215,7 +225,10 @@ static void test_predict_matches_oracle(void **state)
                             props[i].r[0].first, props[i].r[0].last,
                             props[i].r[1].thread, props[i].r[1].first,
                             props[i].r[1].last, mode, v, w.found[i],
-                            bad == 2 ? " (bad witness)" : "", res.reason);
+                            bad == 2   ? " (bad witness)"
+                            : bad == 3 ? " (bad trimmed witness)"
+                                       : "",
+                            res.reason);
                 }
                 ft_presult_free(&res);
             }
@@ -225,8 +238,9 @@ static void test_predict_matches_oracle(void **state)
         ft_reduced_free(whole);
         ft_ctm_free(c);
     }
-    fprintf(stderr, "checked %u properties, %u violable, %u failures\n",
-            checked, viol, failures);
+    fprintf(stderr, "checked %u properties, %u violable, %u failures, "
+            "%u witnesses trimmed\n", checked, viol, failures, trimmed);
+    assert_true(trimmed > 0); /* the trimming was exercised */
     assert_true(checked > n / 2);
     assert_true(viol > checked / 20);
     assert_true(viol < checked);
