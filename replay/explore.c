@@ -91,9 +91,32 @@ typedef struct driver {
     fx_result *res;
     const fx_strategy *s;
     void *st;
+    fx_calib *calib;        /* the estimates the strategies plan with */
     char work[256];
     char keys[FX_MAX_BUGS][300]; /* failure kind + raw site, for dedup */
 } driver;
+
+/* PCT needs n (threads) and k (steps) "estimated from earlier runs": the
+ * largest seen so far, the calibration run's to start with.  A run whose
+ * schedule made it longer (another branch, more loop iterations) raises
+ * them for the runs planned after it.  Only the trace's END is read. */
+static void update_estimates(driver *d, const char *trace)
+{
+    ft_error err;
+    ft_reader *r = ft_reader_open(trace, &err);
+    if (!r)
+        return;
+    const ft_end *e = ft_reader_end(r);
+    if (e->present) {
+        if (e->events > d->calib->events)
+            d->calib->events = e->events;
+        if (e->threads > d->calib->threads)
+            d->calib->threads = e->threads;
+        d->res->n_est = d->calib->threads;
+        d->res->k_est = d->calib->events;
+    }
+    ft_reader_close(r);
+}
 
 static void nap(void)
 {
@@ -227,6 +250,8 @@ static int explore_loop(driver *d, double t0, ft_error *err)
             running--;
             progressed = 1;
             d->s->done(d->st, slot[i].spec, slot[i].log);
+            if (d->s->parallel)
+                update_estimates(d, slot[i].trace);
             if (record_outcome(d, &slot[i], &out, err) < 0)
                 return -1;
             if (o->progress)
@@ -279,6 +304,7 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
         rc = -1;
         goto out;
     }
+    d.calib = &calib;
     d.st = d.s->init(o, &calib);
     if (!d.st) {
         rc = seterr(err, NULL, "out of memory%s", "");
