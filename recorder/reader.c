@@ -371,7 +371,7 @@ int ft_reader_rewind(ft_reader *r)
     return 0;
 }
 
-/* Loads the next EVENTS chunk and validates all of it.  1 loaded, 0 no
+/* Loads the next EVENTS chunk, checks its CRC and prologue.  1 loaded, 0 no
  * more chunks, -1 damage (recorded). */
 static int load_chunk(ft_reader *r)
 {
@@ -406,20 +406,11 @@ static int load_chunk(ft_reader *r)
                               (unsigned long long)first);
         return -1;
     }
-    const uint8_t *events = p;
-    uint64_t reg = 0;
-    uint32_t t = tid;
-    ft_event ev;
-    int rc;
-    while ((rc = ft_decode_event(&p, end, &reg, &t, &ev, &why)) == 1)
-        ;
-    if (rc < 0) {
-        ft_reader_mark_damage(r, body_off + (uint64_t)(p - r->body),
-                              "malformed event in chunk at byte %llu: %s",
-                              (unsigned long long)c->offset, why);
-        return -1;
-    }
-    r->pos = events;
+    /* The events are decoded once, while they are delivered: the CRC
+     * already says the chunk is what the writer wrote, so a malformed
+     * event only comes from a hostile or broken writer, and then the
+     * events before it are delivered and reading stops there. */
+    r->pos = p;
     r->body_end = end;
     r->body_offset = body_off;
     r->addr_reg = 0;
@@ -439,7 +430,19 @@ int ft_reader_next(ft_reader *r, ft_event *ev)
                 ev->index = r->delivered++;
                 return 1;
             }
-            r->pos = NULL; /* validated at load: rc is 0 here */
+            if (rc < 0) {
+                const struct ft_chunk_ref *c = &r->chunks[r->cur_chunk - 1];
+                ft_reader_mark_damage(r, r->body_offset +
+                                      (uint64_t)(r->pos - r->body),
+                                      "malformed event in chunk at byte "
+                                      "%llu: %s",
+                                      (unsigned long long)c->offset, why);
+                r->pos = NULL;
+                r->stream_done = 1;
+                ft_reader_damage(r, &r->error);
+                return -1;
+            }
+            r->pos = NULL;
         }
         if (r->stream_done)
             return r->damaged ? -1 : 0;

@@ -74,7 +74,22 @@ static inline int get_int(dec *d, uint64_t *out, int *neg)
     return 0;
 }
 
-static inline int get_uint(dec *d, uint64_t *out, uint64_t max)
+static int get_uint_any(dec *d, uint64_t *out, uint64_t max);
+
+/* The hot path: most fields are positive fixints (one byte below 0x80);
+ * everything else goes through the general decoder. */
+static inline __attribute__((always_inline)) int get_uint(dec *d,
+                                                          uint64_t *out,
+                                                          uint64_t max)
+{
+    if (__builtin_expect(d->p < d->end && *d->p < 0x80 && *d->p <= max, 1)) {
+        *out = *d->p++;
+        return 0;
+    }
+    return get_uint_any(d, out, max);
+}
+
+static int get_uint_any(dec *d, uint64_t *out, uint64_t max)
 {
     int neg;
     const uint8_t *at = d->p;
@@ -115,11 +130,20 @@ static inline int get_sint(dec *d, int64_t *out, int64_t min, int64_t max)
         (dst) = v_;                                                           \
     } while (0)
 
-static inline int get_addr(dec *d, uint64_t *out, uint64_t *reg)
+static inline __attribute__((always_inline)) int get_addr(dec *d,
+                                                          uint64_t *out,
+                                                          uint64_t *reg)
 {
     int neg;
     uint64_t v;
     const uint8_t *at = d->p;
+    if (__builtin_expect(d->p < d->end && (*d->p < 0x80 || *d->p >= 0xe0), 1)) {
+        /* a small delta: positive or negative fixint */
+        *reg += (uint64_t)(int64_t)(int8_t)*d->p;
+        d->p++;
+        *out = *reg;
+        return 0;
+    }
     if (get_int(d, &v, &neg) < 0)
         return -1;
     if (!neg && v > (uint64_t)INT64_MAX) {
@@ -132,7 +156,7 @@ static inline int get_addr(dec *d, uint64_t *out, uint64_t *reg)
     return 0;
 }
 
-static int get_access_size(dec *d, ft_event *ev, int wide)
+static inline __attribute__((always_inline)) int get_access_size(dec *d, ft_event *ev, int wide)
 {
     uint64_t size;
     GET_U(size, wide ? U32 : 8);

@@ -415,6 +415,49 @@ static void test_hostile_headers(void **state)
     hostile_header(b, (size_t)(p - b), "bad value for key 'argv'");
 }
 
+/* A chunk whose CRC is right but whose third event is malformed (a
+ * hostile or broken writer): the two events before it and every earlier
+ * chunk are delivered, then reading stops with the offset of the bad
+ * byte and what was wrong; nothing after it is delivered. */
+static void test_malformed_event_in_valid_chunk(void **state)
+{
+    (void)state;
+    static small_trace t;
+    put_header(&t);
+    uint8_t b[256], *p;
+    uint64_t reg = 0;
+    p = ft_put_uint(b, 0);
+    p = ft_put_uint(p, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        ft_event ev = {.kind = FT_EV_WRITE, .addr = 0x1000 + 8 * i, .size = 8,
+                       .value = i};
+        p = ft_encode_event(p, &ev, &reg);
+    }
+    size_t bad_at = (size_t)(p - b);
+    *p++ = FT_EV_WRITE;
+    *p++ = 0xc1; /* never used by msgpack: not an integer */
+    put_chunk(&t, FT_CHUNK_EVENTS, b, (size_t)(p - b), 2);
+    p = ft_put_uint(b, 3);
+    p = ft_put_uint(p, 0);
+    ft_event ev = {.kind = FT_EV_FUNC_EXIT};
+    p = ft_encode_event(p, &ev, &reg);
+    put_chunk(&t, FT_CHUNK_EVENTS, b, (size_t)(p - b), 1);
+    ft_error err = {0};
+    ft_reader *r = ft_reader_open_mem(t.data, t.len, "bad.ftrace", &err);
+    assert_non_null(r);
+    int last;
+    assert_int_equal(drain(r, &last), 2);
+    assert_int_equal(last, -1);
+    ft_error d;
+    assert_int_equal(ft_reader_damage(r, &d), 1);
+    /* body = chunk start + frame head; the opcode is fine, the field after
+     * it is the bad byte */
+    assert_int_equal(d.offset, t.start[1] + FT_CHUNK_HEAD + bad_at + 1);
+    assert_non_null(strstr(d.message, "recovered 2 events"));
+    assert_non_null(strstr(d.message, "malformed event"));
+    ft_reader_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_hostile_frame_lengths),
         cmocka_unit_test(test_hostile_bodies),
         cmocka_unit_test(test_hostile_headers),
+        cmocka_unit_test(test_malformed_event_in_valid_chunk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
