@@ -289,18 +289,29 @@ int ft_meta_header(ft_reader *r, const uint8_t *body, size_t n,
     return 0;
 }
 
+/* Makes room for one more element in *arr (n used of *cap); -1 when the
+ * count would overflow or memory is out. */
+static int room_for_one(void **arr, uint32_t n, uint32_t *cap, size_t elem,
+                        uint32_t first)
+{
+    if (n < *cap)
+        return 0;
+    uint32_t c = *cap ? 2 * *cap : first;
+    if (c < *cap)
+        return -1;
+    void *a = realloc(*arr, (size_t)c * elem);
+    if (!a)
+        return -1;
+    *arr = a;
+    *cap = c;
+    return 0;
+}
+
 static int push_site(ft_reader *r, const ft_site *s)
 {
-    if (r->nsites == r->capsites) {
-        uint32_t cap = r->capsites ? 2 * r->capsites : 256;
-        if (cap < r->capsites)
-            return -1;
-        ft_site *n = realloc(r->sites, (size_t)cap * sizeof *n);
-        if (!n)
-            return -1;
-        r->sites = n;
-        r->capsites = cap;
-    }
+    if (room_for_one((void **)&r->sites, r->nsites, &r->capsites,
+                     sizeof *r->sites, 256) < 0)
+        return -1;
     r->sites[r->nsites++] = *s;
     return 0;
 }
@@ -371,16 +382,9 @@ static int one_datasym(ft_reader *r, const msgpack_object *o)
         get_str(r, &a[3], &d.name) < 0 || !d.name)
         return -1;
     d.module = (uint32_t)mod;
-    if (r->ndata == r->capdata) {
-        uint32_t cap = r->capdata ? 2 * r->capdata : 64;
-        if (cap < r->capdata)
-            return -1;
-        ft_datasym *n = realloc(r->data, (size_t)cap * sizeof *n);
-        if (!n)
-            return -1;
-        r->data = n;
-        r->capdata = cap;
-    }
+    if (room_for_one((void **)&r->data, r->ndata, &r->capdata,
+                     sizeof *r->data, 64) < 0)
+        return -1;
     r->data[r->ndata++] = d;
     return 0;
 }
