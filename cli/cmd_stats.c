@@ -23,6 +23,7 @@ static const ft_opt stats_opts[] = {
 typedef struct slot {
     uint64_t key;
     uint64_t a, b, c;
+    ft_heap_obj heap; /* vars: the heap object at the first access */
     uint8_t used;
 } slot;
 
@@ -148,9 +149,12 @@ static void add_event(stats *st, const ft_event *ev)
             st->oom = 1;
             return;
         }
-        if (fresh)
+        if (fresh) {
             v->a = ev->tid;
-        else if (v->a != ev->tid)
+            const ft_heap_obj *o = ft_heapmap_find(st->heap, ev->addr);
+            if (o)
+                v->heap = *o;
+        } else if (v->a != ev->tid)
             v->b = 1;
         v->c++;
     } else if (ev->kind == FT_EV_MALLOC || ev->kind == FT_EV_REALLOC) {
@@ -170,6 +174,47 @@ static void shared_totals(const stats *st, uint64_t *vars, uint64_t *acc)
             *acc += st->vars.s[i].c;
         }
 }
+
+/* Most accessed first, then by address: the variables worth a look. */
+static int by_accesses(const void *a, const void *b)
+{
+    const slot *x = a, *y = b;
+    if (x->c != y->c)
+        return x->c > y->c ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The shared variables (touched by two or more threads), sorted. */
+static slot *sorted_shared(const stats *st, size_t *n)
+{
+    slot *v = malloc((st->vars.n + 1) * sizeof *v);
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < st->vars.cap; i++)
+        if (st->vars.s[i].used && st->vars.s[i].b)
+            v[(*n)++] = st->vars.s[i];
+    qsort(v, *n, sizeof *v, by_accesses);
+    return v;
+}
+
+/* A global by its data symbol, a heap object by allocation site and
+ * count, else NULL. */
+static const char *var_name(const ft_reader *r, const slot *v, char *buf,
+                            size_t len)
+{
+    if (ft_reader_data_name(r, v->key, buf, len))
+        return buf;
+    if (v->heap.site || v->heap.count) {
+        char obj[240];
+        ft_heap_obj_name(r, &v->heap, v->key, obj, sizeof obj);
+        snprintf(buf, len, "heap@%s", obj);
+        return buf;
+    }
+    return NULL;
+}
+
+#define TEXT_SHARED 10 /* shared variables listed in text; JSON has all */
 
 static int by_key(const void *a, const void *b)
 {
@@ -255,6 +300,19 @@ static void print_text(const stats *st, const ft_reader *r, const char *path,
     for (size_t i = 0; t && i < nt; i++)
         printf("  t%-15" PRIu64 " %" PRIu64 "\n", t[i].key, t[i].a);
     free(t);
+    size_t ns;
+    slot *sv = sorted_shared(st, &ns);
+    if (sv && ns)
+        printf("shared variables (most accessed first):\n");
+    char name[256];
+    for (size_t i = 0; sv && i < ns && i < TEXT_SHARED; i++) {
+        const char *n = var_name(r, &sv[i], name, sizeof name);
+        printf("  0x%-14" PRIx64 " %6" PRIu64 " accesses  %s\n", sv[i].key,
+               sv[i].c, n ? n : "");
+    }
+    if (ns > TEXT_SHARED)
+        printf("  ... %zu more (--json lists all)\n", ns - TEXT_SHARED);
+    free(sv);
 }
 
 static void print_json(const stats *st, const ft_reader *r, const char *path,
@@ -312,6 +370,20 @@ static void print_json(const stats *st, const ft_reader *r, const char *path,
     }
     free(t);
     ft_json_end_object(&j);
+    ft_json_key(&j, "shared_variables");
+    ft_json_begin_array(&j);
+    size_t ns;
+    slot *sv = sorted_shared(st, &ns);
+    char name[256];
+    for (size_t i = 0; sv && i < ns; i++) {
+        ft_json_begin_object(&j);
+        ft_json_khex(&j, "address", sv[i].key);
+        ft_json_kstr(&j, "name", var_name(r, &sv[i], name, sizeof name));
+        ft_json_kuint(&j, "accesses", sv[i].c);
+        ft_json_end_object(&j);
+    }
+    free(sv);
+    ft_json_end_array(&j);
     ft_json_end_object(&j);
     ft_json_line(&j);
 }
@@ -326,7 +398,7 @@ int cmd_stats(int argc, char **argv)
         if (k == FT_OPT_HELP) {
             ft_opt_usage(stdout, "foretell stats TRACE [--json]",
                          "Summarises TRACE: events by kind and thread, sync "
-                         "objects, shared addresses, sites, heap objects, "
+                         "objects, shared variables by name, sites, heap objects, "
                          "and how the run ended.", stats_opts);
             return FT_EXIT_OK;
         }

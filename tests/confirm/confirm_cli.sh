@@ -30,6 +30,14 @@ assert all(set(x["variables"]) <= {"x", "y", "z"} and x["variables"]
 grep -q "confirmed; the run then failed: abort at .*best_fig2.c:70" fig2.txt || fail "text report lacks the confirmation"
 grep -q "confirmation: [1-9][0-9]* of [0-9]* predicted violations confirmed" fig2.txt || fail "text summary"
 grep -Eq "^  variables: [xyz]( [xyz])*$" fig2.txt || fail "text report: variables not named ($(grep variables: fig2.txt | head -1))"
+"$F" stats fig2.ft >stats.txt
+grep -Eq "^  0x[0-9a-f]+ +[0-9]+ accesses  z$" stats.txt || fail "stats: shared variable z not listed by name"
+"$F" stats fig2.ft --json >stats.json
+json stats.json '
+names = {v["name"] for v in d["shared_variables"]}
+assert {"x", "y", "z"} <= names, names
+assert any(n and n.startswith("heap@") and n.endswith("best_fig2.c:40#1") for n in names), names
+' || fail "stats --json: shared variables not named"
 "$F" analyze fig2.ft --regions >regions.txt
 grep -q "thread_ma .* vars .*heap@.*best_fig2.c:40#1" regions.txt || fail "--regions: heap object not named by its allocation site ($(cat regions.txt))"
 "$F" dump fig2.ft | grep -q "addr=0x[0-9a-f]*\[x\] size=8" || fail "dump: the global x is not named"
