@@ -262,6 +262,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "ca", ca);
     ft_json_kuint(&j, "cma", pl->nprops - ca);
     ft_json_kuint(&j, "cma_not_generated", pl->infer.ncma_dropped);
+    ft_json_kuint(&j, "cma_pairs_beyond_window",
+                  pl->infer.ncma_window_skipped);
     ft_json_kuint(&j, "unmapped", pl->nunmapped);
     ft_json_kuint(&j, "violated", pl->nviolated);
     if (ao->confirm)

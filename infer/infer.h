@@ -161,6 +161,9 @@ typedef struct fi_options {
 #define FI_DEFAULT_MAXD 10
 #define FI_DEFAULT_MAX_ANCHORS 64
 #define FI_DEFAULT_MAX_CMA 100000
+/* CMA candidates on a variable touched by more than twice this many
+ * regions: each region with the next this many of other threads. */
+#define FI_CMA_WINDOW 64
 
 void fi_options_default(fi_options *o);
 
@@ -174,6 +177,7 @@ typedef struct fi_analysis {
     size_t nregions, capregions;
     fi_property *props;
     size_t nprops, ncma_dropped;
+    uint64_t ncma_window_skipped; /* region pairs past FI_CMA_WINDOW */
     int itx_applied; /* fi_prove_by_itx was called */
 } fi_analysis;
 

@@ -42,18 +42,29 @@ int ft_pregion_from_events(const ft_ctm *c, uint32_t tid, uint64_t first_event,
 {
     if (tid >= c->nthreads)
         return -1;
-    uint32_t lo = NONE, hi = 0;
-    for (uint32_t p = 0; p < c->len[tid]; p++) {
-        uint64_t ev = c->event[ft_ctm_at(c, tid, p)];
-        if (ev < first_event || ev > last_event)
-            continue;
-        if (lo == NONE)
-            lo = p;
-        hi = p;
+    /* A thread's transitions come in trace order: event indices grow with
+     * the position, so both ends are binary searches (called once per
+     * property: a linear scan was quadratic on long traces). */
+    uint32_t n = c->len[tid], a = 0, b = n;
+    while (a < b) { /* first position with event >= first_event */
+        uint32_t m = a + (b - a) / 2;
+        if (c->event[ft_ctm_at(c, tid, m)] < first_event)
+            a = m + 1;
+        else
+            b = m;
     }
-    if (lo == NONE)
+    uint32_t lo = a;
+    b = n;
+    while (a < b) { /* first position with event > last_event */
+        uint32_t m = a + (b - a) / 2;
+        if (c->event[ft_ctm_at(c, tid, m)] <= last_event)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (lo >= n || a == lo)
         return -1;
-    *out = (ft_pregion){tid, lo, hi};
+    *out = (ft_pregion){tid, lo, a - 1};
     return 0;
 }
 
