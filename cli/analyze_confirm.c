@@ -61,7 +61,8 @@ size_t analyze_confirmed(const analyze_out *ao)
     size_t n = 0;
     for (size_t i = 0; ao->confirm && i < ao->pl->nprops; i++)
         n += ao->schedule[i] && (ao->confirm[i].status == FR_CONFIRMED ||
-                                 ao->confirm[i].status == FR_REFINED);
+                                 ao->confirm[i].status == FR_REFINED ||
+                                 ao->confirm[i].status == FR_FAILED_EARLY);
     return n;
 }
 
@@ -84,6 +85,10 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
                 fr_confirm_status_name(c->status));
         if (c->status == FR_SPURIOUS)
             fprintf(out, ": %s", c->first.divergence);
+        if (c->status == FR_FAILED_EARLY)
+            fprintf(out, " (steps followed %llu of %llu)",
+                    (unsigned long long)c->outcome.steps_followed,
+                    (unsigned long long)c->outcome.steps_total);
         if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK)
             fprintf(out, "; the run then finished without failure");
         else if (c->status != FR_SPURIOUS) {
@@ -119,6 +124,7 @@ void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
     ft_json_begin_object(j);
     ft_json_kstr(j, "status", c->status == FR_CONFIRMED ? "confirmed"
                               : c->status == FR_REFINED ? "refined"
+                              : c->status == FR_FAILED_EARLY ? "failed_early"
                               : c->status == FR_SPURIOUS ? "spurious"
                                                          : "not_run");
     ft_json_kstr(j, "divergence",

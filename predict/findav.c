@@ -24,10 +24,11 @@ void ft_predict_opts_default(ft_predict_opts *o)
 void ft_presult_free(ft_presult *r)
 {
     free(r->steps);
+    free(r->alt_steps);
     free(r->vars);
-    r->steps = NULL;
+    r->steps = r->alt_steps = NULL;
     r->vars = NULL;
-    r->nsteps = r->nvars = 0;
+    r->nsteps = r->nvars = r->nalt_steps = 0;
 }
 
 static double now(void)

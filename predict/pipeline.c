@@ -281,7 +281,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         if (pl->results[i].verdict == FT_VIOLATED &&
-            ft_presult_trim(pl->ctm, &pl->results[i]) < 0)
+            ft_presult_trim(pl->ctm, &pl->props[i], &pl->results[i]) < 0)
             return -1;
     for (size_t i = 0; i < pl->nprops; i++)
         switch (pl->results[i].verdict) {
@@ -292,6 +292,45 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         }
     pl->predict_seconds = now() - t0;
     return (long)pl->nviolated;
+}
+
+int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
+                     size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = ft_schedule_write(f, s);
+    if (fclose(f) != 0 || rc < 0) {
+        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
+                                   const char *dir, char *path, size_t pathlen,
+                                   char *err, size_t errlen)
+{
+    const ft_presult *r = &pl->results[i];
+    if (!r->alt_steps)
+        return 0;
+    const ft_prop *p = &pl->props[i];
+    snprintf(path, pathlen, "%s/%s-%u.alt.schedule", dir,
+             p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
+    ft_presult alt = *r;
+    alt.steps = r->alt_steps;
+    alt.nsteps = r->nalt_steps;
+    ft_schedule s;
+    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p, &alt) < 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int rc = ft_schedule_save(&s, path, err, errlen);
+    ft_schedule_free(&s);
+    return rc < 0 ? -1 : 1;
 }
 
 int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
@@ -312,19 +351,9 @@ int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        ft_schedule_free(&s);
-        return -1;
-    }
-    int rc = ft_schedule_write(f, &s);
+    int rc = ft_schedule_save(&s, path, err, errlen);
     ft_schedule_free(&s);
-    if (fclose(f) != 0 || rc < 0) {
-        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id)

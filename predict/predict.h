@@ -79,6 +79,10 @@ typedef struct ft_presult {
     ft_smt_stats size;
     ft_step *steps;        /* the witness prefix, up to the violation */
     uint32_t nsteps;
+    ft_step *alt_steps;    /* after ft_presult_trim: the witness trimmed
+                              keeping the writes the violating reads read
+                              (NULL when that is steps) */
+    uint32_t nalt_steps;
     uint32_t *vars;        /* CTM variables of the violating accesses */
     uint32_t nvars;
 } ft_presult;
@@ -86,9 +90,10 @@ typedef struct ft_presult {
 void ft_presult_free(ft_presult *r);
 
 /* Cuts a violation's witness to the causal past of its violating accesses
- * (trim.c): still a feasible prefix with the same reads and the same
- * violation, without the steps it does not need.  0, -1 out of memory. */
-int ft_presult_trim(const ft_ctm *c, ft_presult *res);
+ * (trim.c): still a feasible prefix with the same violation, without the
+ * steps it does not need; the violating reads in the regions may then
+ * read older values (alt_steps keeps their writes).  0, -1 out of memory. */
+int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res);
 
 /* Solves one property on c (ft_ctm_hb_prepare must have been called when
  * several threads share c).  whole: the reduced whole model, used only
@@ -163,6 +168,9 @@ void ft_schedule_free(ft_schedule *s);
 int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
                             const ft_trace_info *ti, const ft_prop *p,
                             const ft_presult *res);
+/* Writes s to path; -1 with err (path and what) set. */
+int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
+                     size_t errlen);
 
 /* ---- reports (predict/report.c) ------------------------------------ */
 
@@ -233,6 +241,11 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                          void *arg);
 /* Writes the schedule of violated property i to dir/<kind>-<id>.schedule
  * and puts that path into path.  0 ok, -1 with err (what and where). */
+/* The alternative witness of violation i (alt_steps) as DIR/<name>.alt.schedule;
+ * 1 written, 0 none, -1 with err. */
+int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
+                                   const char *dir, char *path, size_t pathlen,
+                                   char *err, size_t errlen);
 int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
                                const char *dir, char *path, size_t pathlen,
                                char *err, size_t errlen);

@@ -6,8 +6,10 @@
  * leads to often needs the other threads to be elsewhere).  The witness
  * is cut to the causal past of its violating accesses: steps they depend
  * on through program order, fork/join, reads-from (a write to a memory
- * variable before a read of it) and synchronisation (any two operations
- * on the same object).  Every kept read keeps the last write before it,
+ * variable before a read of it; not for the violating reads themselves,
+ * whose values the data argument leaves free, unless that would let a
+ * region's thread run past its region on a changed read) and
+ * synchronisation (any two operations on the same object).  Every kept read keeps the last write before it,
  * so it reads the same value; every kept lock, wait or barrier operation
  * keeps the operations on its object before it; so the kept steps, in
  * witness order, are a feasible prefix that holds the violating accesses
@@ -16,6 +18,7 @@
 #include "predict/predict.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int writes_memory(const ft_ctm *c, uint32_t x)
 {
@@ -32,8 +35,13 @@ static int same_obj(uint32_t a, uint32_t b)
     return a != FT_CTM_NONE && a == b;
 }
 
-/* Does y (later in the witness) depend on x? */
-static int depends(const ft_ctm *c, uint32_t x, uint32_t y)
+/* Does y (later in the witness) depend on x?  free_read: y is a violating
+ * read inside the property's regions, whose value the prediction leaves
+ * free (docs/prediction.md, the
+ * data argument), so the write it happened to read in the witness is not
+ * needed: without it the read sees an older value, and the violation, an
+ * order between the violating accesses, is the same. */
+static int depends(const ft_ctm *c, uint32_t x, uint32_t y, int free_read)
 {
     if (c->tid[x] == c->tid[y])
         return 1;
@@ -51,34 +59,110 @@ static int depends(const ft_ctm *c, uint32_t x, uint32_t y)
             /* Only what y reads: a kept read must keep its write.  A
              * dropped read or write that came before a kept write runs
              * after the prefix instead, which no kept event observes. */
-            if (writes_memory(c, x) && reads_memory(c, y))
+            if (writes_memory(c, x) && reads_memory(c, y) &&
+                !(free_read && c->op[y] == FT_OP_READ))
                 return 1;
         }
     return 0;
 }
 
-int ft_presult_trim(const ft_ctm *c, ft_presult *res)
+/* Is x in one of p's regions (whose reads the data argument leaves free)? */
+static int in_regions(const ft_ctm *c, const ft_prop *p, uint32_t x)
+{
+    uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    for (uint32_t g = 0; g < nreg; g++)
+        if (c->tid[x] == p->r[g].thread && c->pos[x] >= p->r[g].first &&
+            c->pos[x] <= p->r[g].last)
+            return 1;
+    return 0;
+}
+
+/* The closure of the marked steps; free_reads: the violating reads inside
+ * the regions keep no write (see depends). */
+static void closure(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
+                    uint8_t *keep, int free_reads)
 {
     uint32_t n = res->nsteps;
-    if (n == 0)
-        return 0;
-    uint8_t *keep = calloc(n, 1);
-    if (!keep)
-        return -1;
+    memset(keep, 0, n);
     for (uint32_t j = n; j-- > 0;) {
         if (res->steps[j].mark)
             keep[j] = 1;
         if (!keep[j])
             continue;
         for (uint32_t i = 0; i < j; i++)
-            if (!keep[i] && depends(c, res->steps[i].trans, res->steps[j].trans))
+            if (!keep[i] && (res->steps[i].mark ||
+                             depends(c, res->steps[i].trans,
+                                     res->steps[j].trans,
+                                     free_reads && res->steps[j].mark &&
+                                         in_regions(c, p,
+                                                    res->steps[j].trans))))
                 keep[i] = 1;
     }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
+}
+
+/* A region's thread may run past the region only if its reads matched
+ * (the data argument): with violating reads left free, no kept step of a
+ * region's thread may lie past the region's end. */
+static int stays_in_regions(const ft_ctm *c, const ft_prop *p,
+                            const ft_presult *res, const uint8_t *keep)
+{
+    uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    for (uint32_t i = 0; i < res->nsteps; i++) {
+        uint32_t x = res->steps[i].trans;
+        for (uint32_t g = 0; keep[i] && g < nreg; g++)
+            if (c->tid[x] == p->r[g].thread && c->pos[x] > p->r[g].last)
+                return 0;
+    }
+    return 1;
+}
+
+static ft_step *kept(const ft_presult *res, const uint8_t *keep,
+                     uint32_t *n)
+{
+    ft_step *v = malloc((res->nsteps + 1) * sizeof *v);
+    *n = 0;
+    for (uint32_t i = 0; v && i < res->nsteps; i++)
         if (keep[i])
-            res->steps[k++] = res->steps[i];
-    res->nsteps = k;
+            v[(*n)++] = res->steps[i];
+    return v;
+}
+
+int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res)
+{
+    uint32_t n = res->nsteps;
+    free(res->alt_steps);
+    res->alt_steps = NULL;
+    res->nalt_steps = 0;
+    if (n == 0)
+        return 0;
+    uint8_t *keep = malloc(n), *strict = malloc(n);
+    if (!keep || !strict) {
+        free(keep);
+        free(strict);
+        return -1;
+    }
+    closure(c, p, res, strict, 0);
+    closure(c, p, res, keep, 1);
+    if (!stays_in_regions(c, p, res, keep))
+        memcpy(keep, strict, n);
+    /* Which witness makes the program fail depends on the program: the
+     * violating reads seeing fewer writes (reorder) or the witness's ones
+     * (vb_figures 9); the strict one is kept as the alternative. */
+    int differ = memcmp(keep, strict, n) != 0;
+    uint32_t nk, ns = 0;
+    ft_step *k = kept(res, keep, &nk), *st = differ ? kept(res, strict, &ns)
+                                                    : NULL;
     free(keep);
+    free(strict);
+    if (!k || (differ && !st)) {
+        free(k);
+        free(st);
+        return -1;
+    }
+    free(res->steps);
+    res->steps = k;
+    res->nsteps = nk;
+    res->alt_steps = st;
+    res->nalt_steps = ns;
     return 0;
 }

@@ -32,6 +32,8 @@ const char *fr_confirm_status_name(int status)
     case FR_SPURIOUS: return "spurious";
     case FR_REFINED: return "confirmed after refinement";
     case FR_NOT_RUN: return "not run";
+    case FR_FAILED_EARLY: return "confirmed: the program failed before the "
+                                 "schedule's end";
     default: return "?";
     }
 }
@@ -107,6 +109,16 @@ static int replay(const fr_confirm_opts *o, const char *schedule,
     return replay_tail(o, schedule, trace, diverge, NULL, out, err);
 }
 
+/* The program followed every step until it failed, before the schedule's
+ * end (an assertion right after the violating reads, before the other
+ * thread's last violating write): not a departure from the schedule. */
+static int failed_early(const fr_outcome *o)
+{
+    return o->diverged && o->ended_early && o->failure != FR_OK &&
+           o->failure != FR_DIVERGED && o->failure != FR_HANG &&
+           o->failure != FR_EXIT;
+}
+
 /* The violation happened but the run went on without failing under the
  * default tail (the running thread keeps going).  The failure it leads to
  * may need other threads to move first: replay the same schedule with
@@ -142,6 +154,49 @@ static int try_tails(const fr_confirm_opts *o, fr_confirmation *c,
         return 0;
     }
     unlink(trace); /* the last attempt shows nothing the first did not */
+    return 0;
+}
+
+
+/* The violation happened without a failure, tails included: replay the
+ * alternative witness (the violating reads reading the writes the solver's
+ * witness had them read, predict/trim.c), with tails too.  Keeps c as it
+ * was unless the alternative makes the program fail. */
+static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
+                   fr_confirmation *c, const char *base, int blen,
+                   ft_error *err)
+{
+    char path[1000], why[300], trace[1000];
+    int w = ft_pipeline_write_alt_schedule(pl, i, o->dir, path, sizeof path,
+                                           why, sizeof why);
+    if (w <= 0)
+        return 0;
+    snprintf(trace, sizeof trace, "%.800s/%.*s.alt.replay.ftrace", o->dir,
+             blen, base);
+    fr_outcome out;
+    if (replay(o, path, trace, FR_DIVERGE_STOP, &out, err) < 0)
+        return -1;
+    fr_confirmation alt = *c;
+    alt.outcome = out;
+    snprintf(alt.schedule, sizeof alt.schedule, "%s", path);
+    snprintf(alt.trace, sizeof alt.trace, "%s", trace);
+    alt.tail[0] = alt.failing_schedule[0] = 0;
+    if (failed_early(&out))
+        alt.status = FR_FAILED_EARLY;
+    else if (out.diverged)
+        return 0;
+    else if (out.failure == FR_OK) {
+        char b2[300];
+        snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
+        if (try_tails(o, &alt, b2, (int)strlen(b2), err) < 0)
+            return -1;
+        if (alt.outcome.failure == FR_OK)
+            return 0;
+    }
+    snprintf(alt.note, sizeof alt.note, "the witness's violating reads see "
+             "fewer writes without failing; with the writes the solver had "
+             "them read (%.600s) the program fails", path);
+    *c = alt;
     return 0;
 }
 
@@ -187,10 +242,18 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         return -1;
     }
     c->first = c->outcome;
+    if (failed_early(&c->outcome)) {
+        c->status = FR_FAILED_EARLY;
+        return 0;
+    }
     if (!c->outcome.diverged) {
         c->status = FR_CONFIRMED;
-        return c->outcome.failure == FR_OK
-                   ? try_tails(o, c, base, (int)blen, err) : 0;
+        if (c->outcome.failure == FR_OK &&
+            try_tails(o, c, base, (int)blen, err) < 0)
+            return -1;
+        if (c->outcome.failure == FR_OK)
+            return try_alt(pl, i, o, c, base, (int)blen, err);
+        return 0;
     }
     c->status = FR_SPURIOUS;
     region_key want[2];
@@ -239,6 +302,12 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         if (replay(o, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
                    err) < 0)
             return -1;
+        if (failed_early(&c->outcome)) {
+            c->status = FR_FAILED_EARLY;
+            snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "
+                     "diverged run: %.900s", round, c->schedule);
+            return 0;
+        }
         if (!c->outcome.diverged) {
             c->status = FR_REFINED;
             snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "

@@ -34,6 +34,9 @@ enum fr_confirm_status {
     FR_SPURIOUS = 1,   /* diverged, and refinement found no way */
     FR_REFINED = 2,    /* confirmed on a refined schedule */
     FR_NOT_RUN = 3,    /* the program could not be run (error set) */
+    FR_FAILED_EARLY = 4, /* followed until the program failed, before the
+                            schedule's end: the interleaving is real and
+                            it breaks the program */
 };
 
 typedef struct fr_confirmation {

@@ -398,6 +398,7 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
     if (!mismatch && out->steps_followed < s->nsteps && !out->diverged) {
         const ft_sched_step *p = &s->steps[out->steps_followed];
         out->diverged = 1;
+        out->ended_early = out->diverge_step < 0;
         snprintf(out->divergence, sizeof out->divergence,
                  "step %llu (schedule line %u): thread %u never reached its "
                  "event %llu (%s at %s): the program ended first",

@@ -103,6 +103,8 @@ typedef struct fr_outcome {
     char free_site[256];
     uint64_t steps_total;   /* steps in the schedule, 0 without one */
     int64_t diverge_step;   /* step the runtime could not follow, -1 */
+    int ended_early;        /* every step was followed until the run
+                               ended, before the schedule's end */
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,

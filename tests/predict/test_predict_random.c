@@ -209,11 +209,18 @@ static void test_predict_matches_oracle(void **state)
                  * feasible, data-consistent, violating prefix too. */
                 if (!bad && v == FT_VIOLATED) {
                     uint32_t before = res.nsteps;
-                    assert_int_equal(ft_presult_trim(c, &res), 0);
+                    assert_int_equal(ft_presult_trim(c, &props[i], &res), 0);
                     assert_true(res.nsteps <= before);
                     trimmed += res.nsteps < before;
                     if (!witness_ok(c, &props[i], &res, &w.valid[i]))
                         bad = 3;
+                    if (res.alt_steps) { /* the strict trim, too */
+                        ft_presult alt = res;
+                        alt.steps = res.alt_steps;
+                        alt.nsteps = res.nalt_steps;
+                        if (!witness_ok(c, &props[i], &alt, &w.valid[i]))
+                            bad = 3;
+                    }
                 }
                 if (bad) {
                     failures++;
