@@ -297,8 +297,17 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
         }
         uint32_t closing = 0;
         memset(mark, 0, nb + 1);
-        int ser = ft_is_serializable(r, reg, nreg, order, (uint32_t)n,
+        /* A data violation's own accesses are the ones to mark; a
+         * violation made of synchronisation conflicts alone is noted
+         * (ft_predict_one then asks for a data one). */
+        int ser = ft_is_serializable_ex(r, reg, nreg, order, (uint32_t)n,
+                                        &closing, mark, 1);
+        res->sync_only = ser == 1;
+        if (ser == 1) {
+            memset(mark, 0, nb + 1);
+            ser = ft_is_serializable(r, reg, nreg, order, (uint32_t)n,
                                      &closing, mark);
+        }
         if (ser < 0)
             break;
         if (!ser) {
@@ -329,6 +338,22 @@ out:
     free(at);
     free(thr);
     free(mark);
+    return verdict;
+}
+
+/* Encodes the property with flags and solves it into res. */
+static int solve_with(const ft_reduced *r, const ft_smt_region *reg,
+                      uint32_t nreg, const ft_predict_opts *o,
+                      double deadline, unsigned flags, ft_presult *res)
+{
+    ft_smt e;
+    int verdict = res->verdict;
+    if (ft_smt_init(&e, r, reg, nreg, o->timeout_ms, flags))
+        snprintf(res->reason, sizeof res->reason, "%s", e.err);
+    else
+        verdict = solve(&e, reg, nreg, o, deadline, res);
+    res->size = e.st;
+    ft_smt_free(&e);
     return verdict;
 }
 
@@ -394,16 +419,34 @@ int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
             res->seconds = now() - t0;
             return res->verdict;
         }
-    ft_smt e;
-    if (ft_smt_init(&e, r, reg, nreg, o->timeout_ms,
-                    (o->no_cxt || r->stats.mat_abandoned) ? FT_SMT_NO_CXT
-                                                       : 0)) {
-        snprintf(res->reason, sizeof res->reason, "%s", e.err);
-    } else {
-        res->verdict = solve(&e, reg, nreg, o, deadline, res);
+    unsigned flags = (o->no_cxt || r->stats.mat_abandoned) ? FT_SMT_NO_CXT : 0;
+    res->verdict = solve_with(r, reg, nreg, o, deadline, flags, res);
+    /* A violation through lock operations alone (another critical section
+     * between two of the region's) changes nothing the program computes;
+     * one made of data conflicts (another thread's write between the
+     * region's accesses) does: the direct check asks for that one too,
+     * and keeps it when there is one.  Properties that hold or have a
+     * data violation first pay nothing. */
+    if (res->verdict == FT_VIOLATED && res->sync_only &&
+        o->mode == FT_PREDICT_DIRECT) {
+        ft_presult data;
+        memset(&data, 0, sizeof data);
+        data.verdict = FT_ERROR;
+        if (solve_with(r, reg, nreg, o, deadline, flags | FT_SMT_DATA_DEPS,
+                       &data) == FT_VIOLATED) {
+            data.iterations += res->iterations;
+            data.solve_seconds += res->solve_seconds;
+            data.slice_trans = res->slice_trans;
+            data.slice_blocks = res->slice_blocks;
+            data.slice_cxt = res->slice_cxt;
+            ft_presult_free(res);
+            *res = data;
+        } else {
+            res->iterations += data.iterations;
+            res->solve_seconds += data.solve_seconds;
+            ft_presult_free(&data);
+        }
     }
-    res->size = e.st;
-    ft_smt_free(&e);
     ft_reduced_free(own);
     res->seconds = now() - t0;
     return res->verdict;

@@ -85,6 +85,9 @@ typedef struct ft_presult {
     uint32_t nalt_steps;
     uint32_t *vars;        /* CTM variables of the violating accesses */
     uint32_t nvars;
+    int sync_only;         /* the violation is made of synchronisation
+                              conflicts alone (no data violation exists
+                              in direct mode) */
 } ft_presult;
 
 void ft_presult_free(ft_presult *r);
@@ -116,6 +119,11 @@ long ft_predict_run(ft_ctm *c, const ft_reduced *whole, const ft_prop *props,
 int ft_is_serializable(const ft_reduced *r, const ft_smt_region *reg,
                        uint32_t nreg, const uint32_t *order, uint32_t n,
                        uint32_t *closing, uint8_t *mark);
+/* The same with only data (memory, fork/join) conflicts when data_only:
+ * marks the accesses of a data violation. */
+int ft_is_serializable_ex(const ft_reduced *r, const ft_smt_region *reg,
+                          uint32_t nreg, const uint32_t *order, uint32_t n,
+                          uint32_t *closing, uint8_t *mark, int data_only);
 
 /* ---- trace details for reports and schedules (predict/traceinfo.c) -- */
 

@@ -72,8 +72,16 @@ int ft_is_serializable(const ft_reduced *r, const ft_smt_region *reg,
                        uint32_t nreg, const uint32_t *order, uint32_t n,
                        uint32_t *closing, uint8_t *mark)
 {
+    return ft_is_serializable_ex(r, reg, nreg, order, n, closing, mark, 0);
+}
+
+int ft_is_serializable_ex(const ft_reduced *r, const ft_smt_region *reg,
+                          uint32_t nreg, const uint32_t *order, uint32_t n,
+                          uint32_t *closing, uint8_t *mark, int data_only)
+{
     ft_smt e;
     memset(&e, 0, sizeof e);
+    e.flags = data_only ? FT_SMT_DATA_DEPS : 0;
     e.r = r;
     e.c = r->ctm;
     e.nb = r->nblocks;

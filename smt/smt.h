@@ -61,6 +61,9 @@ typedef struct ft_smt {
  * e->err set (out of memory, bad region). */
 enum ft_smt_flags {
     FT_SMT_NO_CXT = 1, /* any context switch (ablation for bench/) */
+    FT_SMT_DATA_DEPS = 2, /* the violation's conflict edges on memory and
+                             fork/join only: violations made of data
+                             conflicts (predict/ tries these first) */
 };
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
                 uint32_t nreg, unsigned timeout_ms, unsigned flags);

@@ -23,6 +23,13 @@ static int cmp_edge(const void *x, const void *y)
     return (p->b > q->b) - (p->b < q->b);
 }
 
+/* With FT_SMT_DATA_DEPS only memory variables give conflict edges. */
+static int data_slot(const ft_smt *e, uint32_t v)
+{
+    return !(e->flags & FT_SMT_DATA_DEPS) ||
+           e->c->vars[v].kind == FT_VAR_MEMORY;
+}
+
 int ft_smt_build_deps(ft_smt *e)
 {
     const ft_ctm *c = e->c;
@@ -45,9 +52,9 @@ int ft_smt_build_deps(ft_smt *e)
             if (c->value[x] < c->nthreads)                                   \
                 slots_[0] = nv + (uint32_t)c->value[x];                      \
         } else {                                                             \
-            if (c->obj[x] < nv)                                              \
+            if (c->obj[x] < nv && data_slot(e, c->obj[x]))                   \
                 slots_[0] = c->obj[x];                                       \
-            if (c->obj2[x] < nv)                                             \
+            if (c->obj2[x] < nv && data_slot(e, c->obj2[x]))                 \
                 slots_[1] = c->obj2[x];                                      \
         }                                                                    \
         for (int s_ = 0; s_ < 2; s_++)                                       \

@@ -1,9 +1,10 @@
 #!/bin/sh
 # confirm_cli.sh - analyze --confirm end to end on natural (passing) runs:
 # best_fig2's predicted violations replay to its assertion at the BUG line
-# s13; alloc_vector's predictions include one the program departs from
-# (spurious, with the step named and a refinement round made); usage and
-# missing-program errors.
+# s13; config_swap confirmed with an input its recording did not have
+# departs from the schedules (spurious, with the step named) and one
+# refinement round follows them (refined); usage and missing-program
+# errors.
 set -u
 F=$FT_BIN/foretell
 rm -rf "$FT_WORK" && mkdir -p "$FT_WORK" && cd "$FT_WORK" || exit 1
@@ -64,17 +65,22 @@ grep -q "confirmed; the run then finished without failure" fig4b.txt || fail "--
 "$F" analyze fig4.ft -o o5 --tails 3 >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q "tails only applies with --confirm" err.txt || fail "--tails without --confirm: exit $rc"
 
-"$F" record -o av.ft -- "$FT_INST/alloc_vector" >/dev/null 2>&1 || fail "natural alloc_vector run failed"
-"$F" analyze av.ft -o out-av --json -q --confirm --refine 1 -- "$FT_INST/alloc_vector" >av.json
-rc=$?; [ $rc = 1 ] || fail "alloc_vector: exit $rc, expected 1"
-json av.json '
+# config_swap recorded without CONFIG_SWAP_AUDIT and confirmed with it: the
+# replayed program does an access (the audit count) the recorded run never
+# made, so schedules diverge; refinement re-records the diverged run,
+# predicts the same regions' violation on it and follows that.
+"$F" record -o cs.ft -- "$FT_INST/config_swap" >/dev/null 2>&1 || fail "natural config_swap run failed"
+CONFIG_SWAP_AUDIT=1 "$F" analyze cs.ft -o out-cs --json -q --confirm --refine 1 -- "$FT_INST/config_swap" >cs.json
+rc=$?; [ $rc = 1 ] || fail "config_swap: exit $rc, expected 1"
+json cs.json '
 v = d["violations"]
 sp = [x["confirmation"] for x in v if x["confirmation"]["status"] in ("spurious", "refined")]
 assert sp, [x["confirmation"]["status"] for x in v]
 assert all(c["refinement_rounds"] == 1 for c in sp), sp
 assert all("step" in c["divergence"] for c in sp), sp
+assert any(c["status"] == "refined" for c in sp), sp
 assert d["confirmed"] == sum(x["confirmation"]["status"] in ("confirmed", "refined") for x in v)
-' || fail "alloc_vector: no spurious prediction with its divergence and a refinement round"
+' || fail "config_swap: no divergence found and refined"
 
 "$F" analyze fig2.ft -o o2 --confirm >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q "needs the program" err.txt || fail "--confirm without PROG: exit $rc"
