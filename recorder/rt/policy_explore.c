@@ -21,6 +21,7 @@
  *                                     variables online (an approximation)
  *   none                              no preemption, round-robin
  *   prefix:at=S.T,...                 policy_prefix.c (ICB, IDB)
+ *   period:p=T.C,...                  policy_period.c (Period)
  * Exploring policies keep the budget at 1, so the hooks' slow path runs at
  * every key point and stores what the key point is (ft_thread.kp_kind,
  * kp_addr); recording never pays for it.  docs/explore.md describes each
@@ -484,6 +485,8 @@ int ft_explore_select(const char *spec)
     }
     if (strncmp(spec, "prefix", 6) == 0 && (spec[6] == 0 || spec[6] == ':'))
         return ft_prefix_select(spec);
+    if (strncmp(spec, "period", 6) == 0 && (spec[6] == 0 || spec[6] == ':'))
+        return ft_period_select(spec);
     if (parse_spec(spec) < 0)
         return -1;
     plan();

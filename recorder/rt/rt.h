@@ -130,6 +130,8 @@ int ft_replay_steal_ok(int tid);
 int ft_explore_select(const char *spec);
 /* policy_prefix.c: "prefix:at=S.T,..." (ICB/IDB runs). */
 int ft_prefix_select(const char *spec);
+/* policy_period.c: "period:p=T.C,..." (Period runs). */
+int ft_period_select(const char *spec);
 /* heap.c tells the pctvb policy which allocation site owns a block. */
 void ft_explore_note_alloc(uintptr_t pc, uintptr_t addr, size_t size);
 
