@@ -5,10 +5,13 @@
  * running thread continues while it can, and when it blocks, yields or
  * exits the next enabled thread in round-robin order takes over.
  * With FORETELL_EXPLORE_LOG=PATH every decision point is written there as
- * one line "S CUR CHOSEN K E1 E2 ...", K being p (the running thread could
+ * one line "S CUR CHOSEN K E1 E2 ... @M", K being p (the running thread could
  * continue: choosing another preempts it), y (it yielded) or b (it cannot
- * continue), followed by the enabled threads; the driver derives the next
- * prefixes from it.  Decision points are the key points (budget 1) other
+ * continue), followed by the enabled threads and the trace mark M: the
+ * index of the first trace event after the decision, counting the running
+ * thread's pending write as before it (HaPSet maps decisions to events
+ * with it; readers that stop at '@' see the older format); the driver
+ * derives the next prefixes from it.  Decision points are the key points (budget 1) other
  * than function entry and exit, and the switches forced by blocking,
  * yielding and exiting, wherever two or more threads are enabled. */
 #define _GNU_SOURCE
@@ -31,15 +34,27 @@ static struct {
     int log_fd;
 } px = {.pending = -1, .log_fd = -1};
 
+/* Events the trace holds so far, plus cur's pending write: that write
+ * was made before this decision and is emitted just after it. */
+static uint64_t trace_mark(int cur)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < ft_rt.nthreads; i++)
+        n += ft_trace_tid_events(i);
+    return n + (cur >= 0 && ft_threads[cur].pw_size ? 1 : 0);
+}
+
 static void log_point(int cur, int chosen, char kind, const int *en, int n)
 {
     if (px.log_fd < 0)
         return;
-    char buf[64 + 12 * 64];
+    char buf[96 + 12 * 64];
     int len = snprintf(buf, sizeof buf, "%llu %d %d %c",
                        (unsigned long long)px.step, cur, chosen, kind);
-    for (int i = 0; i < n && len < (int)sizeof buf - 16; i++)
+    for (int i = 0; i < n && len < (int)sizeof buf - 48; i++)
         len += snprintf(buf + len, sizeof buf - (size_t)len, " %d", en[i]);
+    len += snprintf(buf + len, sizeof buf - (size_t)len, " @%llu",
+                    (unsigned long long)trace_mark(cur));
     buf[len++] = '\n';
     (void)!write(px.log_fd, buf, (size_t)len);
 }
