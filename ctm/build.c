@@ -8,9 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define FT_CTM_MAX_THREADS (1u << 20)
 #define FT_CTM_MAX_TRANS (UINT32_MAX - 1u)
+
+void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (!base || to <= from)
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    /* the pages around the range's ends hold the range, so they are
+     * mapped; populating never changes what a page holds */
+    uintptr_t a = (uintptr_t)base + elem * from;
+    uintptr_t b = (uintptr_t)base + elem * to;
+    a &= ~((uintptr_t)page - 1);
+    b = (b + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+    (void)base, (void)elem, (void)from, (void)to;
+#endif
+}
 
 static int grow(void **p, size_t elem, uint32_t cap)
 {
@@ -38,6 +58,7 @@ static int reserve_trans(ft_ctm *c, uint32_t want)
         grow((void **)&c->event, 8, n))
         return -1;
     c->cap_trans = n;
+    c->prefaulted = c->ntrans; /* the arrays may have moved */
     return 0;
 }
 
@@ -108,10 +129,16 @@ static uint32_t hash_key(uint64_t addr, unsigned kind)
     return (uint32_t)(h >> 32);
 }
 
-#define SLOT_SHARED (UINT32_MAX - 1)
 #define SLOT_VAR(s) (((s)->var1_kind & ((1u << 29) - 1)) - 1)
 #define SLOT_KEY(v, kind) (((uint32_t)(kind) << 29) | ((v) + 1))
 #define FT_CTM_MAX_VARS ((1u << 29) - 2)
+/* the slot's state word: the touching thread (tids stay below 2^20) or
+ * one of two marks, then two flags of memory variables */
+#define SLOT_TID_MASK 0xffffffu
+#define SLOT_NONE 0xffffffu   /* no thread yet (only an INIT event) */
+#define SLOT_SHARED 0xfffffeu /* two or more threads */
+#define SLOT_SEEN (1u << 30)    /* first access handled: init is decided */
+#define SLOT_WRITTEN (1u << 31) /* some transition writes it */
 
 static int rehash(ft_ctm *c)
 {
@@ -134,33 +161,16 @@ static int rehash(ft_ctm *c)
     return 0;
 }
 
-/* The variable for (addr, kind), created on first use; touched by tid
- * (FT_CTM_NONE: only described, by an INIT event, which shares nothing).
- * Sharedness is tracked in the slot and copied to the variables by
- * ft_ctm_finish, so a lookup touches one slot and nothing else. */
-static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
+/* A new variable for (addr, kind) in the empty slot sl. */
+static ft_ctm_slot *add_var(ft_ctm *c, ft_ctm_slot *sl, uint64_t addr,
+                            unsigned kind, uint32_t tid)
 {
-    uint32_t mask = c->hash_cap - 1;
-    uint32_t i = hash_key(addr, kind) & mask;
-    ft_ctm_slot *sl;
-    while ((sl = &c->hash[i])->var1_kind) {
-        if (sl->addr == addr && sl->var1_kind >> 29 == kind) {
-            if (sl->tid != tid && tid != FT_CTM_NONE) {
-                if (sl->tid == FT_CTM_NONE)
-                    sl->tid = tid;
-                else
-                    sl->tid = SLOT_SHARED;
-            }
-            return SLOT_VAR(sl);
-        }
-        i = (i + 1) & mask;
-    }
     if (c->nvars >= FT_CTM_MAX_VARS)
-        return FT_CTM_NONE;
+        return NULL;
     if (c->nvars == c->cap_vars) {
         uint32_t n = c->cap_vars ? c->cap_vars * 2 : 256;
         if (grow((void **)&c->vars, sizeof(ft_ctm_var), n))
-            return FT_CTM_NONE;
+            return NULL;
         c->cap_vars = n;
     }
     uint32_t v = c->nvars++;
@@ -168,9 +178,75 @@ static uint32_t intern(ft_ctm *c, uint64_t addr, unsigned kind, uint32_t tid)
     c->vars[v].addr = addr;
     c->vars[v].kind = (uint8_t)kind;
     c->vars[v].first_tid = tid;
-    *sl = (ft_ctm_slot){addr, SLOT_KEY(v, kind), tid};
-    if ((uint64_t)c->nvars * 2 > c->hash_cap && rehash(c))
+    *sl = (ft_ctm_slot){addr, SLOT_KEY(v, kind),
+                        tid == FT_CTM_NONE ? SLOT_NONE : tid};
+    if ((uint64_t)c->nvars * 2 > c->hash_cap) {
+        if (rehash(c))
+            return NULL;
+        /* find it again in the new table */
+        uint32_t mask = c->hash_cap - 1, i = hash_key(addr, kind) & mask;
+        while (c->hash[i].var1_kind != SLOT_KEY(v, kind))
+            i = (i + 1) & mask;
+        sl = &c->hash[i];
+    }
+    return sl;
+}
+
+/* The slot of the variable for (addr, kind), created on first use; touched
+ * by tid (FT_CTM_NONE: only described, by an INIT event, which shares
+ * nothing).  Sharedness is tracked in the slot and copied to the
+ * variables by ft_ctm_finish, so a lookup touches one slot and nothing
+ * else.  NULL on out of memory. */
+static inline ft_ctm_slot *intern(ft_ctm *c, uint64_t addr, unsigned kind,
+                                  uint32_t tid)
+{
+    uint32_t mask = c->hash_cap - 1;
+    uint32_t i = hash_key(addr, kind) & mask;
+    ft_ctm_slot *sl;
+    while ((sl = &c->hash[i])->var1_kind) {
+        if (sl->addr == addr && sl->var1_kind >> 29 == kind) {
+            uint32_t st = sl->state & SLOT_TID_MASK;
+            if (st != tid && tid != FT_CTM_NONE && st != SLOT_SHARED)
+                sl->state = (sl->state & ~SLOT_TID_MASK) |
+                            (st == SLOT_NONE ? tid : SLOT_SHARED);
+            return sl;
+        }
+        i = (i + 1) & mask;
+    }
+    return add_var(c, sl, addr, kind, tid);
+}
+
+/* The variable index of (addr, kind), FT_CTM_NONE on out of memory. */
+static uint32_t intern_var(ft_ctm *c, uint64_t addr, unsigned kind,
+                           uint32_t tid)
+{
+    ft_ctm_slot *sl = intern(c, addr, kind, tid);
+    return sl ? SLOT_VAR(sl) : FT_CTM_NONE;
+}
+
+/* A memory access of addr by tid: the variable, with its initial value
+ * known when the trace reads it before any write (docs/ctm.md), decided
+ * at its first access; the variable is written only then and when it is
+ * first written. */
+static inline uint32_t intern_access(ft_ctm *c, uint64_t addr, uint32_t tid,
+                                     unsigned op, uint64_t val)
+{
+    ft_ctm_slot *sl = intern(c, addr, FT_VAR_MEMORY, tid);
+    if (!sl)
         return FT_CTM_NONE;
+    uint32_t v = SLOT_VAR(sl);
+    int writes = op == FT_OP_WRITE || op == FT_OP_RMW;
+    if (__builtin_expect(!(sl->state & SLOT_SEEN), 0)) {
+        sl->state |= SLOT_SEEN;
+        if (op != FT_OP_WRITE) {
+            c->vars[v].has_init = 1;
+            c->vars[v].init = val;
+        }
+    }
+    if (writes && !(sl->state & SLOT_WRITTEN)) {
+        sl->state |= SLOT_WRITTEN;
+        c->vars[v].written = 1;
+    }
     return v;
 }
 
@@ -182,11 +258,39 @@ static uint64_t fnv(const uint8_t *b, uint32_t n)
     return h;
 }
 
-static int emit(ft_ctm *c, const ft_event *ev, unsigned op, uint32_t obj,
-                uint32_t obj2, uint64_t value, uint64_t value2)
+/* Faults in the next window of every transition array at once: they
+ * grow by first touch, and on this kind of machine a page fault per 4 KiB
+ * costs more than the work done on the page (docs/benchmarks.md).  The
+ * window is small so the model's resident size stays what it uses. */
+#define PREFAULT_WINDOW 8192u
+
+static void prefault_window(ft_ctm *c)
 {
-    if (c->ntrans == FT_CTM_MAX_TRANS || reserve_trans(c, c->ntrans + 1))
-        return -1;
+    uint32_t from = c->prefaulted, to = from + PREFAULT_WINDOW;
+    if (to > c->cap_trans || to < from)
+        to = c->cap_trans;
+    ft_prefault(c->op, 1, from, to);
+    ft_prefault(c->tid, 4, from, to);
+    ft_prefault(c->pos, 4, from, to);
+    ft_prefault(c->obj, 4, from, to);
+    ft_prefault(c->obj2, 4, from, to);
+    ft_prefault(c->value, 8, from, to);
+    ft_prefault(c->value2, 8, from, to);
+    ft_prefault(c->site, 4, from, to);
+    ft_prefault(c->event, 8, from, to);
+    c->prefaulted = to;
+}
+
+static inline int emit(ft_ctm *c, const ft_event *ev, unsigned op,
+                       uint32_t obj, uint32_t obj2, uint64_t value,
+                       uint64_t value2)
+{
+    if (__builtin_expect(c->ntrans >= c->prefaulted, 0)) {
+        if (c->ntrans == FT_CTM_MAX_TRANS ||
+            reserve_trans(c, c->ntrans + 1))
+            return -1;
+        prefault_window(c);
+    }
     uint32_t x = c->ntrans++;
     c->op[x] = (uint8_t)op;
     c->tid[x] = ev->tid;
@@ -249,30 +353,30 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         op = (ev->kind == FT_EV_READ || ev->kind == FT_EV_ATOMIC_LOAD)
                  ? FT_OP_READ
                  : FT_OP_WRITE;
-        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
         val = ev->value;
+        v = intern_access(c, ev->addr, t, op, val);
         break;
     case FT_EV_READ_WIDE:
     case FT_EV_WRITE_WIDE:
         /* wide contents stand for one value: their hash (0: elided) */
         op = ev->kind == FT_EV_READ_WIDE ? FT_OP_READ : FT_OP_WRITE;
-        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
         val = ev->bytes ? fnv(ev->bytes, ev->nbytes) : 0;
+        v = intern_access(c, ev->addr, t, op, val);
         break;
     case FT_EV_ATOMIC_RMW:
         op = FT_OP_RMW;
-        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
         val = ev->value;
         val2 = ev->value2;
+        v = intern_access(c, ev->addr, t, op, val);
         break;
     case FT_EV_ATOMIC_CAS:
-        v = intern(c, ev->addr, FT_VAR_MEMORY, t);
         op = ev->arg ? FT_OP_RMW : FT_OP_READ;
         val = ev->value3;
         val2 = ev->value2;
+        v = intern_access(c, ev->addr, t, op, val);
         break;
     case FT_EV_MUTEX_INIT:
-        v = intern(c, ev->addr, FT_VAR_MUTEX, FT_CTM_NONE);
+        v = intern_var(c, ev->addr, FT_VAR_MUTEX, FT_CTM_NONE);
         if (v == FT_CTM_NONE)
             return OOM(msg, msglen);
         c->vars[v].mutex_type = (uint8_t)ev->arg;
@@ -280,17 +384,17 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         return 0;
     case FT_EV_MUTEX_LOCK:
         op = ev->rc == 0 ? FT_OP_LOCK : FT_OP_LOCK_FAIL;
-        v = intern(c, ev->addr, FT_VAR_MUTEX, t);
+        v = intern_var(c, ev->addr, FT_VAR_MUTEX, t);
         break;
     case FT_EV_MUTEX_UNLOCK:
         if (ev->rc != 0)
             return 0; /* a failed unlock changes nothing */
         op = FT_OP_UNLOCK;
-        v = intern(c, ev->addr, FT_VAR_MUTEX, t);
+        v = intern_var(c, ev->addr, FT_VAR_MUTEX, t);
         break;
     case FT_EV_RW_RDLOCK:
     case FT_EV_RW_WRLOCK:
-        v = intern(c, ev->addr, FT_VAR_RWLOCK, t);
+        v = intern_var(c, ev->addr, FT_VAR_RWLOCK, t);
         if (ev->rc != 0) {
             op = FT_OP_RWLOCK_FAIL;
             val = ev->kind == FT_EV_RW_WRLOCK;
@@ -302,13 +406,13 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         if (ev->rc != 0)
             return 0;
         op = FT_OP_RWUNLOCK;
-        v = intern(c, ev->addr, FT_VAR_RWLOCK, t);
+        v = intern_var(c, ev->addr, FT_VAR_RWLOCK, t);
         break;
     case FT_EV_COND_WAIT:
     case FT_EV_COND_WAKE:
         op = ev->kind == FT_EV_COND_WAIT ? FT_OP_WAIT_PRE : FT_OP_WAIT_POST;
-        v = intern(c, ev->addr, FT_VAR_COND, t);
-        v2 = intern(c, ev->obj2, FT_VAR_MUTEX, t);
+        v = intern_var(c, ev->addr, FT_VAR_COND, t);
+        v2 = intern_var(c, ev->obj2, FT_VAR_MUTEX, t);
         if (v2 == FT_CTM_NONE)
             return OOM(msg, msglen);
         val = ev->kind == FT_EV_COND_WAKE && ev->arg;
@@ -316,11 +420,11 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     case FT_EV_COND_SIGNAL:
     case FT_EV_COND_BROADCAST:
         op = ev->kind == FT_EV_COND_SIGNAL ? FT_OP_NOTIFY : FT_OP_NOTIFY_ALL;
-        v = intern(c, ev->addr, FT_VAR_COND, t);
+        v = intern_var(c, ev->addr, FT_VAR_COND, t);
         break;
     case FT_EV_SEM_INIT:
         op = FT_OP_SEM_INIT;
-        v = intern(c, ev->addr, FT_VAR_SEM, t);
+        v = intern_var(c, ev->addr, FT_VAR_SEM, t);
         val = ev->value;
         if (v != FT_CTM_NONE && !c->vars[v].has_init) {
             c->vars[v].has_init = 1;
@@ -329,14 +433,14 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         break;
     case FT_EV_SEM_POST:
         op = FT_OP_SEM_POST;
-        v = intern(c, ev->addr, FT_VAR_SEM, t);
+        v = intern_var(c, ev->addr, FT_VAR_SEM, t);
         break;
     case FT_EV_SEM_WAIT:
         op = ev->rc == 0 ? FT_OP_SEM_WAIT : FT_OP_SEM_FAIL;
-        v = intern(c, ev->addr, FT_VAR_SEM, t);
+        v = intern_var(c, ev->addr, FT_VAR_SEM, t);
         break;
     case FT_EV_BARRIER_INIT:
-        v = intern(c, ev->addr, FT_VAR_BARRIER, FT_CTM_NONE);
+        v = intern_var(c, ev->addr, FT_VAR_BARRIER, FT_CTM_NONE);
         if (v == FT_CTM_NONE)
             return OOM(msg, msglen);
         c->vars[v].init = ev->value;
@@ -346,31 +450,20 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     case FT_EV_BARRIER_LEAVE:
         op = ev->kind == FT_EV_BARRIER_ARRIVE ? FT_OP_BARRIER_ARRIVE
                                               : FT_OP_BARRIER_LEAVE;
-        v = intern(c, ev->addr, FT_VAR_BARRIER, t);
+        v = intern_var(c, ev->addr, FT_VAR_BARRIER, t);
         break;
     case FT_EV_ONCE_ENTER:
     case FT_EV_ONCE_DONE:
         op = ev->kind == FT_EV_ONCE_DONE ? FT_OP_ONCE_DONE
              : ev->arg                   ? FT_OP_ONCE_RUN
                                          : FT_OP_ONCE_SKIP;
-        v = intern(c, ev->addr, FT_VAR_ONCE, t);
+        v = intern_var(c, ev->addr, FT_VAR_ONCE, t);
         break;
     default:
         return 0; /* not a transition: calls, allocation, markers, ... */
     }
     if (op != FT_OP_FORK && op != FT_OP_JOIN && v == FT_CTM_NONE)
         return OOM(msg, msglen);
-    if (v != FT_CTM_NONE && c->vars[v].kind == FT_VAR_MEMORY) {
-        /* a memory variable's initial value is known when the trace reads
-         * it before any write (docs/ctm.md) */
-        ft_ctm_var *mv = &c->vars[v];
-        if (!mv->written && !mv->has_init && op != FT_OP_WRITE) {
-            mv->has_init = 1;
-            mv->init = val;
-        }
-        if (op == FT_OP_WRITE || op == FT_OP_RMW)
-            mv->written = 1;
-    }
     if (emit(c, ev, op, v, v2, val, val2))
         return OOM(msg, msglen);
     return 0;
@@ -384,6 +477,7 @@ int ft_ctm_finish(ft_ctm *c)
     c->by_thread = malloc(sizeof *c->by_thread * (c->ntrans + 1));
     if (!c->first || !c->by_thread)
         return -1;
+    ft_prefault(c->by_thread, sizeof *c->by_thread, 0, c->ntrans);
     uint32_t sum = 0;
     for (uint32_t t = 0; t < c->nthreads; t++) {
         c->first[t] = sum;
@@ -395,12 +489,11 @@ int ft_ctm_finish(ft_ctm *c)
         if (!sl->var1_kind)
             continue;
         ft_ctm_var *v = &c->vars[SLOT_VAR(sl)];
-        v->shared = sl->tid == SLOT_SHARED;
-        if (v->first_tid == FT_CTM_NONE && sl->tid != SLOT_SHARED)
-            v->first_tid = sl->tid;
+        uint32_t st = sl->state & SLOT_TID_MASK;
+        v->shared = st == SLOT_SHARED;
+        if (v->first_tid == FT_CTM_NONE && st != SLOT_SHARED)
+            v->first_tid = st == SLOT_NONE ? FT_CTM_NONE : st;
     }
-    for (uint32_t x = 0; x < c->ntrans; x++)
-        c->by_thread[c->first[c->tid[x]] + c->pos[x]] = x;
     c->nlocal_vars = c->nglobal_vars = c->nglobal_accesses = 0;
     for (uint32_t v = 0; v < c->nvars; v++)
         if (c->vars[v].kind == FT_VAR_MEMORY) {
@@ -409,11 +502,15 @@ int ft_ctm_finish(ft_ctm *c)
             else
                 c->nlocal_vars++;
         }
-    for (uint32_t x = 0; x < c->ntrans; x++)
-        if (c->obj[x] != FT_CTM_NONE &&
-            c->vars[c->obj[x]].kind == FT_VAR_MEMORY &&
-            c->vars[c->obj[x]].shared)
-            c->nglobal_accesses++;
+    /* one pass in trace order: thread sequences and global accesses */
+    uint64_t global = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        c->by_thread[c->first[c->tid[x]] + c->pos[x]] = x;
+        uint32_t o = c->obj[x];
+        global += o != FT_CTM_NONE && c->vars[o].kind == FT_VAR_MEMORY &&
+                  c->vars[o].shared;
+    }
+    c->nglobal_accesses = global;
     return 0;
 }
 

@@ -19,6 +19,7 @@
 
 #include "recorder/trace.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Transition operations.  "obj" is the transition's var (an index into the
@@ -83,12 +84,14 @@ typedef struct ft_ctm_var {
 #define FT_CTM_NONE UINT32_MAX
 
 /* private: a slot of the interning table: var + 1 (0 = empty) with the
- * kind in the top 3 bits, and the first touching thread (or a mark once
- * shared), so a lookup reads one slot and nothing else */
+ * kind in the top 3 bits, and a state word: the first touching thread in
+ * the low 24 bits (or a mark once shared) and, for memory, whether the
+ * variable was accessed and written yet, so a lookup reads one slot and
+ * the variable itself is written only when one of those changes */
 typedef struct ft_ctm_slot {
     uint64_t addr;
     uint32_t var1_kind;
-    uint32_t tid;
+    uint32_t state;
 } ft_ctm_slot;
 
 typedef struct ft_ctm {
@@ -132,6 +135,7 @@ typedef struct ft_ctm {
     ft_ctm_slot *hash;
     uint32_t hash_cap;
     uint32_t cap_trans, cap_vars, cap_threads;
+    uint32_t prefaulted; /* transition arrays are faulted in below this */
 } ft_ctm;
 
 /* Builds the model from a trace.  Returns NULL with *err set (file, byte
@@ -186,6 +190,12 @@ int ft_ctm_hb_prepare(ft_ctm *c);
 uint32_t ft_ctm_hb_before(const ft_ctm *c, uint32_t x, uint32_t j);
 /* x must happen before y (x, y any transitions). */
 int ft_ctm_must_hb(const ft_ctm *c, uint32_t x, uint32_t y);
+
+/* private (the model and its passes): faults in the pages holding
+ * elements [from, to) of an array of elem-byte elements in one system
+ * call, where a page fault per page would cost more than the work done
+ * on it; best effort (nothing happens where the kernel cannot). */
+void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to);
 
 /* A copy holding only the transitions with keep[id] != 0, in the same
  * order, with map[new id] = old id (map allocated, caller frees).
