@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
-    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb or idb (default pct)"},
+    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb or period (default pct)"},
     {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
     {"time", 't', "SECONDS", "stop after this wall time"},
     {"seed", 0, "X", "base seed: run i uses X+i (default 0)"},
@@ -28,6 +28,7 @@ static const ft_opt explore_opts[] = {
     {"deadlock", 0, NULL, "rpro: count only lock acquisitions"},
     {"vars", 'v', "V", "pctvb: variables per schedule (default 1)"},
     {"bound", 'b', "B", "icb/idb: largest preemption/delay bound (default 3)"},
+    {"periods", 'P', "P", "period: largest number of periods (default 6)"},
     {"run-timeout", 0, "SECONDS", "one run's time bound: a hang (default 10)"},
     {"quiet", 'q', NULL, "no progress line"},
     {NULL, 0, NULL, NULL},
@@ -36,7 +37,7 @@ static const ft_opt explore_opts[] = {
 enum {
     OPT_STRATEGY, OPT_BUDGET, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_ALL,
     OPT_OUTPUT, OPT_JSON, OPT_DEPTH, OPT_RADIUS, OPT_DEADLOCK, OPT_VARS,
-    OPT_BOUND, OPT_RUN_TIMEOUT, OPT_QUIET,
+    OPT_BOUND, OPT_PERIODS, OPT_RUN_TIMEOUT, OPT_QUIET,
 };
 
 static const char usage_line[] =
@@ -143,7 +144,7 @@ int cmd_explore(int argc, char **argv)
         case OPT_STRATEGY:
             if (!fx_strategy_known(v)) {
                 fprintf(stderr, "foretell explore: --strategy: unknown strategy '%s' "
-                                "(random, pct, rpro, pctvb, icb, idb)\n", v);
+                                "(random, pct, rpro, pctvb, icb, idb, period)\n", v);
                 return FT_EXIT_BAD_INPUT;
             }
             o.strategy = v;
@@ -204,6 +205,15 @@ int cmd_explore(int argc, char **argv)
                 return FT_EXIT_BAD_INPUT;
             o.bound = (int)u;
             break;
+        case OPT_PERIODS:
+            if (ft_opt_uint(&p, "periods", v, 32, &u) < 0)
+                return FT_EXIT_BAD_INPUT;
+            if (u == 0) {
+                fprintf(stderr, "foretell explore: --periods must be 1..32\n");
+                return FT_EXIT_BAD_INPUT;
+            }
+            o.periods = (int)u;
+            break;
         case OPT_RUN_TIMEOUT:
             if (ft_opt_seconds(&p, "run-timeout", v, &o.run_timeout_s) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -219,7 +229,7 @@ program:
         return FT_EXIT_BAD_INPUT;
     }
     if (o.budget == 0 && o.time_s <= 0 && strcmp(o.strategy, "icb") != 0 &&
-        strcmp(o.strategy, "idb") != 0) {
+        strcmp(o.strategy, "idb") != 0 && strcmp(o.strategy, "period") != 0) {
         fprintf(stderr, "foretell explore: give --budget or --time (a seeded "
                         "strategy never runs out of schedules)\n");
         return FT_EXIT_BAD_INPUT;

@@ -32,6 +32,7 @@ void fx_opts_default(fx_opts *o)
 static const fx_strategy *const strategies[] = {
     &fx_strategy_random, &fx_strategy_pct, &fx_strategy_rpro,
     &fx_strategy_pctvb, &fx_strategy_icb, &fx_strategy_idb,
+    &fx_strategy_period,
 };
 #define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
 

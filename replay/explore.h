@@ -11,6 +11,7 @@
  *           variables and change points, the runtime applies them)
  *   icb     iterative preemption bounding             (stateful, driver)
  *   idb     iterative delay bounding                  (stateful, driver)
+ *   period  Period: periods, slices, prefixes         (stateful, driver)
  * The in-process halves are recorder/rt/policy_explore.c and
  * policy_prefix.c; FORETELL_STRATEGY carries each run's plan.
  *
@@ -39,6 +40,7 @@ typedef struct fx_opts {
     int vars;               /* pctvb variable bound (0: default 1) */
     int deadlock;           /* rpro: count lock acquisitions only */
     int bound;              /* icb/idb: largest bound (0: default 3) */
+    int periods;            /* period: the period bound P (0: default 6) */
     double run_timeout_s;   /* one run's wall-clock bound (a hang) */
     /* Called after every run (progress line), may be NULL. */
     void (*progress)(void *arg, uint64_t runs, int bugs, double seconds);
@@ -106,6 +108,7 @@ typedef struct fx_strategy {
 
 extern const fx_strategy fx_strategy_random, fx_strategy_pct,
     fx_strategy_rpro, fx_strategy_pctvb, fx_strategy_icb, fx_strategy_idb;
+extern const fx_strategy fx_strategy_period; /* strategy_period.c */
 
 /* ---- strategy_bounded.c: the ICB/IDB enumeration, exposed for tests ---- */
 
