@@ -524,11 +524,15 @@ ft_ctm *ft_ctm_build(ft_reader *r, ft_error *err)
     const ft_end *end = ft_reader_end(r);
     if (end && end->present && end->events < (1ull << 31))
         reserve_trans(c, (uint32_t)end->events + 1);
-    ft_event ev;
-    int rc;
+    /* batches: the reader decodes the next ones on its own thread while
+     * this one builds the model */
+    const ft_event *evs;
+    long rc;
     char msg[200];
-    while ((rc = ft_reader_next(r, &ev)) == 1) {
-        if (ft_ctm_add(c, &ev, msg, sizeof msg)) {
+    while ((rc = ft_reader_next_batch(r, &evs)) > 0) {
+        for (long i = 0; i < rc; i++) {
+            if (!ft_ctm_add(c, &evs[i], msg, sizeof msg))
+                continue;
             const ft_error *re = ft_reader_error(r);
             memset(err, 0, sizeof *err);
             if (re)

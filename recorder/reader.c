@@ -342,6 +342,8 @@ void ft_reader_close(ft_reader *r)
 {
     if (!r)
         return;
+    ft_pipe_stop(r); /* before the file and chunk list it reads go */
+    free(r->seq_batch);
     if (r->fd >= 0)
         close(r->fd);
     while (r->strings) {
@@ -364,10 +366,51 @@ const ft_error *ft_reader_error(const ft_reader *r) { return &r->error; }
 
 int ft_reader_rewind(ft_reader *r)
 {
+    ft_pipe_stop(r);
     r->cur_chunk = 0;
     r->pos = r->body_end = NULL;
     r->delivered = 0;
     r->stream_done = 0;
+    return 0;
+}
+
+int ft_chunk_check(const ft_reader *r, size_t k, uint8_t *body,
+                   uint64_t expect_first, const uint8_t **first_event,
+                   uint32_t *tid, uint64_t *damage_offset, char *why,
+                   size_t whylen)
+{
+    const ft_chunk_ref *c = &r->chunks[k];
+    uint64_t body_off = c->offset + FT_CHUNK_HEAD;
+    if (ft_reader_pread((ft_reader *)r, body, c->body_len, body_off) < 0) {
+        *damage_offset = c->offset;
+        snprintf(why, whylen, "cannot read chunk body");
+        return -1;
+    }
+    uint32_t got = ft_crc32c(0, body, c->body_len);
+    if (got != c->crc) {
+        *damage_offset = c->offset;
+        snprintf(why, whylen, "CRC mismatch in EVENTS chunk at byte %llu "
+                 "(stored 0x%08x, computed 0x%08x)",
+                 (unsigned long long)c->offset, c->crc, got);
+        return -1;
+    }
+    const uint8_t *p = body, *end = body + c->body_len;
+    const char *what = NULL;
+    uint64_t first;
+    if (ft_decode_prologue(&p, end, &first, tid, &what) < 0) {
+        *damage_offset = body_off + (uint64_t)(p - body);
+        snprintf(why, whylen, "EVENTS chunk prologue: %s", what);
+        return -1;
+    }
+    if (first != expect_first) {
+        *damage_offset = body_off;
+        snprintf(why, whylen, "expected an EVENTS chunk starting at event "
+                 "%llu, found one starting at %llu",
+                 (unsigned long long)expect_first,
+                 (unsigned long long)first);
+        return -1;
+    }
+    *first_event = p;
     return 0;
 }
 
@@ -378,32 +421,22 @@ static int load_chunk(ft_reader *r)
     if (r->cur_chunk >= r->nchunks)
         return 0;
     const ft_chunk_ref *c = &r->chunks[r->cur_chunk];
-    uint64_t body_off = c->offset + FT_CHUNK_HEAD;
-    if (read_body(r, body_off, c->body_len) < 0) {
-        ft_reader_mark_damage(r, c->offset, "cannot read chunk body");
-        return -1;
+    if (c->body_len > r->body_cap || !r->body) {
+        uint8_t *b = realloc(r->body, c->body_len ? c->body_len : 1);
+        if (!b) {
+            ft_reader_mark_damage(r, c->offset, "cannot read chunk body");
+            return -1;
+        }
+        r->body = b;
+        r->body_cap = c->body_len;
     }
-    uint32_t got = ft_crc32c(0, r->body, c->body_len);
-    if (got != c->crc) {
-        ft_reader_mark_damage(r, c->offset, "CRC mismatch in EVENTS chunk at "
-                              "byte %llu (stored 0x%08x, computed 0x%08x)",
-                              (unsigned long long)c->offset, c->crc, got);
-        return -1;
-    }
-    const uint8_t *p = r->body, *end = r->body + c->body_len;
-    const char *why = NULL;
-    uint64_t first;
+    const uint8_t *p;
     uint32_t tid;
-    if (ft_decode_prologue(&p, end, &first, &tid, &why) < 0) {
-        ft_reader_mark_damage(r, body_off + (uint64_t)(p - r->body),
-                              "EVENTS chunk prologue: %s", why);
-        return -1;
-    }
-    if (first != r->delivered) {
-        ft_reader_mark_damage(r, body_off, "expected an EVENTS chunk starting "
-                              "at event %llu, found one starting at %llu",
-                              (unsigned long long)r->delivered,
-                              (unsigned long long)first);
+    uint64_t off;
+    char why[sizeof r->damage_why];
+    if (ft_chunk_check(r, r->cur_chunk, r->body, r->delivered, &p, &tid, &off,
+                       why, sizeof why) < 0) {
+        ft_reader_mark_damage(r, off, "%s", why);
         return -1;
     }
     /* The events are decoded once, while they are delivered: the CRC
@@ -411,8 +444,8 @@ static int load_chunk(ft_reader *r)
      * event only comes from a hostile or broken writer, and then the
      * events before it are delivered and reading stops there. */
     r->pos = p;
-    r->body_end = end;
-    r->body_offset = body_off;
+    r->body_end = r->body + c->body_len;
+    r->body_offset = c->offset + FT_CHUNK_HEAD;
     r->addr_reg = 0;
     r->tid = tid;
     r->cur_chunk++;
@@ -421,6 +454,8 @@ static int load_chunk(ft_reader *r)
 
 int ft_reader_next(ft_reader *r, ft_event *ev)
 {
+    if (r->pipe)
+        return ft_pipe_next(r, ev);
     for (;;) {
         if (r->pos) {
             const char *why;
@@ -434,8 +469,7 @@ int ft_reader_next(ft_reader *r, ft_event *ev)
                 const struct ft_chunk_ref *c = &r->chunks[r->cur_chunk - 1];
                 ft_reader_mark_damage(r, r->body_offset +
                                       (uint64_t)(r->pos - r->body),
-                                      "malformed event in chunk at byte "
-                                      "%llu: %s",
+                                      FT_MALFORMED_EVENT,
                                       (unsigned long long)c->offset, why);
                 r->pos = NULL;
                 r->stream_done = 1;

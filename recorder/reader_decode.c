@@ -389,8 +389,9 @@ static int decode_fields(dec *d, ft_event *ev, uint64_t *reg)
     }
 }
 
-int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
-                    uint32_t *tid, ft_event *ev, const char **why)
+static inline __attribute__((always_inline)) int
+decode_one(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+           uint32_t *tid, ft_event *ev, const char **why)
 {
     dec dd = {*pp, end, NULL};
     dec *d = &dd;
@@ -427,6 +428,26 @@ int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
         *pp = d->p;
         return 1;
     }
+}
+
+int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+                    uint32_t *tid, ft_event *ev, const char **why)
+{
+    return decode_one(pp, end, reg, tid, ev, why);
+}
+
+int ft_decode_batch(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+                    uint32_t *tid, ft_event *ev, uint32_t max,
+                    uint64_t first_index, uint32_t *n, const char **why)
+{
+    uint32_t k = 0;
+    int rc = 1;
+    while (k < max && (rc = decode_one(pp, end, reg, tid, &ev[k], why)) == 1) {
+        ev[k].index = first_index + k;
+        k++;
+    }
+    *n = k;
+    return rc;
 }
 
 int ft_decode_prologue(const uint8_t **pp, const uint8_t *end,

@@ -72,7 +72,37 @@ struct ft_reader {
     uint32_t tid;
     uint64_t delivered;    /* events delivered so far */
     int stream_done;       /* 1: end or damage reached */
+
+    /* batches (ft_reader_next_batch): decoded ahead on a second thread
+     * (reader_pipe.c), or, when no thread can be had, filled here */
+    struct ft_pipe *pipe;
+    ft_event *seq_batch;
 };
+
+/* Reads EVENTS chunk k into body (room for its length) and checks its
+ * CRC and prologue, the chunk having to start at event expect_first.  0
+ * with *first_event and *tid set, or -1 with where and why reading must
+ * stop.  Reads only what open set, so the decoding thread may call it. */
+int ft_chunk_check(const ft_reader *r, size_t k, uint8_t *body,
+                   uint64_t expect_first, const uint8_t **first_event,
+                   uint32_t *tid, uint64_t *damage_offset, char *why,
+                   size_t whylen);
+/* Why reading stopped at a malformed event (chunk offset, decoder's why). */
+#define FT_MALFORMED_EVENT "malformed event in chunk at byte %llu: %s"
+
+/* Events per batch of ft_reader_next_batch. */
+#define FT_BATCH_EVENTS 1024u
+
+/* Starts decoding ahead from the first chunk (reader_pipe.c); 0 or -1
+ * when no thread could be started (then nothing changed). */
+int ft_pipe_start(ft_reader *r);
+/* The next batch from the decoding thread, as ft_reader_next_batch. */
+long ft_pipe_next_batch(ft_reader *r, const ft_event **evs);
+/* The next event from the decoding thread, as ft_reader_next. */
+int ft_pipe_next(ft_reader *r, ft_event *ev);
+/* Stops the decoding thread, waits for it and frees what it used; the
+ * stream itself is left as it was.  Nothing happens without one. */
+void ft_pipe_stop(ft_reader *r);
 
 /* Reads len bytes at offset into buf; 0 or -1 (short or I/O error). */
 int ft_reader_pread(ft_reader *r, void *buf, size_t len, uint64_t offset);
@@ -124,6 +154,12 @@ void ft_meta_finish_sites(ft_reader *r);
  * left at the offending byte. */
 int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
                     uint32_t *tid, ft_event *ev, const char **why);
+/* Decodes up to max events into ev[0..*n), numbering them from
+ * first_index.  Returns 1 when max were decoded, 0 at the end of the body,
+ * -1 at a malformed event (*why, *pp at it, the events before it in ev). */
+int ft_decode_batch(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+                    uint32_t *tid, ft_event *ev, uint32_t max,
+                    uint64_t first_index, uint32_t *n, const char **why);
 /* Decodes an EVENTS body prologue (first index, tid). */
 int ft_decode_prologue(const uint8_t **pp, const uint8_t *end,
                        uint64_t *first, uint32_t *tid, const char **why);

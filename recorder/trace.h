@@ -251,6 +251,15 @@ const ft_end *ft_reader_end(const ft_reader *r);
  * error (ft_reader_error says what; events before it were all valid). */
 int ft_reader_next(ft_reader *r, ft_event *ev);
 
+/* The next events in trace order, by batches: n > 0 with evs[0..n)
+ * (valid, wide contents included, until the next read call on r), 0 at
+ * the end, -1 on error, exactly the events, indices and errors of
+ * ft_reader_next.  Called first after open or a rewind, it decodes ahead
+ * on a second thread (bounded: two chunk bodies and a few batches), so a
+ * consumer doing real work per event overlaps with decoding; close or
+ * rewind stop that thread wherever the consumer is. */
+long ft_reader_next_batch(ft_reader *r, const ft_event **evs);
+
 /* Restart streaming from the first event. */
 int ft_reader_rewind(ft_reader *r);
 
