@@ -108,7 +108,8 @@ void ft_init(void)
     ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
     ft_rt.max_steps = (uint64_t)env_int("FORETELL_MAX_STEPS", 0);
     ft_rt.pid = getpid();
-    if (ft_trace_open(path) < 0) {
+    ft_fence_init();
+    if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {
         fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,
                 strerror(errno));
         _exit(FT_OPEN_FAIL_STATUS);

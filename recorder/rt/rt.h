@@ -155,6 +155,7 @@ struct ft_rt {
     int heap_check;       /* heap oracle on: UAF, double free, null deref */
     uint64_t max_steps;   /* FORETELL_MAX_STEPS, 0 none */
     uint64_t kp_total;    /* key points counted so far (max_steps) */
+    int asym_fence;       /* fence.c: hooks store in_hook without a fence */
 };
 extern struct ft_rt ft_rt;
 extern ft_thread ft_threads[FT_MAX_THREADS];
@@ -201,7 +202,7 @@ void ft_die_deadlock(void) __attribute__((noreturn));
 void ft_die(const char *reason, int status) __attribute__((noreturn));
 
 /* ---- tracebuf.c ---- */
-int ft_trace_open(const char *path);
+int ft_trace_open(const char *path, int use_writer);
 uint32_t ft_site_id(uintptr_t pc);
 uint32_t ft_site_alloc(uintptr_t pc, uint64_t *count);
 void ft_emit(const ft_event *ev);            /* generic, via ft_encode_event */
@@ -274,7 +275,15 @@ static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
         return NULL;
     if (t->in_hook)
         return NULL;
-    __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
+    /* The store-load fence of the watchdog handshake is on the watchdog's
+     * side when membarrier works (fence.c); a compiler barrier is enough
+     * here then. */
+    if (FT_LIKELY(ft_rt.asym_fence)) {
+        __atomic_store_n(&t->in_hook, 1, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    } else {
+        __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
+    }
     t->keypoints++;
     int defer = t->pw_size != 0 && read_size != 0 &&
                 (read_addr + read_size <= t->pw_addr ||
@@ -336,6 +345,12 @@ void ft_thread_init_main(void);
 /* ---- init.c ---- */
 void ft_init(void);
 void ft_rt_verbose(const char *fmt, ...);
+
+/* ---- fence.c: the watchdog handshake's asymmetric fence ---- */
+void ft_fence_init(void);
+/* After clearing a holder's has_baton, before reading its in_hook: 0, or
+ * -1 when the fence failed (then treat the holder as inside a hook). */
+int ft_fence_remote(void);
 
 /* ---- watchdog.c / signals.c ---- */
 void ft_watchdog_start(void);

@@ -9,6 +9,23 @@
  * writes it.  Async-signal-safe. */
 void ft_tb_write_chunk(ft_chunk *c, unsigned kind);
 
+/* ---- tbio.c: the writer thread ---- */
+#define FT_IO_SLOTS 8                /* EVENTS buffers in the ring */
+#define FT_EV_CAP (1u << 20)         /* bytes per EVENTS chunk */
+#define FT_SITES_CAP (256u << 10)    /* bytes per SITES chunk */
+/* Starts the writer thread (unless use_thread is 0) writing to fd. */
+void ft_io_init(int fd, int use_thread);
+/* The buffers of the slot to fill next (waits until the writer is done
+ * with them). */
+void ft_io_buffers(uint8_t **ev, uint8_t **sites);
+/* Hands the current slot to the writer, which seals and writes the SITES
+ * chunk (if has_sites) and then the EVENTS chunk (if has_ev). */
+void ft_io_submit(const ft_chunk *sites, uint64_t sites_seq, int has_sites,
+                  const ft_chunk *ev, uint64_t ev_seq, int has_ev);
+/* Returns once every submitted slot is in the file. */
+void ft_io_drain(void);
+void ft_io_forget(void); /* fork child */
+
 void ft_modules_scan(void);
 int ft_module_find(uintptr_t pc);
 uintptr_t ft_module_base(int m); /* load base of module m */

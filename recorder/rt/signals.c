@@ -33,7 +33,8 @@ static void quiesce_holder(ft_thread *self, int crash)
             return;
         ft_thread *h = &ft_threads[r];
         __atomic_store_n(&h->has_baton, 0, __ATOMIC_SEQ_CST);
-        if (!__atomic_load_n(&h->in_hook, __ATOMIC_SEQ_CST)) {
+        if (ft_fence_remote() == 0 &&
+            !__atomic_load_n(&h->in_hook, __ATOMIC_SEQ_CST)) {
             if (!crash)
                 ft_pending_flush(h);
             return;

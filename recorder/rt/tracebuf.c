@@ -1,7 +1,8 @@
 /* tracebuf.c - the trace writer of the runtime: one global EVENTS chunk
  * built in place (only the baton holder appends), the site table mapping
  * return addresses to dense ids, SITES chunks ahead of the events naming
- * them, and the END chunk.  No malloc: static buffers and mmap. */
+ * them, and the END chunk.  Full chunks go to the writer thread (tbio.c).
+ * No malloc: static buffers and mmap. */
 #define _GNU_SOURCE
 #include "rt_trace.h"
 
@@ -9,9 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#define EV_CAP (1u << 20)
-#define SITES_CAP (256u << 10)
 
 static struct {
     int fd;
@@ -25,9 +23,6 @@ static struct {
     int nsites_pending;
 } tb = {.fd = -1};
 
-static uint8_t ev_buf[EV_CAP];
-static uint8_t sites_buf[SITES_CAP];
-
 struct site_entry {
     uintptr_t pc;
     uint32_t id;
@@ -40,37 +35,48 @@ static struct {
     uint32_t n;
 } st;
 
+/* A chunk other than EVENTS/SITES: written at once, after the queued
+ * slots, so chunks reach the file in the order they were made. */
 void ft_tb_write_chunk(ft_chunk *c, unsigned kind)
 {
+    ft_io_drain();
     size_t len = ft_chunk_seal(c, kind, tb.seq++);
     if (tb.fd >= 0)
         ft_write_all(tb.fd, c->buf, len);
 }
 
-static void open_events(void)
+static void open_slot(void)
 {
-    ft_chunk_open(&tb.ev, ev_buf, sizeof ev_buf);
+    uint8_t *ev, *sites;
+    ft_io_buffers(&ev, &sites);
+    ft_chunk_open(&tb.sites, sites, FT_SITES_CAP);
+    ft_chunk_open(&tb.ev, ev, FT_EV_CAP);
     tb.ev.pos = ft_put_uint(tb.ev.pos, tb.nevents);
     tb.ev.pos = ft_put_uint(tb.ev.pos, (uint64_t)tb.cur_tid);
     tb.ev_first = tb.ev.pos;
     tb.addr_reg = 0;
 }
 
-static void flush_sites(void)
+/* Hands the slot (new sites, then events) to the writer and opens the
+ * next one. */
+static void rotate(void)
 {
-    if (tb.nsites_pending) {
-        ft_tb_write_chunk(&tb.sites, FT_CHUNK_SITES);
+    int has_sites = tb.nsites_pending != 0;
+    int has_ev = tb.ev.pos != tb.ev_first;
+    if (has_sites || has_ev) {
+        uint64_t sseq = has_sites ? tb.seq++ : 0;
+        uint64_t eseq = has_ev ? tb.seq++ : 0;
+        ft_io_submit(&tb.sites, sseq, has_sites, &tb.ev, eseq, has_ev);
         tb.nsites_pending = 0;
+        open_slot();
     }
-    ft_chunk_open(&tb.sites, sites_buf, sizeof sites_buf);
 }
 
+/* Everything recorded so far is in the file when this returns. */
 void ft_trace_flush(void)
 {
-    flush_sites();
-    if (tb.ev.pos != tb.ev_first)
-        ft_tb_write_chunk(&tb.ev, FT_CHUNK_EVENTS);
-    open_events();
+    rotate();
+    ft_io_drain();
 }
 
 static int site_table_init(unsigned bits)
@@ -99,7 +105,7 @@ static int site_table_init(unsigned bits)
     return 0;
 }
 
-int ft_trace_open(const char *path)
+int ft_trace_open(const char *path, int use_writer)
 {
     tb.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (tb.fd < 0)
@@ -108,15 +114,15 @@ int ft_trace_open(const char *path)
         return -1;
     ft_modules_scan();
     ft_header_write(ft_now_ns());
-    ft_chunk_open(&tb.sites, sites_buf, sizeof sites_buf);
-    open_events();
+    ft_io_init(tb.fd, use_writer);
+    open_slot();
     return 0;
 }
 
 static struct site_entry *site_new(struct site_entry *e, uintptr_t pc)
 {
     if (tb.sites.limit - tb.sites.pos < 32)
-        ft_trace_flush(); /* sites must precede the events naming them */
+        rotate(); /* sites must precede the events naming them */
     uintptr_t off;
     int mod = ft_module_lookup(pc, &off);
     e->pc = pc;
@@ -180,7 +186,7 @@ int ft_trace_cur_tid(void)
 static inline uint8_t *reserve(size_t n)
 {
     if (FT_UNLIKELY((size_t)(tb.ev.limit - tb.ev.pos) < n))
-        ft_trace_flush();
+        rotate();
     return tb.ev.pos;
 }
 
@@ -311,6 +317,7 @@ void ft_trace_signal(int signo)
 /* A fork child must not write into the parent's trace. */
 void ft_trace_forget(void)
 {
+    ft_io_forget();
     if (tb.fd >= 0)
         close(tb.fd);
     tb.fd = -1;

@@ -5,7 +5,8 @@
  * code), the watchdog takes the baton away (STEAL event) and lets another
  * thread run; the stolen thread queues for the baton at its next hook.  A
  * thread inside the runtime (in_hook) is never stolen from: the two sides
- * use a store-then-load handshake on has_baton and in_hook (seq_cst).
+ * use a store-then-load handshake on has_baton and in_hook (the fence
+ * of the hooks' side is done here, by membarrier: fence.c).
  * It also starts timed waits that expire while nobody holds the baton. */
 #define _GNU_SOURCE
 #include "rt.h"
@@ -15,7 +16,8 @@
 static int steal_locked(ft_thread *t)
 {
     __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&t->in_hook, __ATOMIC_SEQ_CST)) {
+    if (ft_fence_remote() < 0 ||
+        __atomic_load_n(&t->in_hook, __ATOMIC_SEQ_CST)) {
         __atomic_store_n(&t->has_baton, 1, __ATOMIC_SEQ_CST);
         return 0;
     }

@@ -1,0 +1,163 @@
+/* tbio.c - writes the trace's EVENTS chunks (each with the SITES chunk
+ * that must precede it) from a writer thread.  The recorded program runs
+ * one thread at a time (the baton), so on a machine with two cores the
+ * second core is otherwise idle: sealing a chunk (CRC-32C of 1 MiB) and
+ * copying it into the page cache (write(2)) took ~40% of the dense
+ * kernel's time when the baton holder did them itself.
+ *
+ * A ring of FT_IO_SLOTS slots, each an EVENTS buffer and a SITES buffer.
+ * The baton holder fills the slot `submitted % FT_IO_SLOTS`, hands it over
+ * (ft_io_submit) and moves on to the next one, waiting only when every
+ * slot is still queued.  The writer seals and writes slots in order.  Any
+ * other chunk (HEADER, MODULES, END) is written by its caller after
+ * ft_io_drain(), so the file keeps the order in which chunks were made.
+ * Without the writer thread (FORETELL_RT_WRITER=0, a failed thread
+ * creation, a fork child) the caller writes each slot itself. */
+#define _GNU_SOURCE
+#include "rt_trace.h"
+
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct job {
+    ft_chunk sites, ev;
+    uint64_t sites_seq, ev_seq;
+    int has_sites, has_ev;
+};
+
+static uint8_t ev_bufs[FT_IO_SLOTS][FT_EV_CAP];
+static uint8_t sites_bufs[FT_IO_SLOTS][FT_SITES_CAP];
+static struct job jobs[FT_IO_SLOTS];
+
+static int io_fd = -1;
+static int threaded;        /* the writer thread runs */
+/* Futex words.  submitted: slots handed over; written: slots the writer
+ * finished.  Both only grow (mod 2^32: compared by difference). */
+static uint32_t submitted, written;
+
+static void write_job(struct job *j)
+{
+    if (j->has_sites) {
+        size_t len = ft_chunk_seal(&j->sites, FT_CHUNK_SITES, j->sites_seq);
+        if (io_fd >= 0)
+            ft_write_all(io_fd, j->sites.buf, len);
+    }
+    if (j->has_ev) {
+        size_t len = ft_chunk_seal(&j->ev, FT_CHUNK_EVENTS, j->ev_seq);
+        if (io_fd >= 0)
+            ft_write_all(io_fd, j->ev.buf, len);
+    }
+}
+
+static void futex_wait32(uint32_t *w, uint32_t val)
+{
+    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake32(uint32_t *w)
+{
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits until `written` reaches at least want (mod 2^32).  Spins a little
+ * first: the writer finishes a slot in about a millisecond. */
+static void wait_written(uint32_t want)
+{
+    for (int i = 0;; i++) {
+        uint32_t w = __atomic_load_n(&written, __ATOMIC_ACQUIRE);
+        if ((int32_t)(w - want) >= 0)
+            return;
+        if (i < 200)
+            __builtin_ia32_pause();
+        else
+            futex_wait32(&written, w);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    /* Not a program thread: a permanent in_hook makes any wrapper this
+     * thread might reach pass through (as for the watchdog). */
+    static ft_thread self = {.in_hook = 1, .state = FT_T_EXITED};
+    ft_self = &self;
+    uint32_t done = 0;
+    for (;;) {
+        uint32_t s = __atomic_load_n(&submitted, __ATOMIC_ACQUIRE);
+        if (s == done) {
+            futex_wait32(&submitted, s);
+            continue;
+        }
+        write_job(&jobs[done % FT_IO_SLOTS]);
+        done++;
+        __atomic_store_n(&written, done, __ATOMIC_RELEASE);
+        futex_wake32(&written);
+    }
+    return NULL;
+}
+
+void ft_io_init(int fd, int use_thread)
+{
+    io_fd = fd;
+    if (!use_thread)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* program signals go to
+                                                 program threads */
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    threaded = __real_pthread_create(&th, &attr, writer_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void ft_io_buffers(uint8_t **ev, uint8_t **sites)
+{
+    unsigned k = submitted % FT_IO_SLOTS;
+    /* The slot is free once the writer is done with the slot that used it
+     * FT_IO_SLOTS submissions ago. */
+    if (threaded)
+        wait_written(submitted - FT_IO_SLOTS + 1);
+    *ev = ev_bufs[k];
+    *sites = sites_bufs[k];
+}
+
+void ft_io_submit(const ft_chunk *sites, uint64_t sites_seq, int has_sites,
+                  const ft_chunk *ev, uint64_t ev_seq, int has_ev)
+{
+    struct job *j = &jobs[submitted % FT_IO_SLOTS];
+    j->sites = *sites;
+    j->sites_seq = sites_seq;
+    j->has_sites = has_sites;
+    j->ev = *ev;
+    j->ev_seq = ev_seq;
+    j->has_ev = has_ev;
+    if (!threaded) {
+        write_job(j);
+        submitted++;
+        written = submitted;
+        return;
+    }
+    __atomic_store_n(&submitted, submitted + 1, __ATOMIC_RELEASE);
+    futex_wake32(&submitted);
+}
+
+void ft_io_drain(void)
+{
+    if (threaded)
+        wait_written(submitted);
+}
+
+/* Fork child: there is no writer thread here; the parent's descriptor is
+ * closed by the caller.  Nothing more is written. */
+void ft_io_forget(void)
+{
+    threaded = 0;
+    io_fd = -1;
+}
