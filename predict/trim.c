@@ -9,9 +9,12 @@
  * variable before a read of it; not for the violating reads themselves,
  * whose values the data argument leaves free, unless that would let a
  * region's thread run past its region on a changed read) and
- * synchronisation (any two operations on the same object).  Every kept read keeps the last write before it,
- * so it reads the same value; every kept lock, wait or barrier operation
- * keeps the operations on its object before it; so the kept steps, in
+ * synchronisation (any two operations on the same object, except that a
+ * mutex acquisition needs only the releases that leave the mutex free).
+ * Every kept read keeps the last write before it, so it reads the same
+ * value; every kept wait, barrier, semaphore or failed trylock keeps the
+ * operations on its object before it, every kept acquisition finds its
+ * mutex free; so the kept steps, in
  * witness order, are a feasible prefix that holds the violating accesses
  * in the same order
  * (tests/predict/test_predict_random.c checks both against the oracle). */
@@ -54,6 +57,12 @@ static int depends(const ft_ctm *c, uint32_t x, uint32_t y, int free_read)
         for (int j = 0; j < 2; j++) {
             if (!same_obj(ox[i], oy[j]) || ox[i] >= c->nvars)
                 continue;
+            /* A mutex acquisition needs the mutex free, not every earlier
+             * critical section: mutex_free() keeps the releases that
+             * make it so.  A failed trylock needs it held: all before. */
+            if (c->vars[ox[i]].kind == FT_VAR_MUTEX &&
+                c->op[y] != FT_OP_LOCK_FAIL)
+                continue;
             if (c->vars[ox[i]].kind != FT_VAR_MEMORY)
                 return 1; /* synchronisation: every order matters */
             /* Only what y reads: a kept read must keep its write.  A
@@ -77,13 +86,13 @@ static int in_regions(const ft_ctm *c, const ft_prop *p, uint32_t x)
     return 0;
 }
 
-/* The closure of the marked steps; free_reads: the violating reads inside
- * the regions keep no write (see depends). */
+/* The closure of the marked steps and of those already in keep;
+ * free_reads: the violating reads inside the regions keep no write (see
+ * depends). */
 static void closure(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                     uint8_t *keep, int free_reads)
 {
     uint32_t n = res->nsteps;
-    memset(keep, 0, n);
     for (uint32_t j = n; j-- > 0;) {
         if (res->steps[j].mark)
             keep[j] = 1;
@@ -98,6 +107,79 @@ static void closure(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                                                     res->steps[j].trans))))
                 keep[i] = 1;
     }
+}
+
+/* The mutex a step acquires (lock, or wait_post taking it back) or
+ * releases (unlock, wait_pre), FT_CTM_NONE for any other step. */
+static uint32_t mutex_of(const ft_ctm *c, uint32_t x, int *acquires)
+{
+    *acquires = c->op[x] == FT_OP_LOCK || c->op[x] == FT_OP_WAIT_POST;
+    uint32_t m = c->op[x] == FT_OP_LOCK || c->op[x] == FT_OP_UNLOCK
+                     ? c->obj[x]
+                 : c->op[x] == FT_OP_WAIT_PRE || c->op[x] == FT_OP_WAIT_POST
+                     ? c->obj2[x]
+                     : FT_CTM_NONE;
+    return m < c->nvars && c->vars[m].kind == FT_VAR_MUTEX ? m : FT_CTM_NONE;
+}
+
+/* Replays the kept mutex operations in witness order; where a kept
+ * acquisition finds the mutex held by another thread (whose release was
+ * dropped), keeps the release that ended that hold in the witness (the
+ * witness is feasible, so it comes before).  1 if it kept a step. */
+static int mutex_free(const ft_ctm *c, const ft_presult *res, uint8_t *keep)
+{
+    uint32_t n = res->nsteps, nv = c->nvars ? c->nvars : 1;
+    uint32_t *holder = malloc((size_t)nv * sizeof *holder);
+    uint32_t *depth = calloc(nv, sizeof *depth);
+    uint32_t *since = calloc(nv, sizeof *since); /* the hold's first step */
+    int grew = 0;
+    for (uint32_t v = 0; holder && v < nv; v++)
+        holder[v] = FT_CTM_NONE;
+    for (uint32_t j = 0; holder && depth && since && j < n; j++) {
+        int acq;
+        uint32_t x = res->steps[j].trans, m = mutex_of(c, x, &acq);
+        if (!keep[j] || m == FT_CTM_NONE)
+            continue;
+        uint32_t t = c->tid[x];
+        if (!acq) {
+            depth[m] = c->op[x] == FT_OP_WAIT_PRE || depth[m] <= 1
+                           ? 0 : depth[m] - 1;
+            if (!depth[m])
+                holder[m] = FT_CTM_NONE;
+            continue;
+        }
+        if (holder[m] != FT_CTM_NONE && holder[m] != t) {
+            uint32_t d = 1;
+            for (uint32_t i = since[m] + 1; i < j && d; i++) {
+                int a;
+                uint32_t y = res->steps[i].trans;
+                if (c->tid[y] != holder[m] || mutex_of(c, y, &a) != m)
+                    continue;
+                d = a ? d + 1 : c->op[y] == FT_OP_WAIT_PRE ? 0 : d - 1;
+                if (!d && !keep[i])
+                    keep[i] = 1, grew = 1;
+            }
+            depth[m] = 0;
+        }
+        if (!depth[m])
+            since[m] = j;
+        holder[m] = t;
+        depth[m] = c->op[x] == FT_OP_WAIT_POST ? 1 : depth[m] + 1;
+    }
+    free(holder);
+    free(depth);
+    free(since);
+    return grew;
+}
+
+/* The closure, with the releases every kept acquisition needs. */
+static void closure_free(const ft_ctm *c, const ft_prop *p,
+                         const ft_presult *res, uint8_t *keep, int free_reads)
+{
+    memset(keep, 0, res->nsteps);
+    do
+        closure(c, p, res, keep, free_reads);
+    while (mutex_free(c, res, keep));
 }
 
 /* A region's thread may run past the region only if its reads matched
@@ -141,8 +223,8 @@ int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res)
         free(strict);
         return -1;
     }
-    closure(c, p, res, strict, 0);
-    closure(c, p, res, keep, 1);
+    closure_free(c, p, res, strict, 0);
+    closure_free(c, p, res, keep, 1);
     if (!stays_in_regions(c, p, res, keep))
         memcpy(keep, strict, n);
     /* Which witness makes the program fail depends on the program: the
