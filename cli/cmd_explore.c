@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
-    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb or period (default pct)"},
+    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset or dpor (default pct)"},
     {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
     {"time", 't', "SECONDS", "stop after this wall time"},
     {"seed", 0, "X", "base seed: run i uses X+i (default 0)"},
@@ -29,6 +29,8 @@ static const ft_opt explore_opts[] = {
     {"vars", 'v', "V", "pctvb: variables per schedule (default 1)"},
     {"bound", 'b', "B", "icb/idb: largest preemption/delay bound (default 3)"},
     {"periods", 'P', "P", "period: largest number of periods (default 6)"},
+    {"ctx", 0, "K", "hapset: calls in a statement's context (default 5)"},
+    {"learn", 0, "N", "hapset: random runs to learn from first (default 0)"},
     {"run-timeout", 0, "SECONDS", "one run's time bound: a hang (default 10)"},
     {"quiet", 'q', NULL, "no progress line"},
     {NULL, 0, NULL, NULL},
@@ -37,7 +39,7 @@ static const ft_opt explore_opts[] = {
 enum {
     OPT_STRATEGY, OPT_BUDGET, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_ALL,
     OPT_OUTPUT, OPT_JSON, OPT_DEPTH, OPT_RADIUS, OPT_DEADLOCK, OPT_VARS,
-    OPT_BOUND, OPT_PERIODS, OPT_RUN_TIMEOUT, OPT_QUIET,
+    OPT_BOUND, OPT_PERIODS, OPT_CTX, OPT_LEARN, OPT_RUN_TIMEOUT, OPT_QUIET,
 };
 
 static const char usage_line[] =
@@ -144,7 +146,7 @@ int cmd_explore(int argc, char **argv)
         case OPT_STRATEGY:
             if (!fx_strategy_known(v)) {
                 fprintf(stderr, "foretell explore: --strategy: unknown strategy '%s' "
-                                "(random, pct, rpro, pctvb, icb, idb, period)\n", v);
+                                "(random, pct, rpro, pctvb, icb, idb, period, hapset, dpor)\n", v);
                 return FT_EXIT_BAD_INPUT;
             }
             o.strategy = v;
@@ -214,6 +216,15 @@ int cmd_explore(int argc, char **argv)
             }
             o.periods = (int)u;
             break;
+        case OPT_CTX:
+            if (ft_opt_uint(&p, "ctx", v, 64, &u) < 0)
+                return FT_EXIT_BAD_INPUT;
+            o.ctx_depth = (int)u;
+            break;
+        case OPT_LEARN:
+            if (ft_opt_uint(&p, "learn", v, UINT32_MAX, &o.learn_runs) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
         case OPT_RUN_TIMEOUT:
             if (ft_opt_seconds(&p, "run-timeout", v, &o.run_timeout_s) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -229,7 +240,8 @@ program:
         return FT_EXIT_BAD_INPUT;
     }
     if (o.budget == 0 && o.time_s <= 0 && strcmp(o.strategy, "icb") != 0 &&
-        strcmp(o.strategy, "idb") != 0 && strcmp(o.strategy, "period") != 0) {
+        strcmp(o.strategy, "idb") != 0 && strcmp(o.strategy, "period") != 0 &&
+        strcmp(o.strategy, "hapset") != 0 && strcmp(o.strategy, "dpor") != 0) {
         fprintf(stderr, "foretell explore: give --budget or --time (a seeded "
                         "strategy never runs out of schedules)\n");
         return FT_EXIT_BAD_INPUT;

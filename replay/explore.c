@@ -27,12 +27,13 @@ void fx_opts_default(fx_opts *o)
     o->jobs = 1;
     o->outdir = "foretell-explore";
     o->run_timeout_s = 10;
+    o->ctx_depth = 5;
 }
 
 static const fx_strategy *const strategies[] = {
     &fx_strategy_random, &fx_strategy_pct, &fx_strategy_rpro,
     &fx_strategy_pctvb, &fx_strategy_icb, &fx_strategy_idb,
-    &fx_strategy_period,
+    &fx_strategy_period, &fx_strategy_hapset, &fx_strategy_dpor,
 };
 #define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
 
@@ -250,7 +251,11 @@ static int explore_loop(driver *d, double t0, ft_error *err)
             busy[i] = 0;
             running--;
             progressed = 1;
-            d->s->done(d->st, slot[i].spec, slot[i].log);
+            if (d->s->done_trace)
+                d->s->done_trace(d->st, slot[i].spec, slot[i].log,
+                                 slot[i].trace, out.failure);
+            else
+                d->s->done(d->st, slot[i].spec, slot[i].log);
             if (d->s->parallel)
                 update_estimates(d, slot[i].trace);
             if (record_outcome(d, &slot[i], &out, err) < 0)

@@ -12,6 +12,8 @@
  *   icb     iterative preemption bounding             (stateful, driver)
  *   idb     iterative delay bounding                  (stateful, driver)
  *   period  Period: periods, slices, prefixes         (stateful, driver)
+ *   hapset  DPOR guided by HaPSets, learning          (stateful, driver)
+ *   dpor    the same DPOR without HaPSets (baseline)  (stateful, driver)
  * The in-process halves are recorder/rt/policy_explore.c and
  * policy_prefix.c; FORETELL_STRATEGY carries each run's plan.
  *
@@ -41,6 +43,8 @@ typedef struct fx_opts {
     int deadlock;           /* rpro: count lock acquisitions only */
     int bound;              /* icb/idb: largest bound (0: default 3) */
     int periods;            /* period: the period bound P (0: default 6) */
+    int ctx_depth;          /* hapset: calls in a statement's context (5) */
+    uint64_t learn_runs;    /* hapset: random learning runs first (0) */
     double run_timeout_s;   /* one run's wall-clock bound (a hang) */
     /* Called after every run (progress line), may be NULL. */
     void (*progress)(void *arg, uint64_t runs, int bugs, double seconds);
@@ -104,11 +108,17 @@ typedef struct fx_strategy {
     int (*next)(void *st, uint64_t i, char *spec, size_t len);
     void (*done)(void *st, const char *spec, const char *log_path);
     void (*fini)(void *st);
+    /* Optional, called instead of done(): also the run's trace (still in
+     * the work directory) and its failure (enum fr_failure), for
+     * strategies that learn from good runs (hapset). */
+    void (*done_trace)(void *st, const char *spec, const char *log_path,
+                       const char *trace_path, int failure);
 } fx_strategy;
 
 extern const fx_strategy fx_strategy_random, fx_strategy_pct,
     fx_strategy_rpro, fx_strategy_pctvb, fx_strategy_icb, fx_strategy_idb;
 extern const fx_strategy fx_strategy_period; /* strategy_period.c */
+extern const fx_strategy fx_strategy_hapset, fx_strategy_dpor; /* strategy_hapset.c */
 
 /* ---- strategy_bounded.c: the ICB/IDB enumeration, exposed for tests ---- */
 
