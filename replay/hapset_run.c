@@ -317,6 +317,27 @@ static uint32_t block_for(builder *b, const ft_event *e)
     return (uint32_t)b->latest;
 }
 
+static void blocked(builder *b, const ft_event *e)
+{
+    static const signed char op_of[] = {
+        [1] = FH_ACQ, [2] = FH_RACQ, [3] = FH_ACQ, [4] = -1, [5] = FH_W,
+        [6] = FH_W, [7] = FH_W, [8] = FH_HB,
+    };
+    static const unsigned char space_of[] = {
+        [1] = FH_SPACE_LOCK, [2] = FH_SPACE_LOCK, [3] = FH_SPACE_LOCK,
+        [5] = FH_SPACE_SYNC, [6] = FH_SPACE_SYNC, [7] = FH_SPACE_SYNC,
+        [8] = FH_SPACE_THREAD,
+    };
+    int tid = (int)e->value;
+    tstate *t = thread_state(b, tid);
+    if (!t || e->arg < 1 || e->arg > 8 || op_of[e->arg] < 0)
+        return;
+    uint32_t blk = fh_run_block(b->r, tid, -1);
+    uint32_t ev = fh_run_event(b->r, stmt_of(b, e->site), ctx_of(b, t));
+    fh_run_access(b->r, blk, ev, FH_OBJ(space_of[e->arg], e->addr), op_of[e->arg]);
+    b->latest = -1;
+}
+
 static void add_event(builder *b, const ft_event *e)
 {
     tstate *t = thread_state(b, (int)e->tid);
@@ -414,6 +435,11 @@ static void add_event(builder *b, const ft_event *e)
     case FT_EV_FREE:
         p = slot(b, e->addr | (1ull << 63), 0);
         words(b, blk, EV(), e->addr, p ? *p : 1, FH_W);
+        break;
+    case FT_EV_BLOCKED:
+        /* A deadlock: what each blocked thread waits for is its pending
+         * transition, never executed; a block of its own at the end. */
+        blocked(b, e);
         break;
     default: /* switches, sleeps, yields, fences, the runtime's reports */
         break;
