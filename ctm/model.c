@@ -94,27 +94,32 @@ int ft_ctm_hb_prepare(ft_ctm *c)
     free(c->hb_count);
     free(c->hb_pos);
     c->hb_vc = NULL;
+    c->hb_pos = NULL;
     c->hb_rows = 0;
     c->hb_first = calloc(n + 1, sizeof *c->hb_first);
     c->hb_count = calloc(n + 1, sizeof *c->hb_count);
+    if (!c->hb_first || !c->hb_count)
+        return -1;
+    /* rows of thread t: its start row, then one per join, in order (the
+     * joins counted in trace order, hb_count borrowed for it) */
     uint32_t rows = n;
     for (uint32_t x = 0; x < c->ntrans; x++)
-        rows += c->op[x] == FT_OP_JOIN;
+        if (c->op[x] == FT_OP_JOIN) {
+            rows++;
+            c->hb_count[c->tid[x]]++;
+        }
     c->hb_pos = calloc(rows + 1, sizeof *c->hb_pos);
     uint32_t *cur = calloc((size_t)n * n + 1, sizeof *cur);
     c->hb_vc = calloc((size_t)rows * n + 1, sizeof *c->hb_vc);
-    if (!c->hb_first || !c->hb_count || !c->hb_pos || !cur || !c->hb_vc) {
+    if (!c->hb_pos || !cur || !c->hb_vc) {
         free(cur);
         return -1;
     }
-    /* rows of thread t: its start row, then one per join, in order */
     uint32_t r = 0;
     for (uint32_t t = 0; t < n; t++) {
         c->hb_first[t] = r;
+        r += 1 + c->hb_count[t];
         c->hb_count[t] = 1;
-        r += 1;
-        for (uint32_t p = 0; p < c->len[t]; p++)
-            r += c->op[ft_ctm_at(c, t, p)] == FT_OP_JOIN;
     }
     c->hb_rows = rows;
     for (uint32_t x = 0; x < c->ntrans; x++) {

@@ -136,9 +136,13 @@ static void held_release(struct held *h, uint32_t lock, int all)
         }
 }
 
+/* In trace order, with each thread's held locks kept apart: a thread's
+ * transitions come in its program order, and the transition arrays are
+ * read sequentially instead of gathered thread by thread. */
 int ft_reduce_locksets(ft_reduced *r)
 {
     const ft_ctm *c = r->ctm;
+    uint32_t nt = c->nthreads;
     r->ls_cap = 64;
     r->pool_cap = 256;
     r->nls = 1; /* 0: the empty set */
@@ -146,52 +150,55 @@ int ft_reduce_locksets(ft_reduced *r)
     r->ls_len = calloc(r->ls_cap, sizeof *r->ls_len);
     r->ls_pool = malloc(r->pool_cap * sizeof *r->ls_pool);
     r->held_after = malloc(sizeof *r->held_after * (c->ntrans + 1));
-    if (!r->ls_first || !r->ls_len || !r->ls_pool || !r->held_after ||
-        ls_rehash(r))
-        return -1;
-    struct held h = {0};
+    struct held *h = calloc(nt + 1, sizeof *h);
+    uint32_t *cur = calloc(nt + 1, sizeof *cur); /* each thread's set */
     int rc = 0;
-    for (uint32_t t = 0; t < c->nthreads && !rc; t++) {
-        h.n = 0;
-        uint32_t cur = 0;
-        for (uint32_t p = 0; p < c->len[t]; p++) {
-            uint32_t x = ft_ctm_at(c, t, p);
-            int changed = 1;
-            switch (c->op[x]) {
-            case FT_OP_LOCK:
-            case FT_OP_WRLOCK:
-                rc = held_add(&h, ENTRY(c->obj[x], 0));
-                break;
-            case FT_OP_RDLOCK:
-                rc = held_add(&h, ENTRY(c->obj[x], 1));
-                break;
-            case FT_OP_UNLOCK:
-            case FT_OP_RWUNLOCK:
-                held_release(&h, c->obj[x], 0);
-                break;
-            case FT_OP_WAIT_PRE:
-                held_release(&h, c->obj2[x], 1);
-                break;
-            case FT_OP_WAIT_POST:
-                rc = held_add(&h, ENTRY(c->obj2[x], 0));
-                break;
-            default:
-                changed = 0;
-            }
-            if (rc)
-                break;
-            if (changed) {
-                cur = ls_intern(r, h.entry, h.n);
-                if (cur == UINT32_MAX) {
-                    rc = -1;
-                    break;
-                }
-            }
-            r->held_after[x] = cur;
-        }
+    if (!r->ls_first || !r->ls_len || !r->ls_pool || !r->held_after || !h ||
+        !cur || ls_rehash(r)) {
+        rc = -1;
+        goto out;
     }
-    free(h.entry);
-    free(h.count);
+    ft_prefault(r->held_after, sizeof *r->held_after, 0, c->ntrans);
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        uint32_t t = c->tid[x];
+        switch (c->op[x]) {
+        case FT_OP_LOCK:
+        case FT_OP_WRLOCK:
+            rc = held_add(&h[t], ENTRY(c->obj[x], 0));
+            break;
+        case FT_OP_RDLOCK:
+            rc = held_add(&h[t], ENTRY(c->obj[x], 1));
+            break;
+        case FT_OP_UNLOCK:
+        case FT_OP_RWUNLOCK:
+            held_release(&h[t], c->obj[x], 0);
+            break;
+        case FT_OP_WAIT_PRE:
+            held_release(&h[t], c->obj2[x], 1);
+            break;
+        case FT_OP_WAIT_POST:
+            rc = held_add(&h[t], ENTRY(c->obj2[x], 0));
+            break;
+        default:
+            r->held_after[x] = cur[t];
+            continue;
+        }
+        if (rc)
+            break;
+        cur[t] = ls_intern(r, h[t].entry, h[t].n);
+        if (cur[t] == UINT32_MAX) {
+            rc = -1;
+            break;
+        }
+        r->held_after[x] = cur[t];
+    }
+out:
+    for (uint32_t t = 0; h && t < nt; t++) {
+        free(h[t].entry);
+        free(h[t].count);
+    }
+    free(h);
+    free(cur);
     return rc;
 }
 

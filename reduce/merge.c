@@ -33,48 +33,76 @@ void ft_reduced_free(ft_reduced *r)
     free(r);
 }
 
+/* Two passes in trace order (sequential reads of the transition arrays,
+ * where walking thread by thread would gather through by_thread): the
+ * first counts each thread's shared transitions, which fixes the block
+ * numbering, and notes which transitions are shared in block_of; the
+ * second cuts the blocks. */
 int ft_reduce_merge(ft_reduced *r)
 {
     const ft_ctm *c = r->ctm;
     uint32_t n = c->ntrans, nt = c->nthreads;
     r->bfirst = malloc(sizeof *r->bfirst * (nt + 1));
     r->bcount = calloc(nt + 1, sizeof *r->bcount);
-    r->bstart = malloc(sizeof *r->bstart * (n + 1));
-    r->bend = malloc(sizeof *r->bend * (n + 1));
-    r->bkey = malloc(sizeof *r->bkey * (n + 1));
     r->block_of = malloc(sizeof *r->block_of * (n + 1));
-    if (!r->bfirst || !r->bcount || !r->bstart || !r->bend || !r->bkey ||
-        !r->block_of)
+    uint32_t *next = calloc(nt + 1, sizeof *next);  /* block within thread */
+    uint32_t *start = calloc(nt + 1, sizeof *start); /* its first position */
+    if (!r->bfirst || !r->bcount || !r->block_of || !next || !start) {
+        free(next);
+        free(start);
         return -1;
+    }
+    ft_prefault(r->block_of, sizeof *r->block_of, 0, n);
+    for (uint32_t x = 0; x < n; x++) {
+        uint32_t shared = (uint32_t)ft_ctm_is_shared(c, x);
+        r->block_of[x] = shared;
+        next[c->tid[x]] += shared;
+    }
     uint32_t nb = 0;
     for (uint32_t t = 0; t < nt; t++) {
+        /* a block ends at each shared transition; trailing local ones
+         * join the last block, or make the only one */
         r->bfirst[t] = nb;
-        uint32_t start = 0;
-        for (uint32_t p = 0; p < c->len[t]; p++) {
-            uint32_t x = ft_ctm_at(c, t, p);
-            if (!ft_ctm_is_shared(c, x))
-                continue;
-            r->bstart[nb] = start;
-            r->bend[nb] = p;
-            r->bkey[nb] = x;
-            nb++;
-            start = p + 1;
-        }
-        if (start < c->len[t]) {
-            if (nb > r->bfirst[t]) {
-                r->bend[nb - 1] = c->len[t] - 1;
-            } else {
-                r->bstart[nb] = start;
-                r->bend[nb] = c->len[t] - 1;
-                r->bkey[nb] = FT_CTM_NONE;
-                nb++;
-            }
-        }
-        r->bcount[t] = nb - r->bfirst[t];
-        for (uint32_t b = r->bfirst[t]; b < nb; b++)
-            for (uint32_t p = r->bstart[b]; p <= r->bend[b]; p++)
-                r->block_of[ft_ctm_at(c, t, p)] = b;
+        r->bcount[t] = next[t] ? next[t] : c->len[t] ? 1 : 0;
+        nb += r->bcount[t];
+        next[t] = 0;
     }
+    r->bstart = malloc(sizeof *r->bstart * (nb + 1));
+    r->bend = malloc(sizeof *r->bend * (nb + 1));
+    r->bkey = malloc(sizeof *r->bkey * (nb + 1));
+    if (!r->bstart || !r->bend || !r->bkey) {
+        free(next);
+        free(start);
+        return -1;
+    }
+    ft_prefault(r->bstart, sizeof *r->bstart, 0, nb);
+    ft_prefault(r->bend, sizeof *r->bend, 0, nb);
+    ft_prefault(r->bkey, sizeof *r->bkey, 0, nb);
+    for (uint32_t x = 0; x < n; x++) {
+        uint32_t t = c->tid[x], k = next[t];
+        uint32_t b = r->bfirst[t] + (k < r->bcount[t] ? k : r->bcount[t] - 1);
+        if (r->block_of[x]) { /* shared: ends block b */
+            uint32_t p = c->pos[x];
+            r->bstart[b] = start[t];
+            r->bend[b] = p;
+            r->bkey[b] = x;
+            next[t] = k + 1;
+            start[t] = p + 1;
+        }
+        r->block_of[x] = b;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        if (!c->len[t])
+            continue;
+        uint32_t last = r->bfirst[t] + r->bcount[t] - 1;
+        if (!next[t]) {
+            r->bstart[last] = 0;
+            r->bkey[last] = FT_CTM_NONE;
+        }
+        r->bend[last] = c->len[t] - 1;
+    }
+    free(next);
+    free(start);
     r->nblocks = nb;
     r->stats.trans_before_merge = n;
     r->stats.trans_after_merge = nb;
