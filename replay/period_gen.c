@@ -262,7 +262,7 @@ typedef struct run {
     uint64_t len;
 } run;
 
-/* s as runs of key points of one thread, the neglected workers of sl
+/* s as runs of key points of one thread, the neglected threads of sl
  * last (in thread order, as the paper writes them). */
 static int runs_of(const fx_pschedule *s, const fx_pslice *sl, run *r)
 {

@@ -1,13 +1,13 @@
 /* strategy_period.c - Period (Wen et al., ICSE'22) as a driver strategy:
  * algorithm 1 of the paper.  Jobs pair a dynamic key-point slice with a
- * schedule prefix; the first is the slice of one key point per worker with
- * the empty prefix.  For p = 1..P, every job in turn (jobs created during
+ * schedule prefix; the first is the slice of one key point per thread with
+ * the empty prefix (threads are tids, main included).  For p = 1..P, every job in turn (jobs created during
  * round p join it) gets all its p-period schedules (period_gen.c), one
  * run each (recorder/rt/policy_period.c); a job is done when p exceeds its
  * key points (or its prefix can never be met).  After each run the
  * feedback analyser reads the slice the run activated (its
  * FORETELL_EXPLORE_LOG) and, if the generating job's slice does not
- * support it (more key points in some worker), makes it a job whose
+ * support it (more key points in some thread), makes it a job whose
  * prefix leads to it: the schedule's periods before its first key point
  * that differs from the previous schedule's, then that key point's
  * thread.  A slice that already has a job widens that job's prefix to the
@@ -29,6 +29,7 @@ typedef struct pjob {
 
 struct fx_period {
     int max_p, p;
+    int with_main;                  /* else main's key points count 0 */
     pjob *jobs;
     size_t njobs, cap;
     size_t turn;                    /* the job whose schedules run now */
@@ -66,19 +67,20 @@ static int add_job(fx_period *x, const fx_pslice *s, const fx_pprefix *pfx)
     return 0;
 }
 
-fx_period *fx_period_new(int nworkers, int max_p)
+fx_period *fx_period_new(int nthreads, int max_p, int with_main)
 {
     fx_period *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
     x->max_p = max_p < 1 ? 1 : max_p > FX_PERIOD_MAX ? FX_PERIOD_MAX : max_p;
     x->p = 1;
-    if (nworkers > 0) { /* one key point per worker, the empty prefix */
+    x->with_main = with_main;
+    if (nthreads > 0) { /* one key point per thread, the empty prefix */
         fx_pslice s;
         memset(&s, 0, sizeof s);
-        s.n = nworkers < FX_PERIOD_THREADS ? nworkers : FX_PERIOD_THREADS;
+        s.n = nthreads < FX_PERIOD_THREADS ? nthreads : FX_PERIOD_THREADS;
         for (int t = 0; t < s.n; t++)
-            s.k[t] = 1;
+            s.k[t] = t > 0 || with_main;
         if (add_job(x, &s, NULL) < 0) {
             free(x);
             return NULL;
@@ -148,11 +150,18 @@ static int same_slice(const fx_pslice *a, const fx_pslice *b)
     return 1;
 }
 
-void fx_period_feed(fx_period *x, const fx_pslice *seen)
+void fx_period_feed(fx_period *x, const fx_pslice *run)
 {
     if (!x->have_last)
         return;
     x->have_last = 0;
+    fx_pslice copy, *seen = NULL;
+    if (run) {
+        copy = *run;
+        if (!x->with_main && copy.n > 0)
+            copy.k[0] = 0;
+        seen = &copy;
+    }
     if (seen && !supports(&x->jobs[x->last_job].s, seen)) {
         fx_pprefix pfx;
         fx_pprefix_of(&x->last, &x->last_s, x->have_prev ? &x->prev : NULL,
@@ -192,7 +201,7 @@ int fx_period_spec(const fx_pschedule *s, char *buf, size_t len)
     size_t n = (size_t)snprintf(buf, len, "period:p=");
     for (int i = 0; i < s->np && n < len; i++)
         n += (size_t)snprintf(buf + n, len - n, "%s%d.%" PRIu64, i ? "," : "",
-                              s->thr[i] + 1, s->cnt[i]);
+                              s->thr[i], s->cnt[i]);
     return n < len ? 0 : -1;
 }
 
@@ -202,9 +211,9 @@ int fx_period_read_log(const char *path, fx_pslice *out)
     if (!f)
         return -1;
     unsigned char head[16];
-    uint64_t kp[1 + FX_PERIOD_THREADS];
+    uint64_t kp[FX_PERIOD_THREADS];
     size_t got = fread(head, 1, sizeof head, f) == sizeof head
-                     ? fread(kp, sizeof kp[0], 1 + FX_PERIOD_THREADS, f)
+                     ? fread(kp, sizeof kp[0], FX_PERIOD_THREADS, f)
                      : 0;
     fclose(f);
     if (got == 0 || memcmp(head, "FTPERIOD", 8) != 0)
@@ -212,14 +221,9 @@ int fx_period_read_log(const char *path, fx_pslice *out)
     uint32_t nthreads = (uint32_t)head[8] | (uint32_t)head[9] << 8 |
                         (uint32_t)head[10] << 16 | (uint32_t)head[11] << 24;
     memset(out, 0, sizeof *out);
-    /* kp[0] is main's: not a worker. */
-    out->n = nthreads > 1 ? (int)nthreads - 1 : 0;
-    if (out->n > FX_PERIOD_THREADS)
-        out->n = FX_PERIOD_THREADS;
-    if ((size_t)out->n + 1 > got)
-        out->n = got > 0 ? (int)got - 1 : 0;
+    out->n = nthreads < got ? (int)nthreads : (int)got;
     for (int t = 0; t < out->n; t++)
-        out->k[t] = kp[t + 1];
+        out->k[t] = kp[t];
     return 0;
 }
 
@@ -227,8 +231,10 @@ int fx_period_read_log(const char *path, fx_pslice *out)
 
 static void *init_period(const fx_opts *o, const fx_calib *c)
 {
-    int workers = c->threads > 1 ? (int)c->threads - 1 : 0;
-    return fx_period_new(workers, o->periods ? o->periods : 6);
+    /* The paper's slices are of worker threads; with one worker there is
+     * nothing to interleave but main. */
+    return fx_period_new((int)c->threads, o->periods ? o->periods : 6,
+                         c->threads < 3);
 }
 
 static int period_next(void *st, uint64_t i, char *spec, size_t len)

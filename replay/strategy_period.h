@@ -1,12 +1,14 @@
 /* strategy_period.h - Period (Wen et al., ICSE'22, paper 003): the schedule
  * generator, schedule prefixes and the job list of the feedback analyser,
  * exposed for the tests; the driver strategy is fx_strategy_period
- * (explore.h).  Threads here are worker indexes: worker w is the paper's
- * t_w and the runtime's tid w+1 (tid 0, main, is not a worker).
+ * (explore.h).  Thread t here is the runtime's tid t: main is t0, the
+ * threads it creates t1, t2, ... in creation order.  The paper's slices
+ * list the worker threads only: main's count stays 0 (never chosen, free
+ * in the last period) unless the program has fewer than two workers.
  *
- * A schedule is a series of periods, each one worker's and a number of its
- * key points; the workers of a dynamic key-point slice that it does not
- * name (the neglected ones) run in its last period.  docs/explore.md. */
+ * A schedule is a series of periods, each one thread's and a number of its
+ * key points; the threads of a dynamic key-point slice that it does not
+ * name (the neglected ones) run in its last period. */
 #ifndef FORETELL_STRATEGY_PERIOD_H
 #define FORETELL_STRATEGY_PERIOD_H
 
@@ -14,9 +16,9 @@
 #include <stdint.h>
 
 #define FX_PERIOD_MAX 32     /* periods in a schedule: --periods at most */
-#define FX_PERIOD_THREADS 64 /* workers a slice tracks (later ones run free) */
+#define FX_PERIOD_THREADS 64 /* threads a slice tracks (later ones run free) */
 
-/* A dynamic key-point slice: key points per worker. */
+/* A dynamic key-point slice: key points per thread. */
 typedef struct fx_pslice {
     int n;
     uint64_t k[FX_PERIOD_THREADS];
@@ -38,7 +40,7 @@ typedef struct fx_pprefix {
 } fx_pprefix;
 
 /* The generator of the p-period schedules of a slice satisfying a prefix,
- * in the paper's order: thread combinations of 1..min(p, n) workers in
+ * in the paper's order: thread combinations of 1..min(p, n) threads in
  * quasi-lexicographic order (by size, then lexicographically), for each
  * the serialised patterns in lexicographic order (adjacent periods of
  * different threads, every chosen thread present, no more periods of a
@@ -68,7 +70,7 @@ int fx_pgen_next(fx_pgen *g, fx_pschedule *out);
 int fx_pprefix_match(const fx_pprefix *pfx, const fx_pschedule *s);
 /* The prefix the feedback analyser gives the slice cur's run found: cur's
  * periods before the one holding the first key point where cur differs
- * from prev (both expanded with their slices' neglected workers in their
+ * from prev (both expanded with their slices' neglected threads in their
  * last periods), literally, then that key point's thread as a pattern.
  * prev NULL: the empty schedule. */
 void fx_pprefix_of(const fx_pschedule *cur, const fx_pslice *cur_s,
@@ -83,8 +85,9 @@ void fx_pprefix_str(const fx_pprefix *pfx, char *buf, size_t len);
 
 /* ---- the exploration (strategy_period.c) ---- */
 typedef struct fx_period fx_period;
-/* nworkers: the calibration's threads less main; max_p: the bound P. */
-fx_period *fx_period_new(int nworkers, int max_p);
+/* nthreads: the calibration run's, main included; max_p: the bound P;
+ * with_main: main is a thread of the slices. */
+fx_period *fx_period_new(int nthreads, int max_p, int with_main);
 void fx_period_free(fx_period *x);
 /* The next schedule (algorithm 1): 0 when every job is done or P passed.
  * *p gets its period count. */

@@ -1,7 +1,7 @@
 /* policy_period.c - the in-process half of Period (Wen et al., ICSE'22;
  * the driver is replay/strategy_period.c): FORETELL_STRATEGY=
  * "period:p=T.C,T.C,...,T.C" runs the program as a series of periods.
- * Period i belongs to worker thread T (tid >= 1), which runs C key points
+ * Period i belongs to thread T (a tid: main is 0), which runs C key points
  * in it; key point j of a thread belongs to the first of its periods whose
  * running total reaches j, and the key points beyond its total to its last
  * period.  Threads the list never names (the paper's neglected threads,
@@ -9,8 +9,11 @@
  * free one.  A key point runs only once the period it belongs to has come
  * (a late one, whose thread was blocked in its own period, runs in any
  * later period); a period ends when no thread with a key point of it (or
- * late) can run: its quota is done, it blocked, exited, yielded or was
- * never created.
+ * late) can run: its quota is done, it blocked, exited or yielded.  While
+ * its owner is not created yet, the lowest enabled tid runs ahead (main,
+ * or the thread that created the last ones: threads are numbered in
+ * creation order) until it is; a period whose owner is never created
+ * ends when nothing else can run.
  *
  * The paper runs the threads of one period in parallel under
  * SCHED_DEADLINE; our runtime serialises every thread (one baton), so:
@@ -18,11 +21,7 @@
  *    point belongs to the period (the owner first after a period change);
  *  - the last period is free: no preemption there, the running thread
  *    continues until it blocks, yields or exits, then the owner of the
- *    last period, then round-robin;
- *  - main (tid 0) is not a worker (the paper's slices list worker threads
- *    only): it runs in every period, at the lowest priority, whenever no
- *    worker of the current period can, so it creates the workers a period
- *    waits for and joins them without a period of its own.
+ *    last period, then round-robin.
  * Key points are the runtime's (accesses, synchronisation, libc calls)
  * except function entry and exit, which touch no shared state.
  *
@@ -52,7 +51,7 @@ typedef struct pd_log {
 
 static struct {
     int np;                          /* periods */
-    int owner[PD_MAX_PERIODS];       /* their worker tids */
+    int owner[PD_MAX_PERIODS];       /* their threads (tids) */
     uint64_t upto[PD_MAX_PERIODS];   /* owner's running total through it */
     int cur;                         /* current period, from 0 */
     int changed;                     /* cur just moved: owner first */
@@ -76,8 +75,8 @@ static int period_of(int t, uint64_t j)
     return last >= 0 ? last : pd.np - 1;
 }
 
-/* May worker t run now: does its next key point belong to a period that
- * has come? */
+/* May t run now: does its next key point belong to a period that has
+ * come? */
 static int eligible(int t)
 {
     return period_of(t, pd.kp[t] + !pd.pending[t]) <= pd.cur;
@@ -114,7 +113,7 @@ static int choose(const unsigned char *en, int cur, int yielder)
             return t >= 0 ? t : yielder;
         }
         int owner = pd.owner[pd.cur];
-        int ok_cur = cur > 0 && en[cur] && cur != yielder && eligible(cur);
+        int ok_cur = cur >= 0 && en[cur] && cur != yielder && eligible(cur);
         int ok_owner = owner < ft_rt.nthreads && en[owner] && owner != yielder &&
                        eligible(owner);
         if (ok_owner && (pd.changed || !ok_cur)) {
@@ -123,11 +122,13 @@ static int choose(const unsigned char *en, int cur, int yielder)
         }
         if (ok_cur)
             return cur;
-        for (int t = 1; t < ft_rt.nthreads; t++) /* late key points */
+        for (int t = 0; t < ft_rt.nthreads; t++) /* late key points */
             if (en[t] && t != yielder && eligible(t))
                 return t;
-        if (en[0] && yielder != 0)
-            return 0;
+        if (owner >= ft_rt.nthreads) /* not created yet: run ahead */
+            for (int t = 0; t < ft_rt.nthreads; t++)
+                if (en[t] && t != yielder)
+                    return t;
         pd.cur++; /* nothing of this period can run: it is over */
         pd.changed = 1;
     }
@@ -229,7 +230,7 @@ static int open_log(const char *path)
     return 0;
 }
 
-/* "period:p=T.C,T.C,..." (T >= 1, C >= 1, at most 64 periods). */
+/* "period:p=T.C,T.C,..." (T >= 0, C >= 1, at most 64 periods). */
 int ft_period_select(const char *spec)
 {
     const char *p = spec + strlen("period");
@@ -243,7 +244,7 @@ int ft_period_select(const char *spec)
     while (*p) {
         char *e;
         long t = strtol(p, &e, 10);
-        if (e == p || *e != '.' || t < 1 || t >= FT_MAX_THREADS ||
+        if (e == p || *e != '.' || t < 0 || t >= FT_MAX_THREADS ||
             pd.np == PD_MAX_PERIODS || (pd.np && pd.owner[pd.np - 1] == t))
             goto bad;
         p = e + 1;
@@ -267,7 +268,7 @@ int ft_period_select(const char *spec)
     return 0;
 bad:
     fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: bad period list near '%s' "
-            "(expected T.C pairs, T >= 1 not twice in a row, C >= 1, at most %d)\n",
+            "(expected T.C pairs, T >= 0 not twice in a row, C >= 1, at most %d)\n",
             spec, p, PD_MAX_PERIODS);
     return -1;
 }

@@ -96,7 +96,7 @@ esac
 rc=$?
 [ $rc -eq 2 ] || fail "--periods 0: exit $rc, expected 2"
 grep -q periods "$work/err" || fail "--periods 0: no message"
-for spec in "period" "period:p=" "period:p=0.1" "period:p=1.1,1.2" "period:p=1.0" \
+for spec in "period" "period:p=" "period:p=-1.1" "period:p=1.1,1.2" "period:p=1.0" \
             "period:p=1.2,x"; do
     FORETELL_TRACE=$work/bad.ftrace FORETELL_STRATEGY=$spec "$prog" \
         >/dev/null 2>"$work/err"

@@ -1,7 +1,7 @@
 /* test_explore_period.c - Period's schedule generation (replay/
  * period_gen.c, strategy_period.c) on models:
  *  - the generator against a brute-force oracle: every sequence of p
- *    (thread, count) periods over the slice's workers, kept iff it obeys
+ *    (thread, count) periods over the slice's threads, kept iff it obeys
  *    the parallel scheduler's rules (adjacent periods of different
  *    threads, a key point at least per period, every named thread's key
  *    points exactly) and the prefix, sorted in the paper's order
@@ -245,7 +245,7 @@ static void test_prefixes(void **state)
     fx_pschedule h = sched(3, (int[]){0, 1, 0}, (uint64_t[]){2, 2, 2});
     fx_pprefix_of(&g, &s, &h, &s, &out);
     expect_prefix(&out, "{t0x2}[t1]");
-    /* In the last period, among the neglected workers (t2 before t3). */
+    /* In the last period, among the neglected threads (t2 before t3). */
     uint64_t k4[] = {2, 2, 1, 1};
     fx_pslice s4 = slice(4, k4);
     fx_pschedule i1 = sched(2, (int[]){0, 1}, (uint64_t[]){2, 2});
@@ -290,7 +290,7 @@ static fx_pslice model_run(const fx_pschedule *s)
 static void test_algorithm1(void **state)
 {
     (void)state;
-    fx_period *x = fx_period_new(2, 5);
+    fx_period *x = fx_period_new(2, 5, 1);
     assert_non_null(x);
     fx_pschedule s;
     int p, lastp = 0, runs = 0;
@@ -327,7 +327,7 @@ static void test_algorithm1(void **state)
 
     /* Every schedule meets its job's prefix, and a job's p-period
      * schedules are the generator's: count them against the oracle. */
-    x = fx_period_new(2, 4);
+    x = fx_period_new(2, 4, 1);
     static fx_pschedule want[MAXO];
     size_t expect = 0, got = 0;
     while (fx_period_next(x, &s, &p)) {
@@ -367,7 +367,7 @@ static void test_spec(void **state)
     fx_pschedule s = sched(3, (int[]){0, 1, 0}, (uint64_t[]){4, 8, 3});
     char buf[64];
     assert_int_equal(fx_period_spec(&s, buf, sizeof buf), 0);
-    assert_string_equal(buf, "period:p=1.4,2.8,1.3");
+    assert_string_equal(buf, "period:p=0.4,1.8,0.3");
     assert_int_equal(fx_period_spec(&s, buf, 12), -1);
 }
 
