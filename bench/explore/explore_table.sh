@@ -3,15 +3,15 @@
 # program of data/examples.tsv and every strategy: schedules to the first
 # bug (mean over the seeds that found it), success rate over SEEDS seeds
 # within BUDGET schedules, and schedules per second (all runs of the row).
-# Defaults: 20 seeds, budget 10000, "random pct rpro pctvb icb idb hapset".
-# icb, idb, hapset and dpor are deterministic: one seed.  Rows print as
+# Defaults: 20 seeds, budget 10000, "random pct rpro pctvb icb idb hapset
+# period".  icb, idb, hapset, dpor and period are deterministic: one seed.  Rows print as
 # they finish (a full table can take long: reduce SEEDS/BUDGET).  rpro gets --deadlock on
 # deadlock rows.  Not a test: prints numbers, asserts nothing.
 set -eu
 build=${1:-build}
 seeds=${2:-20}
 budget=${3:-10000}
-strategies=${4:-"random pct rpro pctvb icb idb hapset"}
+strategies=${4:-"random pct rpro pctvb icb idb hapset period"}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../../data
 inst=$build/data/inst
@@ -29,7 +29,7 @@ grep -v '^#' "$data/examples.tsv" | while IFS='	' read -r name src lang kind fai
         extra=
         [ "$s" = rpro ] && [ "$kind" = deadlock ] && extra=--deadlock
         n=$seeds
-        case $s in icb|idb|hapset|dpor) n=1 ;; esac
+        case $s in icb|idb|hapset|dpor|period) n=1 ;; esac
         found=0 total=0 runs=0 secs=0
         i=1
         while [ "$i" -le "$n" ]; do
