@@ -4,7 +4,8 @@
 # bugs the paper reports (null dereference, use after free, double free)
 # with --all, each saved FORETELL_STRATEGY reproduces its failure and each
 # saved schedule replays to it (`foretell replay --schedule`); on a
-# correct program a small period bound is exhausted without a bug; bad
+# correct program a small period bound is exhausted without a bug, and
+# correct programs that block on semaphores and barriers show none; bad
 # --periods and malformed period specs are refused.  Env: FT_BIN, FT_INST,
 # FT_WORK.
 set -u
@@ -89,6 +90,19 @@ case $json in
 *'"bug_found":false'*'"exhausted":true'*) echo "ok: correct_locked: bound 2 exhausted, no bug" ;;
 *) fail "explore correct_locked --periods 2: $json" ;;
 esac
+
+# Blocking (semaphores, barriers, condition variables) under periods: no
+# false deadlock or hang on correct programs.
+for p in prodcons_sem barrier_phases correct_atomics; do
+    json=$("$bin/foretell" explore -q --json --strategy period --budget 30 \
+           --run-timeout 5 -o "$work/none" -- "$inst/$p")
+    rc=$?
+    case $json in
+    *'"bug_found":false'*) [ $rc -eq 0 ] || fail "explore $p: exit $rc" ;;
+    *) fail "explore $p (correct): $json" ;;
+    esac
+done
+echo "ok: no bug in correct programs"
 
 # Bad input.
 "$bin/foretell" explore -q --strategy period --periods 0 -- "$prog" \
