@@ -4,7 +4,7 @@
  * A read records *addr now (we hold the baton, so it is the value the
  * access returns); a write becomes the thread's pending write, recorded
  * with its value at the thread's next event. */
-#include "rt.h"
+#include "rt_emit.h"
 
 static inline uint64_t load_le(uintptr_t a, unsigned size)
 {
@@ -16,15 +16,20 @@ static inline uint64_t load_le(uintptr_t a, unsigned size)
     }
 }
 
-void ft_pending_flush_slow(ft_thread *t)
+static inline void pending_flush_inline(ft_thread *t)
 {
     uint32_t size = t->pw_size;
     t->pw_size = 0;
-    if (size <= 8 && (size & (size - 1)) == 0)
-        ft_emit_access(FT_EV_WRITE, t->pw_site, t->pw_addr, size,
-                       load_le(t->pw_addr, size));
+    if (FT_LIKELY(size <= 8 && (size & (size - 1)) == 0))
+        ft_emit_access_fast(FT_EV_WRITE, t->pw_site, t->pw_addr, size,
+                            load_le(t->pw_addr, size));
     else
         ft_emit_wide(FT_EV_WRITE_WIDE, t->pw_site, t->pw_addr, size, NULL);
+}
+
+void ft_pending_flush_slow(ft_thread *t)
+{
+    pending_flush_inline(t);
 }
 
 void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
@@ -36,14 +41,26 @@ void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
         ft_emit_wide(FT_EV_WRITE_WIDE, site, addr, size, NULL);
 }
 
+/* ft_enter_kp with the pending write's flush inlined. */
+static inline __attribute__((always_inline)) ft_thread *
+enter(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size)
+{
+    int defer;
+    ft_thread *t = ft_enter_core(kind, addr, read_addr, read_size, &defer);
+    if (t && !defer && t->pw_size != 0)
+        pending_flush_inline(t);
+    return t;
+}
+
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_ex(a, size);
+    ft_thread *t = enter(FT_KP_READ, a, a, size);
     if (!t)
         return;
-    uint32_t site = ft_site_id(pc);
+    uint32_t site = ft_site_id_fast(pc);
     if (size <= 8 && (size & (size - 1)) == 0)
-        ft_emit_access(FT_EV_READ, site, a, (uint32_t)size, load_le(a, (unsigned)size));
+        ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,
+                            load_le(a, (unsigned)size));
     else if (size)
         ft_emit_wide(FT_EV_READ_WIDE, site, a, size, NULL);
     ft_leave(t);
@@ -51,11 +68,11 @@ static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_WRITE, a, 0, 0);
+    ft_thread *t = enter(FT_KP_WRITE, a, 0, 0);
     if (!t)
         return;
     if (size) {
-        t->pw_site = ft_site_id(pc);
+        t->pw_site = ft_site_id_fast(pc);
         t->pw_addr = a;
         t->pw_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
     }
@@ -64,12 +81,13 @@ static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_WRITE, a, 0, 0);
+    ft_thread *t = enter(FT_KP_WRITE, a, 0, 0);
     if (!t)
         return;
-    uint32_t site = ft_site_id(pc);
+    uint32_t site = ft_site_id_fast(pc);
     if (size <= 8)
-        ft_emit_access(FT_EV_READ, site, a, (uint32_t)size, load_le(a, (unsigned)size));
+        ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,
+                            load_le(a, (unsigned)size));
     else
         ft_emit_wide(FT_EV_READ_WIDE, site, a, size, NULL);
     t->pw_site = site;

@@ -265,8 +265,9 @@ static inline ft_thread *ft_enter(void)
  * write stays pending (to be read back at the next key point) and the
  * thread is not preempted here; recording the read first is the order in
  * which the load and the store really happen. */
-static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
-                                     uintptr_t read_addr, size_t read_size)
+static inline __attribute__((always_inline)) ft_thread *
+ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
+              int *deferp)
 {
     if (FT_LIKELY(!ft_rt.recording))
         return NULL;
@@ -293,12 +294,25 @@ static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
         t->kp_kind = kind; /* the slow path only: recording pays nothing */
         t->kp_addr = addr;
         ft_keypoint_slow(t);
+        /* Only here: an exited thread has no baton, and ft_trace_end
+         * takes every thread's baton when the run is finished. */
+        if (FT_UNLIKELY(t->state == FT_T_EXITED || ft_rt.finished)) {
+            __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
+            return NULL;
+        }
     }
-    if (FT_UNLIKELY(t->state == FT_T_EXITED || ft_rt.finished)) {
-        __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
-        return NULL;
-    }
-    if (!defer)
+    *deferp = defer;
+    return t;
+}
+
+/* ft_enter_core, then the pending write flushed unless deferred.  The
+ * access hooks do that flush themselves, inlined (hooks_access.c). */
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
+                                     uintptr_t read_addr, size_t read_size)
+{
+    int defer;
+    ft_thread *t = ft_enter_core(kind, addr, read_addr, read_size, &defer);
+    if (t && !defer)
         ft_pending_flush(t);
     return t;
 }

@@ -4,6 +4,7 @@
  * them, and the END chunk.  Full chunks go to the writer thread (tbio.c).
  * No malloc: static buffers and mmap. */
 #define _GNU_SOURCE
+#include "rt_emit.h"
 #include "rt_trace.h"
 
 #include <fcntl.h>
@@ -14,26 +15,15 @@
 static struct {
     int fd;
     uint64_t seq;
-    ft_chunk ev;
     uint8_t *ev_first; /* first byte after the chunk's index and tid */
-    uint64_t addr_reg;
-    uint64_t nevents;
     int cur_tid;
     ft_chunk sites;
     int nsites_pending;
 } tb = {.fd = -1};
 
-struct site_entry {
-    uintptr_t pc;
-    uint32_t id;
-    uint64_t count; /* allocations made at this site */
-};
-
-static struct {
-    struct site_entry *tab;
-    unsigned bits;
-    uint32_t n;
-} st;
+/* The hot part of the state (rt_emit.h): the open EVENTS chunk, the
+ * address register, the event count and the site table. */
+struct ft_tb_hot ft_tbh;
 
 /* A chunk other than EVENTS/SITES: written at once, after the queued
  * slots, so chunks reach the file in the order they were made. */
@@ -50,11 +40,11 @@ static void open_slot(void)
     uint8_t *ev, *sites;
     ft_io_buffers(&ev, &sites);
     ft_chunk_open(&tb.sites, sites, FT_SITES_CAP);
-    ft_chunk_open(&tb.ev, ev, FT_EV_CAP);
-    tb.ev.pos = ft_put_uint(tb.ev.pos, tb.nevents);
-    tb.ev.pos = ft_put_uint(tb.ev.pos, (uint64_t)tb.cur_tid);
-    tb.ev_first = tb.ev.pos;
-    tb.addr_reg = 0;
+    ft_chunk_open(&ft_tbh.ev, ev, FT_EV_CAP);
+    ft_tbh.ev.pos = ft_put_uint(ft_tbh.ev.pos, ft_tbh.nevents);
+    ft_tbh.ev.pos = ft_put_uint(ft_tbh.ev.pos, (uint64_t)tb.cur_tid);
+    tb.ev_first = ft_tbh.ev.pos;
+    ft_tbh.addr_reg = 0;
 }
 
 /* Hands the slot (new sites, then events) to the writer and opens the
@@ -62,14 +52,19 @@ static void open_slot(void)
 static void rotate(void)
 {
     int has_sites = tb.nsites_pending != 0;
-    int has_ev = tb.ev.pos != tb.ev_first;
+    int has_ev = ft_tbh.ev.pos != tb.ev_first;
     if (has_sites || has_ev) {
         uint64_t sseq = has_sites ? tb.seq++ : 0;
         uint64_t eseq = has_ev ? tb.seq++ : 0;
-        ft_io_submit(&tb.sites, sseq, has_sites, &tb.ev, eseq, has_ev);
+        ft_io_submit(&tb.sites, sseq, has_sites, &ft_tbh.ev, eseq, has_ev);
         tb.nsites_pending = 0;
         open_slot();
     }
+}
+
+void ft_tb_rotate(void)
+{
+    rotate();
 }
 
 /* Everything recorded so far is in the file when this returns. */
@@ -81,26 +76,26 @@ void ft_trace_flush(void)
 
 static int site_table_init(unsigned bits)
 {
-    size_t bytes = sizeof(struct site_entry) << bits;
+    size_t bytes = sizeof(struct ft_site_entry) << bits;
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;
-    struct site_entry *old = st.tab;
-    unsigned oldbits = st.bits;
-    st.tab = m;
-    st.bits = bits;
+    struct ft_site_entry *old = ft_tbh.sites;
+    unsigned oldbits = ft_tbh.site_bits;
+    ft_tbh.sites = m;
+    ft_tbh.site_bits = bits;
     if (old) {
         size_t mask = ((size_t)1 << bits) - 1;
         for (size_t i = 0; i < ((size_t)1 << oldbits); i++) {
             if (!old[i].pc)
                 continue;
             size_t h = (old[i].pc * 0x9e3779b97f4a7c15ull) >> (64 - bits);
-            while (st.tab[h].pc)
+            while (ft_tbh.sites[h].pc)
                 h = (h + 1) & mask;
-            st.tab[h] = old[i];
+            ft_tbh.sites[h] = old[i];
         }
-        munmap(old, sizeof(struct site_entry) << oldbits);
+        munmap(old, sizeof(struct ft_site_entry) << oldbits);
     }
     return 0;
 }
@@ -119,40 +114,40 @@ int ft_trace_open(const char *path, int use_writer)
     return 0;
 }
 
-static struct site_entry *site_new(struct site_entry *e, uintptr_t pc)
+static struct ft_site_entry *site_new(struct ft_site_entry *e, uintptr_t pc)
 {
     if (tb.sites.limit - tb.sites.pos < 32)
         rotate(); /* sites must precede the events naming them */
     uintptr_t off;
     int mod = ft_module_lookup(pc, &off);
     e->pc = pc;
-    e->id = ++st.n;
+    e->id = ++ft_tbh.nsites;
     uint8_t *p = ft_put_array(tb.sites.pos, 3);
     p = ft_put_uint(p, e->id);
     p = ft_put_uint(p, (uint64_t)mod);
     tb.sites.pos = ft_put_uint(p, off);
     tb.nsites_pending++;
-    if ((uint64_t)st.n * 2 > ((uint64_t)1 << st.bits)) {
+    if ((uint64_t)ft_tbh.nsites * 2 > ((uint64_t)1 << ft_tbh.site_bits)) {
         uint32_t id = e->id;
-        if (site_table_init(st.bits + 1) == 0) {
-            size_t mask = ((size_t)1 << st.bits) - 1;
-            size_t h = (pc * 0x9e3779b97f4a7c15ull) >> (64 - st.bits);
-            while (st.tab[h].id != id)
+        if (site_table_init(ft_tbh.site_bits + 1) == 0) {
+            size_t mask = ((size_t)1 << ft_tbh.site_bits) - 1;
+            size_t h = (pc * 0x9e3779b97f4a7c15ull) >> (64 - ft_tbh.site_bits);
+            while (ft_tbh.sites[h].id != id)
                 h = (h + 1) & mask;
-            e = &st.tab[h];
+            e = &ft_tbh.sites[h];
         }
     }
     return e;
 }
 
-static inline struct site_entry *site_lookup(uintptr_t pc)
+static inline struct ft_site_entry *site_lookup(uintptr_t pc)
 {
-    if (FT_UNLIKELY(!st.tab))
+    if (FT_UNLIKELY(!ft_tbh.sites))
         return NULL;
-    size_t mask = ((size_t)1 << st.bits) - 1;
-    size_t h = (pc * 0x9e3779b97f4a7c15ull) >> (64 - st.bits);
+    size_t mask = ((size_t)1 << ft_tbh.site_bits) - 1;
+    size_t h = (pc * 0x9e3779b97f4a7c15ull) >> (64 - ft_tbh.site_bits);
     for (;;) {
-        struct site_entry *e = &st.tab[h];
+        struct ft_site_entry *e = &ft_tbh.sites[h];
         if (FT_LIKELY(e->pc == pc))
             return e;
         if (!e->pc)
@@ -163,13 +158,13 @@ static inline struct site_entry *site_lookup(uintptr_t pc)
 
 uint32_t ft_site_id(uintptr_t pc)
 {
-    struct site_entry *e = site_lookup(pc);
+    struct ft_site_entry *e = site_lookup(pc);
     return e ? e->id : 0;
 }
 
 uint32_t ft_site_alloc(uintptr_t pc, uint64_t *count)
 {
-    struct site_entry *e = site_lookup(pc);
+    struct ft_site_entry *e = site_lookup(pc);
     if (!e) {
         *count = 0;
         return 0;
@@ -185,38 +180,32 @@ int ft_trace_cur_tid(void)
 
 static inline uint8_t *reserve(size_t n)
 {
-    if (FT_UNLIKELY((size_t)(tb.ev.limit - tb.ev.pos) < n))
+    if (FT_UNLIKELY((size_t)(ft_tbh.ev.limit - ft_tbh.ev.pos) < n))
         rotate();
-    return tb.ev.pos;
+    return ft_tbh.ev.pos;
 }
 
 static inline uint8_t *put_addr(uint8_t *p, uint64_t a)
 {
-    p = ft_put_int(p, (int64_t)(a - tb.addr_reg));
-    tb.addr_reg = a;
+    p = ft_put_int(p, (int64_t)(a - ft_tbh.addr_reg));
+    ft_tbh.addr_reg = a;
     return p;
 }
 
 void ft_emit(const ft_event *ev)
 {
     uint8_t *p = reserve(FT_EVENT_MAX_FIXED + ev->nbytes + 8);
-    uint8_t *end = ft_encode_event(p, ev, &tb.addr_reg);
+    uint8_t *end = ft_encode_event(p, ev, &ft_tbh.addr_reg);
     if (end) {
-        tb.ev.pos = end;
-        tb.nevents++;
+        ft_tbh.ev.pos = end;
+        ft_tbh.nevents++;
     }
 }
 
 void ft_emit_access(int kind, uint32_t site, uintptr_t addr, uint32_t size,
                     uint64_t value)
 {
-    uint8_t *p = reserve(FT_EVENT_MAX_FIXED);
-    *p++ = (uint8_t)kind;
-    p = ft_put_uint(p, site);
-    p = put_addr(p, addr);
-    *p++ = (uint8_t)size;
-    tb.ev.pos = ft_put_uint(p, value);
-    tb.nevents++;
+    ft_emit_access_fast(kind, site, addr, size, value);
 }
 
 void ft_emit_wide(int kind, uint32_t site, uintptr_t addr, size_t size,
@@ -235,8 +224,8 @@ void ft_emit_wide(int kind, uint32_t site, uintptr_t addr, size_t size,
     } else {
         p = ft_put_nil(p);
     }
-    tb.ev.pos = p;
-    tb.nevents++;
+    ft_tbh.ev.pos = p;
+    ft_tbh.nevents++;
 }
 
 void ft_emit_func_entry(uint32_t site, uint32_t call_site)
@@ -244,16 +233,16 @@ void ft_emit_func_entry(uint32_t site, uint32_t call_site)
     uint8_t *p = reserve(16);
     *p++ = FT_EV_FUNC_ENTRY;
     p = ft_put_uint(p, site);
-    tb.ev.pos = ft_put_uint(p, call_site);
-    tb.nevents++;
+    ft_tbh.ev.pos = ft_put_uint(p, call_site);
+    ft_tbh.nevents++;
 }
 
 void ft_emit_func_exit(void)
 {
     uint8_t *p = reserve(1);
     *p = FT_EV_FUNC_EXIT;
-    tb.ev.pos = p + 1;
-    tb.nevents++;
+    ft_tbh.ev.pos = p + 1;
+    ft_tbh.nevents++;
 }
 
 /* Per-thread event counts as a reader attributes them (by SWITCH), kept
@@ -265,17 +254,17 @@ uint64_t ft_trace_tid_events(int tid)
 {
     if (tid < 0 || tid >= FT_MAX_THREADS)
         return 0;
-    return tid_events[tid] + (tid == tb.cur_tid ? tb.nevents - tid_mark : 0);
+    return tid_events[tid] + (tid == tb.cur_tid ? ft_tbh.nevents - tid_mark : 0);
 }
 
 void ft_emit_switch(int tid)
 {
     if (tb.cur_tid >= 0 && tb.cur_tid < FT_MAX_THREADS)
-        tid_events[tb.cur_tid] += tb.nevents - tid_mark;
-    tid_mark = tb.nevents;
+        tid_events[tb.cur_tid] += ft_tbh.nevents - tid_mark;
+    tid_mark = ft_tbh.nevents;
     uint8_t *p = reserve(8);
     *p++ = FT_EV_SWITCH;
-    tb.ev.pos = ft_put_uint(p, (uint64_t)tid);
+    ft_tbh.ev.pos = ft_put_uint(p, (uint64_t)tid);
     tb.cur_tid = tid;
 }
 
@@ -286,7 +275,7 @@ static void write_end(const char *reason, int64_t status)
     ft_chunk_open(&c, buf, sizeof buf);
     uint8_t *p = ft_put_map(c.pos, 4);
     p = ft_put_str(p, "events", 6);
-    p = ft_put_uint(p, tb.nevents);
+    p = ft_put_uint(p, ft_tbh.nevents);
     p = ft_put_str(p, "reason", 6);
     p = ft_put_str(p, reason, (uint32_t)strlen(reason));
     p = ft_put_str(p, "exit_status", 11);
@@ -303,6 +292,10 @@ void ft_trace_end(const char *reason, int64_t status)
     ft_trace_flush();
     write_end(reason, status);
     ft_rt.finished = 1;
+    /* A hook checks `finished` only on its slow path (rt.h): send every
+     * thread there. */
+    for (int i = 0; i < ft_rt.nthreads && i < FT_MAX_THREADS; i++)
+        __atomic_store_n(&ft_threads[i].has_baton, 0, __ATOMIC_SEQ_CST);
 }
 
 void ft_trace_signal(int signo)
