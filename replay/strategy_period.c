@@ -29,6 +29,8 @@ typedef struct pjob {
 
 struct fx_period {
     int max_p, p;
+    int verbose;                    /* FORETELL_PERIOD_STATS: jobs, rounds */
+    uint64_t handed;                /* schedules handed out */
     int with_main;                  /* else main's key points count 0 */
     pjob *jobs;
     size_t njobs, cap;
@@ -75,6 +77,7 @@ fx_period *fx_period_new(int nthreads, int max_p, int with_main)
     x->max_p = max_p < 1 ? 1 : max_p > FX_PERIOD_MAX ? FX_PERIOD_MAX : max_p;
     x->p = 1;
     x->with_main = with_main;
+    x->verbose = getenv("FORETELL_PERIOD_STATS") != NULL;
     if (nthreads > 0) { /* one key point per thread, the empty prefix */
         fx_pslice s;
         memset(&s, 0, sizeof s);
@@ -106,6 +109,10 @@ int fx_period_next(fx_period *x, fx_pschedule *s, int *p)
                 size_t live = 0;
                 for (size_t i = 0; i < x->njobs; i++)
                     live += !x->jobs[i].done;
+                if (x->verbose)
+                    fprintf(stderr, "period: round %d done after %" PRIu64
+                            " schedules, %zu jobs (%zu live)\n", x->p, x->handed,
+                            x->njobs, live);
                 if (live == 0 || x->p >= x->max_p)
                     return 0;
                 x->p++;
@@ -125,6 +132,7 @@ int fx_period_next(fx_period *x, fx_pschedule *s, int *p)
             x->last_s = x->jobs[x->turn].s;
             x->last_job = x->turn;
             x->have_last = 1;
+            x->handed++;
             *p = x->p;
             return 1;
         }
@@ -169,10 +177,29 @@ void fx_period_feed(fx_period *x, const fx_pslice *run)
         size_t i = 0;
         while (i < x->njobs && !same_slice(&x->jobs[i].s, seen))
             i++;
-        if (i == x->njobs)
+        int changed = 1;
+        if (i == x->njobs) {
             (void)add_job(x, seen, &pfx); /* out of memory: not explored */
-        else if (!x->jobs[i].done)
-            fx_pprefix_common(&x->jobs[i].pfx, &pfx, &x->jobs[i].pfx);
+        } else if (!x->jobs[i].done) {
+            fx_pprefix before = x->jobs[i].pfx;
+            fx_pprefix_common(&before, &pfx, &x->jobs[i].pfx);
+            pfx = x->jobs[i].pfx;
+            changed = memcmp(&before, &pfx, sizeof pfx) != 0;
+        } else {
+            changed = 0;
+        }
+        if (x->verbose && changed && i < x->njobs) {
+            char b[512];
+            size_t n = 0;
+            for (int t = 0; t < seen->n && n < 200; t++)
+                n += (size_t)snprintf(b + n, sizeof b - n, "%s%" PRIu64, t ? "," : "",
+                                      seen->k[t]);
+            snprintf(b + n, sizeof b - n, ") prefix ");
+            n = strlen(b);
+            fx_pprefix_str(&pfx, b + n, sizeof b - n);
+            fprintf(stderr, "period: schedule %" PRIu64 ": job %zu%s (%s\n",
+                    x->handed, i, x->jobs[i].done ? " (done)" : "", b);
+        }
     }
     x->prev = x->last;
     x->prev_s = x->last_s;
