@@ -108,9 +108,9 @@ typedef struct fx_strategy {
     int (*next)(void *st, uint64_t i, char *spec, size_t len);
     void (*done)(void *st, const char *spec, const char *log_path);
     void (*fini)(void *st);
-    /* Optional, called instead of done(): also the run's trace (still in
-     * the work directory) and its failure (enum fr_failure), for
-     * strategies that learn from good runs (hapset). */
+    /* Called instead of done() when set (done may then be NULL): also
+     * the run's trace (still in the work directory) and its failure
+     * (enum fr_failure), for strategies that learn from good runs. */
     void (*done_trace)(void *st, const char *spec, const char *log_path,
                        const char *trace_path, int failure);
 } fx_strategy;

@@ -31,7 +31,6 @@ struct fh_search {
     hp_state *st;
     size_t nst, capst;
     int started;
-    size_t pending;      /* stack depth the last prefix replays */
     uint64_t runs, diverged, dropped;
 };
 

@@ -140,7 +140,6 @@ int fh_search_next(fh_search *s, char *spec, size_t len)
 {
     if (!s->started) {
         s->started = 1;
-        s->pending = 0;
         snprintf(spec, len, "prefix");
         return 1;
     }
@@ -174,7 +173,6 @@ int fh_search_next(fh_search *s, char *spec, size_t len)
             s->dropped++;
             continue;
         }
-        s->pending = i;
         return 1;
     }
 }

@@ -84,13 +84,6 @@ static void hapset_done(void *st, const char *spec, const char *log_path,
     fh_run_free(&r);
 }
 
-static void hapset_done_plain(void *st, const char *spec, const char *log_path)
-{
-    (void)st;
-    (void)spec;
-    (void)log_path; /* the driver calls hapset_done, with the trace */
-}
-
 static void hapset_fini(void *st)
 {
     hapset_st *h = st;
@@ -109,11 +102,11 @@ static void hapset_fini(void *st)
 
 const fx_strategy fx_strategy_hapset = {
     .name = "hapset", .parallel = 0, .wants_log = 1, .init = hapset_init,
-    .next = hapset_next, .done = hapset_done_plain, .fini = hapset_fini,
+    .next = hapset_next, .fini = hapset_fini,
     .done_trace = hapset_done,
 };
 const fx_strategy fx_strategy_dpor = {
     .name = "dpor", .parallel = 0, .wants_log = 1, .init = dpor_init,
-    .next = hapset_next, .done = hapset_done_plain, .fini = hapset_fini,
+    .next = hapset_next, .fini = hapset_fini,
     .done_trace = hapset_done,
 };
