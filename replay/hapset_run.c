@@ -17,7 +17,10 @@
 #include <string.h>
 
 #define FH_MAX_WORDS 1024 /* words of one wide access or heap block */
-#define FH_MAX_DEPTH 256  /* call stack kept per thread */
+#define FH_MAX_DEPTH 256  /* call stack kept per thread (deeper calls: the
+                             context of the 256th) */
+#define FH_MAX_THREADS 4096 /* threads a run may have (a larger tid: the
+                               run is unusable) */
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
@@ -204,7 +207,7 @@ static uint64_t stmt_of(const builder *b, uint32_t site)
 
 static tstate *thread_state(builder *b, int tid)
 {
-    if (tid < 0 || tid >= 4096)
+    if (tid < 0 || tid >= FH_MAX_THREADS)
         return NULL;
     if (tid >= b->nth) {
         tstate *n = realloc(b->th, (size_t)(tid + 1) * sizeof *n);
