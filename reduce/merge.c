@@ -6,6 +6,9 @@
  * block without interruption (docs/reduction.md). */
 #include "reduce/reduce.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +117,36 @@ int ft_reduce_merge(ft_reduced *r)
     return 0;
 }
 
+static void *merge_main(void *arg)
+{
+    ft_reduced *r = arg;
+    return (void *)(intptr_t)ft_reduce_merge(r);
+}
+
+/* Must-HB, merging and locksets.  Merging reads the model and writes the
+ * blocks; must-HB writes the model's clocks and locksets their sets, and
+ * neither reads what another writes, so merging runs on a second thread
+ * meanwhile (each pass streams the transition arrays from memory, and
+ * two cores stream more than one).  Without a thread, one after the
+ * other. */
+static int linear_passes(ft_reduced *r, ft_ctm *c)
+{
+    pthread_t merger;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int threaded = c->ntrans >= 65536 &&
+                   pthread_create(&merger, NULL, merge_main, r) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = ft_ctm_hb_prepare(c) || ft_reduce_locksets(r);
+    if (threaded) {
+        void *merged;
+        pthread_join(merger, &merged);
+        return rc || merged != NULL ? -1 : 0;
+    }
+    return rc || ft_reduce_merge(r) ? -1 : 0;
+}
+
 static ft_reduced *reduce_model(ft_ctm *c, ft_ctm *owned, uint32_t *orig,
                                 unsigned flags)
 {
@@ -126,7 +159,7 @@ static ft_reduced *reduce_model(ft_ctm *c, ft_ctm *owned, uint32_t *orig,
     r->ctm = c;
     r->owned = owned;
     r->orig = orig;
-    if (ft_ctm_hb_prepare(c) || ft_reduce_merge(r) || ft_reduce_locksets(r)) {
+    if (linear_passes(r, c)) {
         ft_reduced_free(r);
         return NULL;
     }
