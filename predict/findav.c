@@ -6,12 +6,17 @@
  * violation is found or the formula is unsat.  The witness is cut right
  * after the access that completes the violation. */
 #include "predict/predict.h"
+#include "predict/window.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define NONE UINT32_MAX
+/* Direct mode: slices of this many blocks or more are solved without the
+ * CXT restriction (bench/predict: 122 and 167 blocks were faster
+ * without it, and the 167-block slices solved only without it). */
+#define FT_CXT_MAX_BLOCKS 100
 
 void ft_predict_opts_default(ft_predict_opts *o)
 {
@@ -19,6 +24,8 @@ void ft_predict_opts_default(ft_predict_opts *o)
     o->mode = FT_PREDICT_DIRECT;
     o->timeout_ms = 60000;
     o->jobs = 1;
+    o->window = 512;
+    o->window_max_trans = 4000;
 }
 
 void ft_presult_free(ft_presult *r)
@@ -31,7 +38,7 @@ void ft_presult_free(ft_presult *r)
     r->nsteps = r->nvars = r->nalt_steps = 0;
 }
 
-static double now(void)
+double ft_predict_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -70,9 +77,10 @@ int ft_pregion_from_events(const ft_ctm *c, uint32_t tid, uint64_t first_event,
 }
 
 /* The blocks of r whose shared transition lies in region g (positions
- * of the original model).  0 ok, 1 no shared transition in it. */
-static int region_blocks(const ft_reduced *r, const ft_pregion *g,
-                         ft_smt_region *out)
+ * of the original model c: r's own positions differ in a window).  0 ok,
+ * 1 no shared transition in it. */
+static int region_blocks(const ft_ctm *orig, const ft_reduced *r,
+                         const ft_pregion *g, ft_smt_region *out)
 {
     const ft_ctm *c = r->ctm;
     if (g->thread >= c->nthreads)
@@ -82,8 +90,7 @@ static int region_blocks(const ft_reduced *r, const ft_pregion *g,
         uint32_t b = r->bfirst[g->thread] + k, x = r->bkey[b];
         if (x == FT_CTM_NONE)
             continue;
-        /* slices keep thread prefixes: positions are the original ones */
-        uint32_t pos = c->pos[x];
+        uint32_t pos = orig->pos[r->orig ? r->orig[x] : x];
         if (pos < g->first || pos > g->last)
             continue;
         if (lo == NONE)
@@ -127,7 +134,7 @@ static void set_timeout(ft_smt *e, double deadline)
 {
     if (deadline <= 0)
         return;
-    double left = deadline - now();
+    double left = deadline - ft_predict_now();
     unsigned ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
     Z3_params prm = Z3_mk_params(e->z);
     Z3_params_inc_ref(e->z, prm);
@@ -260,7 +267,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
         goto out;
     ft_smt_assert(e, goal);
     res->special_case = special_case(r, reg, nreg);
-    double t0 = now();
+    double t0 = ft_predict_now();
     for (;;) {
         if (o->max_iterations && res->iterations >= o->max_iterations) {
             verdict = FT_UNKNOWN;
@@ -268,7 +275,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
                      "FindAV iteration limit (%u) reached", o->max_iterations);
             break;
         }
-        if (deadline > 0 && now() >= deadline) {
+        if (deadline > 0 && ft_predict_now() >= deadline) {
             verdict = FT_UNKNOWN;
             snprintf(res->reason, sizeof res->reason, "time limit reached");
             break;
@@ -332,7 +339,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
             break;
         ft_smt_assert(e, cls);
     }
-    res->solve_seconds = now() - t0;
+    res->solve_seconds = ft_predict_now() - t0;
 out:
     free(order);
     free(at);
@@ -342,13 +349,19 @@ out:
 }
 
 /* Encodes the property with flags and solves it into res. */
-static int solve_with(const ft_reduced *r, const ft_smt_region *reg,
-                      uint32_t nreg, const ft_predict_opts *o,
-                      double deadline, unsigned flags, ft_presult *res)
+static int solve_with(const ft_reduced *r, const ft_smt_start *start,
+                      const ft_smt_region *reg, uint32_t nreg,
+                      const ft_predict_opts *o, double deadline,
+                      unsigned flags, ft_presult *res)
 {
     ft_smt e;
     int verdict = res->verdict;
-    if (ft_smt_init(&e, r, reg, nreg, o->timeout_ms, flags))
+    unsigned ms = o->timeout_ms;
+    if (deadline > 0) { /* what is left of the property's time */
+        double left = deadline - ft_predict_now();
+        ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
+    }
+    if (ft_smt_init_at(&e, r, start, reg, nreg, ms, flags))
         snprintf(res->reason, sizeof res->reason, "%s", e.err);
     else
         verdict = solve(&e, reg, nreg, o, deadline, res);
@@ -360,13 +373,84 @@ static int solve_with(const ft_reduced *r, const ft_smt_region *reg,
 int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                    const ft_predict_opts *o, ft_presult *res)
 {
+    return ft_predict_one_in(c, whole, NULL, p, o, res);
+}
+
+int ft_predict_model(ft_ctm *c, const ft_reduced *r,
+                     const ft_smt_start *start, const ft_prop *p,
+                     const ft_predict_opts *o, double deadline,
+                     ft_presult *res)
+{
+    uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    res->slice_trans = r->ctm->ntrans;
+    res->slice_blocks = r->nblocks;
+    res->slice_cxt = r->ncxt;
+    ft_smt_region reg[2];
+    for (uint32_t g = 0; g < nreg; g++)
+        if (region_blocks(c, r, &p->r[g], &reg[g])) {
+            res->verdict = FT_HOLDS;
+            snprintf(res->reason, sizeof res->reason,
+                     "region %u has no shared access", g);
+            return res->verdict;
+        }
+    /* The direct encoding needs no CXT to be sound or complete (one call
+     * decides the property); on larger slices the successor constraints
+     * cost the solver more than the schedules they exclude
+     * (docs/prediction.md "Measuring"), so it keeps them on small slices
+     * only, where they are cheap and the witnesses are the ones the
+     * replay tests know.  FindAV's blocking clauses enumerate schedules
+     * and keep CXT.  A window model starts in the middle of the run,
+     * where MAT's pairs were not computed for: no CXT there. */
+    int cxt = o->no_cxt                        ? 0
+              : o->mode == FT_PREDICT_FINDAV   ? 1
+              : o->use_cxt                     ? o->use_cxt > 0
+                                               : r->nblocks < FT_CXT_MAX_BLOCKS;
+    unsigned flags =
+        (!cxt || start || r->stats.mat_abandoned) ? FT_SMT_NO_CXT : 0;
+    res->verdict = solve_with(r, start, reg, nreg, o, deadline, flags, res);
+    /* A violation through lock operations alone (another critical section
+     * between two of the region's) changes nothing the program computes;
+     * one made of data conflicts (another thread's write between the
+     * region's accesses) does: the direct check asks for that one too,
+     * and keeps it when there is one.  Properties that hold or have a
+     * data violation first pay nothing. */
+    if (res->verdict == FT_VIOLATED && res->sync_only &&
+        o->mode == FT_PREDICT_DIRECT) {
+        ft_presult data;
+        memset(&data, 0, sizeof data);
+        data.verdict = FT_ERROR;
+        if (solve_with(r, start, reg, nreg, o, deadline,
+                       flags | FT_SMT_DATA_DEPS, &data) == FT_VIOLATED) {
+            data.verdict = FT_VIOLATED; /* solve_with returns it only */
+            data.iterations += res->iterations;
+            data.solve_seconds += res->solve_seconds;
+            data.slice_trans = res->slice_trans;
+            data.slice_blocks = res->slice_blocks;
+            data.slice_cxt = res->slice_cxt;
+            ft_presult_free(res);
+            *res = data;
+        } else {
+            res->iterations += data.iterations;
+            res->solve_seconds += data.solve_seconds;
+            ft_presult_free(&data);
+        }
+    }
+    return res->verdict;
+}
+
+int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
+                      const ft_window_index *w, const ft_prop *p,
+                      const ft_predict_opts *o, ft_presult *res)
+{
     memset(res, 0, sizeof *res);
-    double t0 = now();
+    double t0 = ft_predict_now();
     double deadline = o->timeout_ms ? t0 + o->timeout_ms / 1000.0 : 0;
     uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;
     res->verdict = FT_ERROR;
+    res->window_end = c->ntrans;
+    res->windows = 1;
     for (uint32_t g = 0; g < nreg; g++) {
         const ft_pregion *pg = &p->r[g];
         if (pg->thread >= c->nthreads || pg->first > pg->last ||
@@ -382,6 +466,11 @@ int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         snprintf(res->reason, sizeof res->reason,
                  "property %u: CMA regions must be in different threads",
                  p->id);
+        return res->verdict;
+    }
+    if (!o->no_slice && o->window && !ft_window_covers_all(c, p, o->window)) {
+        ft_predict_windowed(c, w, p, o, deadline, res);
+        res->seconds = ft_predict_now() - t0;
         return res->verdict;
     }
     if (!o->no_slice) {
@@ -406,48 +495,8 @@ int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                  o->no_slice ? "no reduced model given" : "slicing failed");
         return res->verdict;
     }
-    res->slice_trans = r->ctm->ntrans;
-    res->slice_blocks = r->nblocks;
-    res->slice_cxt = r->ncxt;
-    ft_smt_region reg[2];
-    for (uint32_t g = 0; g < nreg; g++)
-        if (region_blocks(r, &p->r[g], &reg[g])) {
-            res->verdict = FT_HOLDS;
-            snprintf(res->reason, sizeof res->reason,
-                     "region %u has no shared access", g);
-            ft_reduced_free(own);
-            res->seconds = now() - t0;
-            return res->verdict;
-        }
-    unsigned flags = (o->no_cxt || r->stats.mat_abandoned) ? FT_SMT_NO_CXT : 0;
-    res->verdict = solve_with(r, reg, nreg, o, deadline, flags, res);
-    /* A violation through lock operations alone (another critical section
-     * between two of the region's) changes nothing the program computes;
-     * one made of data conflicts (another thread's write between the
-     * region's accesses) does: the direct check asks for that one too,
-     * and keeps it when there is one.  Properties that hold or have a
-     * data violation first pay nothing. */
-    if (res->verdict == FT_VIOLATED && res->sync_only &&
-        o->mode == FT_PREDICT_DIRECT) {
-        ft_presult data;
-        memset(&data, 0, sizeof data);
-        data.verdict = FT_ERROR;
-        if (solve_with(r, reg, nreg, o, deadline, flags | FT_SMT_DATA_DEPS,
-                       &data) == FT_VIOLATED) {
-            data.iterations += res->iterations;
-            data.solve_seconds += res->solve_seconds;
-            data.slice_trans = res->slice_trans;
-            data.slice_blocks = res->slice_blocks;
-            data.slice_cxt = res->slice_cxt;
-            ft_presult_free(res);
-            *res = data;
-        } else {
-            res->iterations += data.iterations;
-            res->solve_seconds += data.solve_seconds;
-            ft_presult_free(&data);
-        }
-    }
+    ft_predict_model(c, r, NULL, p, o, deadline, res);
     ft_reduced_free(own);
-    res->seconds = now() - t0;
+    res->seconds = ft_predict_now() - t0;
     return res->verdict;
 }

@@ -5,6 +5,7 @@
  * infer/'s event indices, the CTM's transitions and the schedule files'
  * per-thread indices agree whatever format the trace came in. */
 #include "predict/predict.h"
+#include "predict/window.h"
 #include "recorder/heapmap.h"
 
 #include <errno.h>
@@ -255,11 +256,20 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     /* Batches of a few properties per worker, so that progress can be
      * told without the workers knowing about it. */
     size_t batch = (o->jobs > 1 ? o->jobs : 1) * 4;
+    /* windows need an index of the trace: built once for all batches */
+    ft_window_index *w = NULL;
+    for (size_t i = 0; !w && i < pl->nprops && o->window && !o->no_slice;
+         i++)
+        if (!ft_window_covers_all(pl->ctm, &pl->props[i], o->window) &&
+            !(w = ft_window_index_new(pl->ctm)))
+            return -1;
     for (size_t done = 0; done < pl->nprops;) {
         size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
-        if (ft_predict_run(pl->ctm, pl->reduced, pl->props + done, n, o,
-                           pl->results + done) < 0)
+        if (ft_predict_run_in(pl->ctm, pl->reduced, w, pl->props + done, n,
+                              o, pl->results + done) < 0) {
+            ft_window_index_free(w);
             return -1;
+        }
         done += n;
         if (progress)
             progress(arg, done, pl->nprops);
@@ -278,9 +288,13 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
             break;
         }
     }
+    ft_window_index_free(w);
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
+    /* A window's witness follows a recorded prefix (res.prefix) that the
+     * trimming, which looks at the steps only, cannot see: kept whole. */
     for (size_t i = 0; i < pl->nprops; i++)
         if (pl->results[i].verdict == FT_VIOLATED &&
+            !pl->results[i].prefix &&
             ft_presult_trim(pl->ctm, &pl->props[i], &pl->results[i]) < 0)
             return -1;
     for (size_t i = 0; i < pl->nprops; i++)

@@ -50,6 +50,19 @@ typedef struct ft_predict_opts {
     int no_slice;          /* solve on the whole model (ablation) */
     int no_cxt;            /* allow every context switch (ablation) */
     uint32_t max_iterations; /* FindAV, 0 = unbounded */
+    /* Windows (window.c, docs/prediction.md "windows"): when the trace is
+     * longer than the first window, a property is solved on the
+     * transitions from `window` before its first region transition to
+     * `window` after its last, everything earlier fixed in its recorded
+     * order; a window that shows no violation is widened 4x until it
+     * covers the trace (then "holds" is proved) or its slice has more
+     * than window_max_trans transitions (then the verdict is unknown,
+     * window_holds set).  window 0: always the whole trace. */
+    uint32_t window;
+    uint32_t window_max_trans;
+    int use_cxt;           /* direct mode: 0 CXT restriction on small
+                              slices only (docs/prediction.md), 1 always,
+                              -1 never */
 } ft_predict_opts;
 
 void ft_predict_opts_default(ft_predict_opts *o);
@@ -88,6 +101,16 @@ typedef struct ft_presult {
     int sync_only;         /* the violation is made of synchronisation
                               conflicts alone (no data violation exists
                               in direct mode) */
+    /* Windows: the last model solved was transitions window_first ..
+     * window_end-1 (CTM ids, i.e. recorded order) sliced; window_first
+     * 0 and window_end ntrans when the whole trace was solved.  A
+     * violation's witness is the recorded run's first `prefix`
+     * transitions (ids 0 .. prefix-1, in that order) followed by steps.
+     * window_holds: no violation in the window, the whole trace not
+     * solved (verdict unknown). */
+    uint32_t window_first, window_end, prefix;
+    uint32_t windows;      /* windows solved */
+    int window_holds;
 } ft_presult;
 
 void ft_presult_free(ft_presult *r);
@@ -104,10 +127,26 @@ int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res);
 int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                    const ft_predict_opts *o, ft_presult *res);
 
+/* What windows need of a long trace, built once and shared by the
+ * workers (window.c): the slicing index and where a cut may fall. */
+typedef struct ft_window_index ft_window_index;
+ft_window_index *ft_window_index_new(ft_ctm *c);
+void ft_window_index_free(ft_window_index *w);
+/* ft_predict_one with a window index (NULL: built when needed). */
+int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
+                      const ft_window_index *w, const ft_prop *p,
+                      const ft_predict_opts *o, ft_presult *res);
+
 /* Solves props[0..n) with opts->jobs workers into results[0..n).
  * Returns the number of violations, -1 on out of memory. */
 long ft_predict_run(ft_ctm *c, const ft_reduced *whole, const ft_prop *props,
                     size_t n, const ft_predict_opts *o, ft_presult *results);
+/* The same with a window index (NULL: built here when a property needs
+ * windows). */
+long ft_predict_run_in(ft_ctm *c, const ft_reduced *whole,
+                       const ft_window_index *w, const ft_prop *props,
+                       size_t n, const ft_predict_opts *o,
+                       ft_presult *results);
 
 /* ---- serializability of one schedule (predict/serial.c) ------------- */
 

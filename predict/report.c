@@ -59,6 +59,9 @@ void ft_report_text(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
         fprintf(out, "%s: note: region %u of thread %u ends at %s\n",
                 region_site(c, ti, &p->r[g], 0, a, sizeof a), g + 1,
                 p->r[g].thread, region_site(c, ti, &p->r[g], 1, b, sizeof b));
+    if (res->prefix)
+        fprintf(out, "  after the first %u transitions of the recorded run, "
+                     "in their order,\n", res->prefix);
     fprintf(out, "  interleaving that breaks it (violating accesses marked "
                  "'!'):\n");
     for (uint32_t i = 0; i < res->nsteps; i++) {
@@ -128,6 +131,14 @@ void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
     fprintf(out, ",\"slice\":{\"transitions\":%" PRIu64 ",\"blocks\":%" PRIu64
                  ",\"cxt\":%" PRIu64 "}",
             res->slice_trans, res->slice_blocks, res->slice_cxt);
+    /* the part of the run solved: all of it, or a window after a
+     * recorded prefix (docs/prediction.md, "windows") */
+    fprintf(out, ",\"window\":{\"first\":%u,\"end\":%u,\"whole\":%s,"
+                 "\"windows\":%u,\"holds_in_window\":%s,\"prefix\":%u}",
+            res->window_first, res->window_end,
+            res->window_first == 0 && res->window_end == c->ntrans ? "true"
+                                                                   : "false",
+            res->windows, res->window_holds ? "true" : "false", res->prefix);
     fprintf(out, ",\"reason\":");
     json_str(out, res->reason);
     fputc('}', out);

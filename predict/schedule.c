@@ -242,11 +242,14 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
                  ft_trace_info_site(ti, c, ft_ctm_at(c, p->r[1].thread,
                                                      p->r[1].last),
                                     b, sizeof b));
-    s->steps = calloc(res->nsteps + 1, sizeof *s->steps);
+    /* a window's witness: the recorded prefix first, in recorded order */
+    uint64_t total = (uint64_t)res->prefix + res->nsteps;
+    s->steps = calloc(total + 1, sizeof *s->steps);
     if (!s->steps)
         return -1;
-    for (uint32_t i = 0; i < res->nsteps; i++) {
-        uint32_t x = res->steps[i].trans;
+    for (uint64_t i = 0; i < total; i++) {
+        int pre = i < res->prefix;
+        uint32_t x = pre ? (uint32_t)i : res->steps[i - res->prefix].trans;
         ft_sched_step *q = &s->steps[i];
         q->tid = c->tid[x];
         q->tindex = ti && ti->tindex ? ti->tindex[x] : c->pos[x];
@@ -255,8 +258,8 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
             if (*k == ' ')
                 *k = '_';
         ft_trace_info_site(ti, c, x, q->site, sizeof q->site);
-        q->mark = res->steps[i].mark;
+        q->mark = pre ? 0 : res->steps[i - res->prefix].mark;
     }
-    s->nsteps = res->nsteps;
+    s->nsteps = (uint32_t)total;
     return 0;
 }

@@ -124,6 +124,24 @@ ft_reduced *ft_reduce_slice(ft_ctm *c, const uint32_t *prop, uint32_t n,
  * slice of prop (keep has c->ntrans entries).  0 ok, -1 bad id / OOM. */
 int ft_slice_mark(ft_ctm *c, const uint32_t *prop, uint32_t n, uint8_t *keep);
 
+/* Windowed slicing (slice.c): the same closure restricted to positions
+ * lo[t] .. hi[t] of each thread, for prediction on a window of a long
+ * trace (predict/window.c) where everything before lo is fixed.  The
+ * index (per object, the transitions touching it by thread and
+ * position) makes one closure cost its window, not the trace. */
+typedef struct ft_slice_index {
+    uint32_t nslots;        /* variables, then one per thread (fork/join) */
+    uint32_t *all_first, *all; /* CSR by slot: ids by (thread, position) */
+    uint32_t *wr_first, *wr;   /* the same, memory writes only */
+} ft_slice_index;
+ft_slice_index *ft_slice_index_new(const ft_ctm *c);
+void ft_slice_index_free(ft_slice_index *ix);
+/* cut[t] (in: unused; out): thread t keeps positions lo[t] .. cut[t]-1.
+ * prop ids must lie inside the window.  0 ok, -1 bad id or OOM. */
+int ft_slice_mark_window(ft_ctm *c, const ft_slice_index *ix,
+                         const uint32_t *prop, uint32_t n, const uint32_t *lo,
+                         const uint32_t *hi, uint32_t *cut);
+
 /* Individual passes (ft_reduce runs them in this order). */
 int ft_reduce_merge(ft_reduced *r);
 int ft_reduce_locksets(ft_reduced *r);

@@ -155,8 +155,16 @@ int ft_smt_encode_order(ft_smt *e)
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
                 uint32_t nreg, unsigned timeout_ms, unsigned flags)
 {
+    return ft_smt_init_at(e, r, NULL, reg, nreg, timeout_ms, flags);
+}
+
+int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
+                   const ft_smt_region *reg, uint32_t nreg,
+                   unsigned timeout_ms, unsigned flags)
+{
     memset(e, 0, sizeof *e);
     e->flags = flags;
+    e->start = start;
     e->r = r;
     e->c = r->ctm;
     e->nb = r->nblocks;

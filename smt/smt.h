@@ -29,6 +29,27 @@ typedef struct ft_smt_region {
     uint32_t first_block, last_block;
 } ft_smt_region;
 
+/* The state the model starts from when it is a window of a longer trace
+ * whose earlier part runs first in its recorded order (predict/window.c):
+ * locks held at the cut, semaphore counts, once objects already done.
+ * Memory values need nothing here (the window model's variables carry
+ * them as initial values); condition waits and barrier episodes are never
+ * open at a cut.  NULL: the program's initial state. */
+typedef struct ft_smt_hold {
+    uint32_t obj, thread, depth; /* depth: nesting, or read holds */
+    uint8_t read;                /* rwlock held for reading */
+} ft_smt_hold;
+
+typedef struct ft_smt_start {
+    ft_smt_hold *holds;
+    uint32_t nholds;
+    uint32_t *sem_obj;
+    int64_t *sem_count;
+    uint32_t nsems;
+    uint32_t *once_done;
+    uint32_t nonce_done;
+} ft_smt_start;
+
 typedef struct ft_smt_stats {
     uint64_t nblocks, nbool, nint, nassert; /* formula size */
     uint64_t nreads, nsections, nconflicts;
@@ -53,6 +74,7 @@ typedef struct ft_smt {
     uint64_t ndep;
     ft_smt_stats st;
     unsigned flags;
+    const ft_smt_start *start; /* NULL: the initial state */
     char err[160];
 } ft_smt;
 
@@ -67,6 +89,10 @@ enum ft_smt_flags {
 };
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
                 uint32_t nreg, unsigned timeout_ms, unsigned flags);
+/* The same for a model that starts in state start (may be NULL). */
+int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
+                   const ft_smt_region *reg, uint32_t nreg,
+                   unsigned timeout_ms, unsigned flags);
 void ft_smt_free(ft_smt *e);
 
 /* Helpers over the formula. */

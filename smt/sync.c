@@ -13,6 +13,9 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
+/* A section's start when its lock was already held at the window's cut
+ * (e->start): it began before every block of the model. */
+#define AT_CUT (UINT32_MAX - 1)
 
 typedef struct sect {
     uint32_t obj, thread, start, end; /* blocks; end NONE: never released */
@@ -54,10 +57,32 @@ static int walk_thread(ft_smt *e, uint32_t t, uint32_t *depth, uint32_t *rd,
 {
     const ft_ctm *c = e->c;
     const ft_reduced *r = e->r;
-    uint32_t *touched = malloc(sizeof *touched * (c->len[t] + 1));
+    uint32_t nholds = e->start ? e->start->nholds : 0;
+    uint32_t *touched = malloc(sizeof *touched * (c->len[t] + nholds + 1));
     uint32_t nt = 0;
     if (!touched)
         return -1;
+    /* locks this thread holds at the cut: their sections are open */
+    for (uint32_t h = 0; h < nholds; h++) {
+        const ft_smt_hold *hd = &e->start->holds[h];
+        uint32_t v = hd->obj;
+        if (hd->thread != t || !hd->depth ||
+            !(shared_kind(c, v, FT_VAR_MUTEX) ||
+              shared_kind(c, v, FT_VAR_RWLOCK)))
+            continue;
+        if (depth[v] == 0 && rd[v] == 0 && open[v] == NONE)
+            touched[nt++] = v;
+        sect *s = vpush(sects);
+        if (!s)
+            goto oom;
+        *s = (sect){v, t, AT_CUT, NONE, hd->read};
+        if (hd->read) {
+            rd[v] = hd->depth;
+        } else {
+            depth[v] = hd->depth;
+            open[v] = (uint32_t)(sects->n - 1);
+        }
+    }
     for (uint32_t i = 0; i < c->len[t]; i++) {
         uint32_t x = ft_ctm_at(c, t, i), b = r->block_of[x];
         uint32_t v = c->obj[x], m = c->obj2[x];
@@ -159,10 +184,18 @@ static int cmp_sect(const void *a, const void *b)
     return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
+/* Section s has started (always, when open at the cut). */
+static Z3_ast started(ft_smt *e, const sect *s)
+{
+    return s->start == AT_CUT ? Z3_mk_true(e->z) : ft_smt_exec(e, s->start);
+}
+
 /* Section s covers block b: started before it, not yet released. */
 static Z3_ast covers(ft_smt *e, const sect *s, uint32_t b)
 {
-    Z3_ast a[2] = {ft_smt_lt(e, s->start, b), Z3_mk_true(e->z)};
+    Z3_ast a[2] = {s->start == AT_CUT ? Z3_mk_true(e->z)
+                                      : ft_smt_lt(e, s->start, b),
+                   Z3_mk_true(e->z)};
     if (s->end != NONE)
         a[1] = ft_smt_lt(e, b, s->end);
     return Z3_mk_and(e->z, 2, a);
@@ -193,12 +226,11 @@ static int encode_sections(ft_smt *e)
             if (s[j].thread == s[i].thread ||
                 (s[i].shared_mode && s[j].shared_mode))
                 continue;
-            Z3_ast both[2] = {ft_smt_exec(e, s[i].start),
-                              ft_smt_exec(e, s[j].start)};
+            Z3_ast both[2] = {started(e, &s[i]), started(e, &s[j])};
             Z3_ast apart[2] = {Z3_mk_false(e->z), Z3_mk_false(e->z)};
-            if (s[i].end != NONE)
+            if (s[i].end != NONE && s[j].start != AT_CUT)
                 apart[0] = ft_smt_lt(e, s[i].end, s[j].start);
-            if (s[j].end != NONE)
+            if (s[j].end != NONE && s[i].start != AT_CUT)
                 apart[1] = ft_smt_lt(e, s[j].end, s[i].start);
             ft_smt_assert(e, Z3_mk_implies(e->z, Z3_mk_and(e->z, 2, both),
                                            Z3_mk_or(e->z, 2, apart)));
@@ -384,11 +416,12 @@ static uint32_t members(const ft_smt *e, uint32_t v, const unsigned *ops,
     return n;
 }
 
-/* Semaphore count just before x: the last init before x (or 0) plus
+/* Semaphore count just before x: the last init before x (or base0, the
+ * count at the start: 0, or the count at a window's cut) plus
  * posts minus waits after that init. */
 static Z3_ast sem_count(ft_smt *e, uint32_t x, const uint32_t *ini, uint32_t ni,
-                        const uint32_t *pw, uint32_t npw, Z3_ast *tmp,
-                        Z3_ast *tmp2)
+                        const uint32_t *pw, uint32_t npw, int64_t base0,
+                        Z3_ast *tmp, Z3_ast *tmp2)
 {
     const ft_ctm *c = e->c;
     const uint32_t *bo = e->r->block_of;
@@ -410,7 +443,8 @@ static Z3_ast sem_count(ft_smt *e, uint32_t x, const uint32_t *ini, uint32_t ni,
                             ? one
                             : Z3_mk_unary_minus(z, one);
         }
-        Z3_ast base = Z3_mk_int64(z, k < ni ? (int64_t)c->value[ini[k]] : 0,
+        Z3_ast base = Z3_mk_int64(z, k < ni ? (int64_t)c->value[ini[k]]
+                                            : base0,
                                   e->int_sort);
         tmp[nt++] = base;
         Z3_ast val = sum(e, tmp, nt);
@@ -452,9 +486,14 @@ static int encode_counting(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2,
         uint32_t ng = members(e, v, g_ops, buf3);
         if (ni > 32)
             ni = 32;
+        int64_t base0 = 0;
+        for (uint32_t k = 0; e->start && k < e->start->nsems; k++)
+            if (e->start->sem_obj[k] == v)
+                base0 = e->start->sem_count[k];
         for (uint32_t i = 0; i < ng; i++) {
             uint32_t x = buf3[i];
-            Z3_ast cnt = sem_count(e, x, buf, ni, buf2, npw, tmp, tmp2);
+            Z3_ast cnt =
+                sem_count(e, x, buf, ni, buf2, npw, base0, tmp, tmp2);
             Z3_ast zero = Z3_mk_int(z, 0, e->int_sort);
             Z3_ast g = c->op[x] == FT_OP_SEM_WAIT ? Z3_mk_gt(z, cnt, zero)
                                                   : Z3_mk_le(z, cnt, zero);
@@ -507,7 +546,10 @@ static int encode_counting(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2,
                         e, Z3_mk_implies(z, ft_smt_exec(e, bo[buf[i]]),
                                          Z3_mk_not(z, ft_smt_lt(e, bo[buf[j]],
                                                                 bo[buf[i]]))));
-        for (uint32_t i = 0; i < ns; i++) {
+        int done0 = 0; /* done before the window's cut */
+        for (uint32_t k = 0; e->start && k < e->start->nonce_done; k++)
+            done0 |= e->start->once_done[k] == v;
+        for (uint32_t i = 0; i < ns && !done0; i++) {
             unsigned nd2 = 0;
             for (uint32_t j = 0; j < nd; j++)
                 tmp[nd2++] = ft_smt_lt(e, bo[buf2[j]], bo[buf3[i]]);

@@ -6,9 +6,11 @@
  * variant, on one trace.  (FT_REDUCE_NO_MAT is no ablation here: without
  * MAT the slice has no CXT at all, so no context switch would be allowed.)
  *
- *   bench_predict TRACE [MAXPROPS]      properties from infer/ (recorded
- *                                       or STD traces)
- *   bench_predict gen SEED THREADS OPS [MAXPROPS]
+ *   bench_predict TRACE [MAXPROPS [CONFIGS [TIMEOUT_MS]]]
+ *                                       properties from infer/ (recorded
+ *                                       or STD traces); CONFIGS: names
+ *                                       joined by ',' (default all)
+ *   bench_predict gen SEED THREADS OPS [MAXPROPS [CONFIGS [TIMEOUT_MS]]]
  *                                       a random trace of tests/model/gen.c
  *                                       (no sites, so regions are windows
  *                                       of each thread's transitions)
@@ -19,22 +21,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 typedef struct config {
     const char *name;
-    int mode, no_slice, no_cxt;
+    int mode, no_slice, no_cxt, use_cxt;
     unsigned reduce_flags;
 } config;
 
+/* "direct" is the default of `foretell analyze` (CXT on small slices,
+ * windows on long traces); "cxt" forces the CXT restriction. */
 static const config configs[] = {
-    {"direct", FT_PREDICT_DIRECT, 0, 0, 0},
-    {"findav", FT_PREDICT_FINDAV, 0, 0, 0},
-    {"direct no-slice", FT_PREDICT_DIRECT, 1, 0, 0},
-    {"direct no-cxt", FT_PREDICT_DIRECT, 0, 1, 0},
-    {"direct skip-unreach", FT_PREDICT_DIRECT, 0, 0,
+    {"direct", FT_PREDICT_DIRECT, 0, 0, 0, 0},
+    {"findav", FT_PREDICT_FINDAV, 0, 0, 0, 0},
+    {"no-slice", FT_PREDICT_DIRECT, 1, 0, 0, 0},
+    {"cxt", FT_PREDICT_DIRECT, 0, 0, 1, 0},
+    {"no-cxt", FT_PREDICT_DIRECT, 0, 1, 0, 0},
+    {"skip-unreach", FT_PREDICT_DIRECT, 0, 0, 0,
      FT_REDUCE_SKIP_UNREACHABLE},
 };
+
+static unsigned timeout_ms = 30000;
+
+/* Whether name is in the ','-separated list (NULL: every config). */
+static int wanted(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *q = strchr(p, ',');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (q != NULL);
+    }
+    return 0;
+}
+
+/* Peak resident memory of this process so far, MB. */
+static double peak_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -42,24 +74,39 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void run_config(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
-                       size_t n, const config *cf, const char *label)
+static void run_config(ft_ctm *c, const ft_reduced *whole,
+                       const ft_window_index *w, const ft_prop *p, size_t n,
+                       const config *cf, const char *label)
 {
     double *t = calloc(n + 1, sizeof *t);
     uint64_t iters = 0, asserts = 0, blocks = 0;
-    size_t viol = 0, unknown = 0;
+    size_t viol = 0, unknown = 0, whold = 0;
     for (size_t i = 0; i < n; i++) {
         ft_predict_opts o;
         ft_predict_opts_default(&o);
         o.mode = cf->mode;
         o.no_slice = cf->no_slice;
         o.no_cxt = cf->no_cxt;
+        o.use_cxt = cf->use_cxt;
         o.reduce_flags = cf->reduce_flags;
-        o.timeout_ms = 30000;
+        o.timeout_ms = timeout_ms;
+        if (getenv("FT_BENCH_VERBOSE"))
+            for (int g = 0; g < (p[i].kind == FT_PROP_CMA ? 2 : 1); g++)
+                fprintf(stderr, "prop %zu region %d: thread %u, %u..%u "
+                        "(ids %u..%u)\n", i, g, p[i].r[g].thread,
+                        p[i].r[g].first, p[i].r[g].last,
+                        ft_ctm_at(c, p[i].r[g].thread, p[i].r[g].first),
+                        ft_ctm_at(c, p[i].r[g].thread, p[i].r[g].last));
         ft_presult r;
-        int v = ft_predict_one(c, whole, &p[i], &o, &r);
+        int v = ft_predict_one_in(c, whole, w, &p[i], &o, &r);
         viol += v == FT_VIOLATED;
-        unknown += v == FT_UNKNOWN || v == FT_ERROR;
+        whold += r.window_holds;
+        unknown += (v == FT_UNKNOWN && !r.window_holds) || v == FT_ERROR;
+        if (getenv("FT_BENCH_VERBOSE"))
+            fprintf(stderr, "prop %zu: verdict %d %.3f s, %u windows, "
+                    "window %u..%u, %llu blocks: %s\n", i, v, r.seconds,
+                    r.windows, r.window_first, r.window_end,
+                    (unsigned long long)r.size.nblocks, r.reason);
         t[i] = r.seconds;
         iters += r.iterations;
         asserts += r.size.nassert;
@@ -67,20 +114,24 @@ static void run_config(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         ft_presult_free(&r);
     }
     qsort(t, n, sizeof *t, cmp_double);
-    printf("%-22s %-20s %5zu %5zu %4zu %8.3f %8.3f %8.3f %6.1f %8.0f %9.0f\n",
-           label, cf->name, n, viol, unknown, n ? t[n / 2] : 0.0,
+    printf("%-22s %-13s %5zu %5zu %4zu %5zu %8.3f %8.3f %8.3f %6.1f %8.0f "
+           "%9.0f %7.0f\n",
+           label, cf->name, n, viol, unknown, whold, n ? t[n / 2] : 0.0,
            n ? t[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1] : 0.0,
            n ? t[n - 1] : 0.0, n ? (double)iters / n : 0.0,
-           n ? (double)blocks / n : 0.0, n ? (double)asserts / n : 0.0);
+           n ? (double)blocks / n : 0.0, n ? (double)asserts / n : 0.0,
+           peak_mb());
     fflush(stdout);
     free(t);
 }
 
 static void header(void)
 {
-    printf("%-22s %-20s %5s %5s %4s %8s %8s %8s %6s %8s %9s\n", "trace",
-           "config", "props", "viol", "unk", "median_s", "p90_s", "max_s",
-           "iters", "blocks", "asserts");
+    /* unk: unknown (time limit, solver); whold: no violation in the
+     * largest window solved, the whole trace not (verdict unknown) */
+    printf("%-22s %-13s %5s %5s %4s %5s %8s %8s %8s %6s %8s %9s %7s\n",
+           "trace", "config", "props", "viol", "unk", "whold", "median_s",
+           "p90_s", "max_s", "iters", "blocks", "asserts", "peak_mb");
 }
 
 /* Regions for a trace without sites: per thread, a window of w
@@ -121,6 +172,7 @@ int main(int argc, char **argv)
     ft_error err;
     char label[64];
     size_t maxp;
+    const char *list = NULL;
     if (!strcmp(argv[1], "gen")) {
         if (argc < 5)
             return 2;
@@ -148,6 +200,10 @@ int main(int argc, char **argv)
             return fprintf(stderr, "%s\n", err.message), 1;
         unlink(path);
         maxp = argc > 5 ? (size_t)atoi(argv[5]) : 8;
+        if (argc > 6 && strcmp(argv[6], "all"))
+            list = argv[6];
+        if (argc > 7)
+            timeout_ms = (unsigned)atoi(argv[7]);
         free(pl.props);
         pl.props = calloc(maxp + 1, sizeof *pl.props);
         pl.nprops = window_props(pl.ctm, pl.props, maxp);
@@ -161,14 +217,28 @@ int main(int argc, char **argv)
         if (ft_pipeline_infer(&pl, &fo, &err) < 0)
             return fprintf(stderr, "%s\n", err.message), 1;
         maxp = argc > 2 ? (size_t)atoi(argv[2]) : 40;
-        if (pl.nprops > maxp)
+        if (argc > 3 && strcmp(argv[3], "all"))
+            list = argv[3];
+        if (argc > 4)
+            timeout_ms = (unsigned)atoi(argv[4]);
+        /* evenly spread over the properties (CMA first, then CA, each in
+         * trace order), not only the first ones */
+        if (pl.nprops > maxp) {
+            for (size_t i = 0; i < maxp; i++)
+                pl.props[i] = pl.props[i * pl.nprops / maxp];
             pl.nprops = maxp;
+        }
         const char *base = strrchr(argv[1], '/');
         snprintf(label, sizeof label, "%.40s", base ? base + 1 : argv[1]);
     }
+    ft_window_index *w = ft_window_index_new(pl.ctm);
+    if (!w)
+        return fprintf(stderr, "bench_predict: out of memory\n"), 1;
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++)
-        run_config(pl.ctm, pl.reduced, pl.props, pl.nprops, &configs[k],
-                   label);
+        if (wanted(list, configs[k].name))
+            run_config(pl.ctm, pl.reduced, w, pl.props, pl.nprops,
+                       &configs[k], label);
+    ft_window_index_free(w);
     ft_pipeline_free(&pl);
     return 0;
 }

@@ -2,7 +2,12 @@
  * generated traces: for a CA and a CMA property per trace, a violation is
  * predicted (direct encoding, FindAV, and without slicing) if and only if
  * the reference enumerator finds a feasible prefix that obeys the data
- * rule and is not serializable; every witness is such a prefix. */
+ * rule and is not serializable; every witness is such a prefix.  Windows
+ * (predict/window.c) too, with a window of 1-2 transitions each side so
+ * that the cut, the start state and the recorded prefix are exercised:
+ * widened until they cover the trace, the answers equal the oracle's;
+ * bounded, every violation found is the oracle's and "holds" is never
+ * claimed for a window. */
 #include "avcheck.h"
 #include "../model/gen.h"
 #include "../model/check.h"
@@ -149,10 +154,30 @@ static int witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
     return ok && marked >= 2;
 }
 
+/* A window's witness as a whole-run sequence: the recorded prefix, then
+ * the steps (tmp->steps allocated). */
+static void expand_prefix(const ft_presult *res, ft_presult *tmp)
+{
+    *tmp = *res;
+    tmp->steps = malloc(sizeof *tmp->steps * (res->prefix + res->nsteps + 1));
+    assert_non_null(tmp->steps);
+    for (uint32_t i = 0; i < res->prefix; i++)
+        tmp->steps[i] = (ft_step){i, 0};
+    memcpy(tmp->steps + res->prefix, res->steps,
+           sizeof *res->steps * res->nsteps);
+    tmp->nsteps = res->prefix + res->nsteps;
+    tmp->prefix = 0;
+}
+
+/* Modes: 0 direct, 1 FindAV, 2 no slicing, 3 windows widened to the
+ * whole trace, 4 windows bounded (at most 4 transitions per slice). */
+#define NMODES 5
+
 static void test_predict_matches_oracle(void **state)
 {
     (void)state;
     unsigned n = nseeds(), checked = 0, viol = 0, failures = 0, trimmed = 0;
+    unsigned in_window = 0, window_viol = 0, window_unknown = 0;
     for (uint64_t seed = 1; seed <= n; seed++) {
         gen_params gp;
         gen_small_params(seed, &gp);
@@ -193,21 +218,43 @@ static void test_predict_matches_oracle(void **state)
         for (int i = 0; i < np; i++) {
             checked++;
             viol += w.found[i];
-            for (int mode = 0; mode < (getenv("FT_PREDICT_NOSMT") ? 0 : 3); mode++) {
+            for (int mode = 0; mode < (getenv("FT_PREDICT_NOSMT") ? 0 : NMODES);
+                 mode++) {
                 ft_predict_opts o;
                 ft_predict_opts_default(&o);
                 o.timeout_ms = 0;
                 o.mode = mode == 1 ? FT_PREDICT_FINDAV : FT_PREDICT_DIRECT;
                 o.no_slice = mode == 2;
+                if (mode >= 3) {
+                    o.window = 1 + (uint32_t)(seed % 2);
+                    o.window_max_trans = mode == 4 ? 4 : 0;
+                }
                 ft_presult res;
                 int v = ft_predict_one(c, whole, &props[i], &o, &res);
                 int bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
-                if (!bad && v == FT_VIOLATED &&
-                    !witness_ok(c, &props[i], &res, &w.valid[i]))
+                if (mode == 4 && v == FT_UNKNOWN && res.window_holds) {
+                    bad = 0; /* bounded: no claim either way */
+                    window_unknown++;
+                }
+                if (mode >= 3 && res.window_first > 0)
+                    in_window++;
+                if (!bad && v == FT_HOLDS &&
+                    (res.window_first != 0 || res.window_end != c->ntrans))
+                    bad = 4; /* holds claimed on a part of the trace */
+                if (!bad && v == FT_VIOLATED && res.prefix) {
+                    window_viol++;
+                    ft_presult full;
+                    expand_prefix(&res, &full);
+                    if (!witness_ok(c, &props[i], &full, &w.valid[i]))
+                        bad = 2;
+                    free(full.steps);
+                } else if (!bad && v == FT_VIOLATED &&
+                           !witness_ok(c, &props[i], &res, &w.valid[i])) {
                     bad = 2;
+                }
                 /* The trimmed witness (what analyze writes) must be a
                  * feasible, data-consistent, violating prefix too. */
-                if (!bad && v == FT_VIOLATED) {
+                if (!bad && v == FT_VIOLATED && !res.prefix) {
                     uint32_t before = res.nsteps;
                     assert_int_equal(ft_presult_trim(c, &props[i], &res), 0);
                     assert_true(res.nsteps <= before);
@@ -234,6 +281,7 @@ static void test_predict_matches_oracle(void **state)
                             props[i].r[1].last, mode, v, w.found[i],
                             bad == 2   ? " (bad witness)"
                             : bad == 3 ? " (bad trimmed witness)"
+                            : bad == 4 ? " (holds claimed for a window)"
                                        : "",
                             res.reason);
                 }
@@ -246,7 +294,14 @@ static void test_predict_matches_oracle(void **state)
         ft_ctm_free(c);
     }
     fprintf(stderr, "checked %u properties, %u violable, %u failures, "
-            "%u witnesses trimmed\n", checked, viol, failures, trimmed);
+            "%u witnesses trimmed; windows: %u solved after a cut, %u "
+            "violations after a recorded prefix, %u unknown when bounded\n",
+            checked, viol, failures, trimmed, in_window, window_viol,
+            window_unknown);
+    /* the windows' own paths were taken */
+    assert_true(in_window > checked / 10);
+    assert_true(window_viol > 0);
+    assert_true(window_unknown > 0);
     assert_true(trimmed > 0); /* the trimming was exercised */
     assert_true(checked > n / 2);
     assert_true(viol > checked / 20);

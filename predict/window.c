@@ -1,0 +1,439 @@
+/* window.c - prediction on a window of a long trace.  A property's slice
+ * holds every earlier transition it depends on, and on a lock-heavy
+ * trace that is nearly the whole run: no solver decides it.  Instead the
+ * run's first K transitions (a cut in recorded order) are fixed in their
+ * recorded order, a feasible prefix by construction since the recorded
+ * run is feasible, and only the transitions K .. E-1 around the property's
+ * regions are sliced (reduce/slice.c, windowed) and encoded, starting in
+ * the state the recorded prefix leaves: memory values, locks held,
+ * semaphore counts, once objects done (smt.h, ft_smt_start).  Condition
+ * waits and barrier episodes carry state the encoding has no start for,
+ * so a cut never falls inside one.  Every schedule of the window model,
+ * after the prefix, is a feasible prefix of the whole model: a violation
+ * found in a window is real.  No violation in a window proves nothing
+ * about the others, so the window grows (4x each time) until it covers
+ * the trace, when "holds" is proved, or until its slice passes
+ * opts.window_max_trans or the time is up, when the verdict is unknown
+ * and says how far it looked (window_holds).  docs/prediction.md,
+ * "windows". */
+#include "predict/window.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+struct ft_window_index {
+    ft_slice_index *slice;
+    uint8_t *cut_ok; /* [K]: the prefix 0 .. K-1 leaves no cond wait and
+                        no barrier episode open */
+};
+
+ft_window_index *ft_window_index_new(ft_ctm *c)
+{
+    ft_window_index *w = calloc(1, sizeof *w);
+    int32_t *diff = calloc((size_t)c->ntrans + 2, sizeof *diff);
+    if (!w || !diff || (!c->hb_vc && ft_ctm_hb_prepare(c)))
+        goto fail;
+    w->slice = ft_slice_index_new(c);
+    w->cut_ok = malloc((size_t)c->ntrans + 1);
+    if (!w->slice || !w->cut_ok)
+        goto fail;
+    /* a cut K is bad when a wait or arrival is before it (id < K) and
+     * its wake-up or departure is not (id >= K) */
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        uint32_t open = NONE;
+        for (uint32_t p = 0; p < c->len[t]; p++) {
+            uint32_t x = ft_ctm_at(c, t, p);
+            unsigned op = c->op[x];
+            if ((op == FT_OP_WAIT_PRE || op == FT_OP_BARRIER_ARRIVE) &&
+                open == NONE) {
+                open = x;
+            } else if (open != NONE &&
+                       ((op == FT_OP_WAIT_POST &&
+                         c->op[open] == FT_OP_WAIT_PRE) ||
+                        (op == FT_OP_BARRIER_LEAVE &&
+                         c->op[open] == FT_OP_BARRIER_ARRIVE))) {
+                diff[open + 1]++;
+                diff[x + 1]--;
+                open = NONE;
+            }
+        }
+        if (open != NONE) {
+            diff[open + 1]++;
+            diff[c->ntrans + 1]--;
+        }
+    }
+    int64_t run = 0;
+    for (uint32_t k = 0; k <= c->ntrans; k++) {
+        run += diff[k];
+        w->cut_ok[k] = run == 0;
+    }
+    free(diff);
+    return w;
+fail:
+    free(diff);
+    ft_window_index_free(w);
+    return NULL;
+}
+
+void ft_window_index_free(ft_window_index *w)
+{
+    if (!w)
+        return;
+    ft_slice_index_free(w->slice);
+    free(w->cut_ok);
+    free(w);
+}
+
+/* The first and last transition (ids) of p's regions. */
+static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
+                      uint32_t *last)
+{
+    uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    *first = NONE;
+    *last = 0;
+    for (uint32_t g = 0; g < nreg; g++) {
+        uint32_t a = ft_ctm_at(c, p->r[g].thread, p->r[g].first);
+        uint32_t b = ft_ctm_at(c, p->r[g].thread, p->r[g].last);
+        if (a < *first)
+            *first = a;
+        if (b > *last)
+            *last = b;
+    }
+}
+
+int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window)
+{
+    uint32_t first, last;
+    prop_span(c, p, &first, &last);
+    return first <= window && (uint64_t)last + 1 + window >= c->ntrans;
+}
+
+/* Positions of thread t before id k (thread ids grow with position). */
+static uint32_t pos_before(const ft_ctm *c, uint32_t t, uint32_t k)
+{
+    uint32_t a = 0, b = c->len[t];
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (ft_ctm_at(c, t, m) < k)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* In list[a, b) (sorted by thread, position): one past the last entry of
+ * thread j below position hi. */
+static uint32_t upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
+                      uint32_t b, uint32_t j, uint32_t hi)
+{
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2, y = list[m];
+        if (c->tid[y] < j || (c->tid[y] == j && c->pos[y] < hi))
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* The hold of lock v by thread j at its position lo (entries e0 .. e1 of
+ * the index are j's operations on v before lo), walked the way
+ * smt/sync.c walks a thread.  A plain mutex needs only its last
+ * operation. */
+static void lock_state(const ft_ctm *c, uint32_t v, const uint32_t *list,
+                       uint32_t e0, uint32_t e1, uint32_t *depth,
+                       uint32_t *rd)
+{
+    *depth = *rd = 0;
+    if (c->vars[v].kind == FT_VAR_MUTEX &&
+        c->vars[v].mutex_type != FT_MUTEX_RECURSIVE) {
+        for (uint32_t q = e1; q > e0; q--) {
+            unsigned op = c->op[list[q - 1]];
+            if (op == FT_OP_LOCK_FAIL)
+                continue;
+            *depth = op == FT_OP_LOCK || op == FT_OP_WAIT_POST;
+            return;
+        }
+        return;
+    }
+    for (uint32_t q = e0; q < e1; q++) {
+        uint32_t x = list[q];
+        switch (c->op[x]) {
+        case FT_OP_WAIT_POST:
+            *depth = 0;
+            /* fall through */
+        case FT_OP_LOCK:
+        case FT_OP_WRLOCK:
+            ++*depth;
+            break;
+        case FT_OP_RDLOCK:
+            ++*rd;
+            break;
+        case FT_OP_UNLOCK:
+        case FT_OP_WAIT_PRE:
+        case FT_OP_RWUNLOCK:
+            if (c->op[x] == FT_OP_RWUNLOCK && *depth == 0 && *rd > 0) {
+                --*rd;
+                break;
+            }
+            if (*depth == 0)
+                break;
+            if (c->op[x] != FT_OP_UNLOCK)
+                *depth = 1;
+            --*depth;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+typedef struct window_model {
+    ft_reduced *r;
+    ft_smt_start st;
+} window_model;
+
+static void window_model_free(window_model *m)
+{
+    ft_reduced_free(m->r);
+    free(m->st.holds);
+    free(m->st.sem_obj);
+    free(m->st.sem_count);
+    free(m->st.once_done);
+    memset(m, 0, sizeof *m);
+}
+
+/* The state the recorded prefix 0 .. k-1 leaves for the objects the
+ * window model s touches: memory values into s's variables, the rest
+ * into m->st.  lo[j]: thread j's positions before k. */
+static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
+                       const uint32_t *lo, ft_ctm *s, window_model *m)
+{
+    uint8_t *touched = calloc((size_t)c->nvars + 1, 1);
+    uint32_t nt = c->nthreads, cap = 0;
+    if (!touched)
+        return -1;
+    for (uint32_t x = 0; x < s->ntrans; x++) {
+        if (s->obj[x] < c->nvars)
+            touched[s->obj[x]] = 1;
+        if (s->obj2[x] < c->nvars)
+            touched[s->obj2[x]] = 1;
+    }
+    for (uint32_t v = 0; v < c->nvars; v++)
+        cap += touched[v];
+    ft_smt_start *st = &m->st;
+    st->holds = malloc(sizeof *st->holds * ((size_t)cap * nt * 2 + 1));
+    st->sem_obj = malloc(sizeof *st->sem_obj * (cap + 1));
+    st->sem_count = malloc(sizeof *st->sem_count * (cap + 1));
+    st->once_done = malloc(sizeof *st->once_done * (cap + 1));
+    if (!st->holds || !st->sem_obj || !st->sem_count || !st->once_done) {
+        free(touched);
+        return -1;
+    }
+    for (uint32_t v = 0; v < c->nvars; v++) {
+        if (!touched[v])
+            continue;
+        uint8_t kind = c->vars[v].kind;
+        const uint32_t *all = ix->all, *wr = ix->wr;
+        uint32_t a = ix->all_first[v], b = ix->all_first[v + 1];
+        if (kind == FT_VAR_MEMORY) {
+            uint32_t last = NONE;
+            uint32_t wa = ix->wr_first[v], wb = ix->wr_first[v + 1];
+            for (uint32_t j = 0; j < nt; j++) {
+                uint32_t e0 = upper(c, wr, wa, wb, j, 0);
+                uint32_t e1 = upper(c, wr, wa, wb, j, lo[j]);
+                if (e1 > e0 && (last == NONE || wr[e1 - 1] > last))
+                    last = wr[e1 - 1];
+            }
+            if (last != NONE) {
+                s->vars[v].init = c->op[last] == FT_OP_RMW ? c->value2[last]
+                                                           : c->value[last];
+                s->vars[v].has_init = 1;
+            }
+        } else if (kind == FT_VAR_MUTEX || kind == FT_VAR_RWLOCK) {
+            for (uint32_t j = 0; j < nt; j++) {
+                uint32_t e0 = upper(c, all, a, b, j, 0);
+                uint32_t e1 = upper(c, all, a, b, j, lo[j]), depth, rd;
+                lock_state(c, v, all, e0, e1, &depth, &rd);
+                if (depth)
+                    st->holds[st->nholds++] = (ft_smt_hold){v, j, depth, 0};
+                if (rd)
+                    st->holds[st->nholds++] = (ft_smt_hold){v, j, rd, 1};
+                /* another thread may wait for it in the window */
+                if (depth || rd)
+                    s->vars[v].shared = 1;
+            }
+        } else if (kind == FT_VAR_SEM) {
+            uint32_t init = NONE;
+            for (uint32_t q = a; q < b; q++)
+                if (all[q] < k && c->op[all[q]] == FT_OP_SEM_INIT &&
+                    (init == NONE || all[q] > init))
+                    init = all[q];
+            int64_t n = init == NONE ? 0 : (int64_t)c->value[init];
+            for (uint32_t q = a; q < b; q++) {
+                uint32_t y = all[q];
+                if (y >= k || (init != NONE && y <= init))
+                    continue;
+                n += c->op[y] == FT_OP_SEM_POST;
+                n -= c->op[y] == FT_OP_SEM_WAIT;
+            }
+            st->sem_obj[st->nsems] = v;
+            st->sem_count[st->nsems++] = n;
+        } else if (kind == FT_VAR_ONCE) {
+            for (uint32_t q = a; q < b; q++)
+                if (all[q] < k && c->op[all[q]] == FT_OP_ONCE_DONE) {
+                    st->once_done[st->nonce_done++] = v;
+                    break;
+                }
+        }
+    }
+    free(touched);
+    return 0;
+}
+
+/* The sliced, reduced model of p's transitions k .. e-1 and its start. */
+static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
+                 uint32_t k, uint32_t e, unsigned flags, window_model *m)
+{
+    uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1, n = 0;
+    uint32_t *lo = malloc(sizeof *lo * (3 * (size_t)nt + 1));
+    uint8_t *keep = calloc((size_t)c->ntrans + 1, 1);
+    uint32_t *prop = NULL, *map = NULL;
+    ft_ctm *s = NULL;
+    int rc = -1;
+    memset(m, 0, sizeof *m);
+    for (uint32_t g = 0; g < nreg; g++)
+        n += p->r[g].last - p->r[g].first + 1;
+    prop = malloc(sizeof *prop * (n + 1));
+    if (!lo || !keep || !prop)
+        goto out;
+    uint32_t *hi = lo + nt, *cut = hi + nt;
+    for (uint32_t t = 0; t < nt; t++) {
+        lo[t] = pos_before(c, t, k);
+        hi[t] = pos_before(c, t, e);
+    }
+    n = 0;
+    for (uint32_t g = 0; g < nreg; g++)
+        for (uint32_t q = p->r[g].first; q <= p->r[g].last; q++)
+            prop[n++] = ft_ctm_at(c, p->r[g].thread, q);
+    if (ft_slice_mark_window(c, w->slice, prop, n, lo, hi, cut))
+        goto out;
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t q = lo[t]; q < cut[t]; q++)
+            keep[ft_ctm_at(c, t, q)] = 1;
+    s = ft_ctm_subset(c, keep, &map);
+    if (!s || start_state(c, w->slice, k, lo, s, m))
+        goto out;
+    m->r = ft_reduce(s, flags | FT_REDUCE_NO_COUNT);
+    if (!m->r)
+        goto out;
+    m->r->owned = s;
+    m->r->orig = map;
+    s = NULL;
+    map = NULL;
+    rc = 0;
+out:
+    ft_ctm_free(s);
+    free(map);
+    free(lo);
+    free(keep);
+    free(prop);
+    if (rc)
+        window_model_free(m);
+    return rc;
+}
+
+int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
+                        const ft_predict_opts *o, double deadline,
+                        ft_presult *res)
+{
+    ft_window_index *own = NULL;
+    if (!w && !(w = own = ft_window_index_new(c))) {
+        snprintf(res->reason, sizeof res->reason, "out of memory");
+        return res->verdict = FT_ERROR;
+    }
+    uint32_t first, last, held_first = 0, held_end = 0, windows = 0;
+    uint32_t iters = 0;
+    double solve_s = 0;
+    char why[96] = "";
+    prop_span(c, p, &first, &last);
+    for (uint64_t half = o->window;; half *= 4) {
+        uint32_t k = first > half ? first - (uint32_t)half : 0;
+        while (k > 0 && !w->cut_ok[k])
+            k--;
+        uint64_t e64 = (uint64_t)last + 1 + half;
+        uint32_t e = e64 < c->ntrans ? (uint32_t)e64 : c->ntrans;
+        int whole = k == 0 && e == c->ntrans;
+        window_model m;
+        if (build(c, w, p, k, e, o->reduce_flags, &m)) {
+            ft_presult_free(res);
+            res->verdict = FT_ERROR;
+            snprintf(res->reason, sizeof res->reason,
+                     "window %u..%u: slicing failed", k, e);
+            break;
+        }
+        if (o->window_max_trans && m.r->ctm->ntrans > o->window_max_trans) {
+            snprintf(why, sizeof why,
+                     "the %s window's slice has %u transitions (limit %u)",
+                     windows ? "next" : "smallest", m.r->ctm->ntrans,
+                     o->window_max_trans);
+            window_model_free(&m);
+            if (!windows) { /* nothing solved: the regions are too far
+                               apart for any window */
+                res->verdict = FT_UNKNOWN;
+                res->window_first = k;
+                res->window_end = e;
+                snprintf(res->reason, sizeof res->reason,
+                         "not solved: %s", why);
+            }
+            break;
+        }
+        ft_presult cur;
+        memset(&cur, 0, sizeof cur);
+        cur.verdict = FT_ERROR;
+        ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, deadline, &cur);
+        window_model_free(&m);
+        windows++;
+        iters += cur.iterations;
+        solve_s += cur.solve_seconds;
+        cur.iterations = iters;
+        cur.solve_seconds = solve_s;
+        cur.windows = windows;
+        cur.window_first = k;
+        cur.window_end = e;
+        cur.prefix = cur.verdict == FT_VIOLATED ? k : 0;
+        if (cur.verdict == FT_UNKNOWN && held_end) {
+            snprintf(why, sizeof why, "the next window (%u..%u): %.60s", k, e,
+                     cur.reason);
+            cur.window_first = held_first;
+            cur.window_end = held_end;
+        }
+        ft_presult_free(res);
+        *res = cur;
+        if (res->verdict != FT_HOLDS || whole)
+            break;
+        held_first = k;
+        held_end = e;
+        if (deadline > 0 && ft_predict_now() >= deadline) {
+            snprintf(why, sizeof why, "time limit reached");
+            break;
+        }
+    }
+    if ((res->verdict == FT_HOLDS || (res->verdict == FT_UNKNOWN && why[0])) &&
+        held_end && !(res->window_first == 0 && res->window_end == c->ntrans)) {
+        res->verdict = FT_UNKNOWN;
+        res->window_holds = 1;
+        res->window_first = held_first;
+        res->window_end = held_end;
+        snprintf(res->reason, sizeof res->reason,
+                 "no violation in transitions %u..%u (of %u); the whole "
+                 "trace was not solved: %s",
+                 held_first, held_end, c->ntrans, why);
+    }
+    ft_window_index_free(own);
+    return res->verdict;
+}
