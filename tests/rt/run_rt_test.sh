@@ -123,6 +123,45 @@ deadlock)
     grep -v '^#' dump.txt | tail -1 | grep -q DEADLOCK || fail "last event is not DEADLOCK"
     has "end.reason deadlock"
     ;;
+writer)
+    # A trace of ~20 chunks: the writer thread's ring of 8 slots wraps
+    # around; written inline (FORETELL_RT_WRITER=0) it holds the same
+    # events.  Both must be readable and consistent, chunks in order.
+    cat >w.c <<'C'
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static long n, a[64];
+static void *run(void *p)
+{
+    for (long i = 0; i < 150000; i++) {
+        pthread_mutex_lock(&m);
+        n++;
+        a[i & 63] += n;
+        pthread_mutex_unlock(&m);
+    }
+    return p;
+}
+int main(void)
+{
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, run, 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return n == 300000 ? 0 : 1;
+}
+C
+    build w w.c
+    record on.ft ./w; [ $rc = 0 ] || fail "writer thread: exit $rc"
+    FORETELL_RT_WRITER=0 record off.ft ./w; [ $rc = 0 ] || fail "inline: exit $rc"
+    for f in on off; do
+        dump $f.ft; [ $drc = 0 ] || fail "$f.ft not readable"
+        has "end.reason exit"
+        [ "$(count ' MUTEX_LOCK ')" = 300000 ] || fail "$f.ft: lock count"
+        grep '^# end.events' dump.txt >$f.events
+        consistent $f.ft
+    done
+    cmp -s on.events off.events || fail "event counts differ: $(cat on.events off.events)"
+    [ "$(stat -c %s on.ft)" -gt 8000000 ] || fail "trace too small to wrap the ring"
+    ;;
 segv)
     build segv "$P/segv.c"
     record s.ft ./segv; [ $rc = 139 ] || fail "SEGV exit status $rc"
