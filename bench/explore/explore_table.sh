@@ -2,56 +2,91 @@
 # explore_table.sh BUILD_DIR [SEEDS [BUDGET [STRATEGIES]]] - for every buggy
 # program of data/examples.tsv and every strategy: schedules to the first
 # bug (mean over the seeds that found it), success rate over SEEDS seeds
-# within BUDGET schedules, and schedules per second (all runs of the row).
+# within BUDGET schedules, and schedules per second (all runs of the cell).
 # Defaults: 20 seeds, budget 10000, "random pct rpro pctvb icb idb hapset
-# period".  icb, idb, hapset, dpor and period are deterministic: one seed.  Rows print as
-# they finish (a full table can take long: reduce SEEDS/BUDGET).  rpro gets --deadlock on
-# deadlock rows.  Not a test: prints numbers, asserts nothing.
+# period".  icb, idb, hapset, dpor and period are deterministic: one seed.
+# rpro gets --deadlock on deadlock rows.  Not a test: prints numbers,
+# asserts nothing.
+#
+# A full table is long (a cell that never finds its bug costs SEEDS x
+# BUDGET runs), so each exploration is one job whose result line is
+# appended to RESULTS (default BUILD_DIR/explore_table.raw: "name strategy
+# seed budget first runs seconds failure"); a second call skips the jobs
+# already there, so an interrupted table resumes.  JOBS=N runs N
+# explorations at once (schedules to the first bug do not depend on the
+# machine's load; schedules per second do).  The table is printed from
+# RESULTS as markdown: one row per program, one cell per strategy,
+# "mean (found/seeds)", then the schedules per second of each strategy.
 set -eu
+if [ "${1:-}" = --one ]; then # one exploration: --one FORETELL INST LINE...
+    shift
+    foretell=$1 inst=$2 name=$3 prog=$4 args=$5 s=$6 extra=$7 seed=$8 budget=$9
+    [ "$args" = - ] && args=
+    [ "$extra" = - ] && extra=
+    o=$(mktemp -d)
+    # shellcheck disable=SC2086
+    out=$("$foretell" explore --strategy "$s" $extra --seed $((seed * 1000003)) \
+          --budget "$budget" --run-timeout 10 --json -q -o "$o/out" \
+          -- "$inst/$prog" $args 2>/dev/null || true)
+    rm -rf "$o"
+    field() { echo "$out" | sed -n "s/.*\"$1\":\"\{0,1\}\([0-9a-z.e+-]*\).*/\1/p" | head -1; }
+    first=$(field schedules_to_first_bug)
+    [ "$(field bug_found)" = true ] || first=-
+    echo "$name $s $seed $budget ${first:--} $(field schedules_run) $(field seconds) $(field failure)"
+    exit 0
+fi
 build=${1:-build}
 seeds=${2:-20}
 budget=${3:-10000}
 strategies=${4:-"random pct rpro pctvb icb idb hapset period"}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../../data
-inst=$build/data/inst
-foretell=$build/bin/foretell
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+results=${RESULTS:-$build/explore_table.raw}
+touch "$results"
+jobs=$(mktemp)
+trap 'rm -f "$jobs"' EXIT
 
-printf '%-18s %-7s %9s %8s %9s\n' program strategy mean-to-bug found sched/s
 grep -v '^#' "$data/examples.tsv" | while IFS='	' read -r name src lang kind failure args threads natural summary; do
     [ "$kind" = none ] && continue
-    prog=$inst/${src%.*}
-    [ -x "$prog" ] || { echo "$name: $prog not built" >&2; continue; }
-    [ "$args" = - ] && args=
     for s in $strategies; do
-        extra=
+        extra=-
         [ "$s" = rpro ] && [ "$kind" = deadlock ] && extra=--deadlock
         n=$seeds
         case $s in icb|idb|hapset|dpor|period) n=1 ;; esac
-        found=0 total=0 runs=0 secs=0
-        i=1
-        while [ "$i" -le "$n" ]; do
-            # shellcheck disable=SC2086
-            out=$("$foretell" explore --strategy "$s" $extra --seed $((i * 1000003)) \
-                  --budget "$budget" --run-timeout 5 --json -q -o "$tmp/out" \
-                  -- "$prog" $args 2>/dev/null || true)
-            first=$(echo "$out" | sed -n 's/.*"schedules_to_first_bug":\([0-9]*\).*/\1/p')
-            r=$(echo "$out" | sed -n 's/.*"schedules_run":\([0-9]*\).*/\1/p')
-            t=$(echo "$out" | sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p')
-            runs=$((runs + ${r:-0}))
-            secs=$(awk -v a="$secs" -v b="${t:-0}" 'BEGIN { print a + b }')
-            if [ -n "$first" ]; then
-                found=$((found + 1))
-                total=$((total + first))
-            fi
-            i=$((i + 1))
+        for i in $(seq 1 "$n"); do
+            grep -q "^$name $s $i $budget " "$results" ||
+                echo "$name ${src%.*} ${args:--} $s $extra $i $budget"
         done
-        awk -v name="$name" -v s="$s" -v f="$found" -v n="$n" -v tot="$total" \
-            -v runs="$runs" -v secs="$secs" 'BEGIN {
-            mean = f ? sprintf("%.1f", tot / f) : "-"
-            printf "%-18s %-7s %9s %5d/%-3d %8.0f\n", name, s, mean, f, n,
-                   (secs > 0 ? runs / secs : 0) }'
     done
-done
+done >"$jobs"
+echo "explore_table: $(wc -l <"$jobs") explorations to run, ${JOBS:-1} at once; results in $results" >&2
+# shellcheck disable=SC2086
+xargs -r -P "${JOBS:-1}" -L 1 sh "$0" --one "$build/bin/foretell" \
+    "$build/data/inst" <"$jobs" >>"$results"
+
+awk -v strategies="$strategies" -v budget="$budget" '
+$4 == budget {
+    k = $1 SUBSEP $2
+    if (!(k in n)) { n[k] = 0; if (!($1 in seen)) { seen[$1] = 1; order[++np] = $1 } }
+    n[k]++; runs[$2] += $6; secs[$2] += $7
+    if ($5 != "-") { found[k]++; tot[k] += $5 }
+}
+END {
+    ns = split(strategies, st, " ")
+    printf "| program |"; for (j = 1; j <= ns; j++) printf " %s |", st[j]; printf "\n|---|"
+    for (j = 1; j <= ns; j++) printf "---|"; printf "\n"
+    for (i = 1; i <= np; i++) {
+        printf "| %s |", order[i]
+        for (j = 1; j <= ns; j++) {
+            k = order[i] SUBSEP st[j]
+            if (!(k in n)) { printf " |"; continue }
+            m = found[k] ? sprintf("%.1f", tot[k] / found[k]) : "-"
+            printf " %s (%d/%d) |", m, found[k], n[k]
+        }
+        printf "\n"
+    }
+    printf "| schedules/s |"
+    for (j = 1; j <= ns; j++)
+        printf " %s |", (secs[st[j]] > 0 ? sprintf("%.0f", runs[st[j]] / secs[st[j]]) : "")
+    printf "\n"
+}' "$results"
