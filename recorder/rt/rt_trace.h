@@ -15,9 +15,9 @@ void ft_tb_write_chunk(ft_chunk *c, unsigned kind);
 #define FT_SITES_CAP (256u << 10)    /* bytes per SITES chunk */
 /* Starts the writer thread (unless use_thread is 0) writing to fd. */
 void ft_io_init(int fd, int use_thread);
-/* The buffers of the slot to fill next (waits until the writer is done
- * with them). */
-void ft_io_buffers(uint8_t **ev, uint8_t **sites);
+/* The buffers of the slot `ahead` submissions from now (0: the next to
+ * be submitted); waits until the writer is done with them. */
+void ft_io_buffers(unsigned ahead, uint8_t **ev, uint8_t **sites);
 /* Hands the current slot to the writer, which seals and writes the SITES
  * chunk (if has_sites) and then the EVENTS chunk (if has_ev). */
 void ft_io_submit(const ft_chunk *sites, uint64_t sites_seq, int has_sites,

@@ -117,13 +117,14 @@ void ft_io_init(int fd, int use_thread)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-void ft_io_buffers(uint8_t **ev, uint8_t **sites)
+void ft_io_buffers(unsigned ahead, uint8_t **ev, uint8_t **sites)
 {
-    unsigned k = submitted % FT_IO_SLOTS;
-    /* The slot is free once the writer is done with the slot that used it
-     * FT_IO_SLOTS submissions ago. */
+    uint32_t s = submitted + ahead;
+    unsigned k = s % FT_IO_SLOTS;
+    /* The slot is free once the writer is done with the submission that
+     * used it FT_IO_SLOTS submissions ago. */
     if (threaded)
-        wait_written(submitted - FT_IO_SLOTS + 1);
+        wait_written(s - FT_IO_SLOTS + 1);
     *ev = ev_bufs[k];
     *sites = sites_bufs[k];
 }

@@ -35,10 +35,8 @@ void ft_tb_write_chunk(ft_chunk *c, unsigned kind)
         ft_write_all(tb.fd, c->buf, len);
 }
 
-static void open_slot(void)
+static void open_slot(uint8_t *ev, uint8_t *sites)
 {
-    uint8_t *ev, *sites;
-    ft_io_buffers(&ev, &sites);
     ft_chunk_open(&tb.sites, sites, FT_SITES_CAP);
     ft_chunk_open(&ft_tbh.ev, ev, FT_EV_CAP);
     ft_tbh.ev.pos = ft_put_uint(ft_tbh.ev.pos, ft_tbh.nevents);
@@ -54,11 +52,15 @@ static void rotate(void)
     int has_sites = tb.nsites_pending != 0;
     int has_ev = ft_tbh.ev.pos != tb.ev_first;
     if (has_sites || has_ev) {
+        /* Wait for the next slot first: a signal handler that runs during
+         * the wait then finds the open chunk still ours and consistent. */
+        uint8_t *ev, *sites;
+        ft_io_buffers(1, &ev, &sites);
         uint64_t sseq = has_sites ? tb.seq++ : 0;
         uint64_t eseq = has_ev ? tb.seq++ : 0;
         ft_io_submit(&tb.sites, sseq, has_sites, &ft_tbh.ev, eseq, has_ev);
         tb.nsites_pending = 0;
-        open_slot();
+        open_slot(ev, sites);
     }
 }
 
@@ -110,7 +112,9 @@ int ft_trace_open(const char *path, int use_writer)
     ft_modules_scan();
     ft_header_write(ft_now_ns());
     ft_io_init(tb.fd, use_writer);
-    open_slot();
+    uint8_t *ev, *sites;
+    ft_io_buffers(0, &ev, &sites);
+    open_slot(ev, sites);
     return 0;
 }
 
