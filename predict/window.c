@@ -295,9 +295,12 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
     return 0;
 }
 
-/* The sliced, reduced model of p's transitions k .. e-1 and its start. */
+/* The sliced, reduced model of p's transitions k .. e-1 and its start;
+ * *size is the slice's transition count, and past max_trans (0: no
+ * limit) m->r stays NULL. */
 static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
-                 uint32_t k, uint32_t e, unsigned flags, window_model *m)
+                 uint32_t k, uint32_t e, unsigned flags, uint32_t max_trans,
+                 uint32_t *size, window_model *m)
 {
     uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1, n = 0;
     uint32_t *lo = malloc(sizeof *lo * (3 * (size_t)nt + 1));
@@ -322,6 +325,13 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
             prop[n++] = ft_ctm_at(c, p->r[g].thread, q);
     if (ft_slice_mark_window(c, w->slice, prop, n, lo, hi, cut))
         goto out;
+    *size = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        *size += cut[t] - lo[t];
+    if (max_trans && *size > max_trans) { /* too big to solve: no model */
+        rc = 0;
+        goto out;
+    }
     for (uint32_t t = 0; t < nt; t++)
         for (uint32_t q = lo[t]; q < cut[t]; q++)
             keep[ft_ctm_at(c, t, q)] = 1;
@@ -369,17 +379,19 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         uint32_t e = e64 < c->ntrans ? (uint32_t)e64 : c->ntrans;
         int whole = k == 0 && e == c->ntrans;
         window_model m;
-        if (build(c, w, p, k, e, o->reduce_flags, &m)) {
+        uint32_t size = 0;
+        if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans, &size,
+                  &m)) {
             ft_presult_free(res);
             res->verdict = FT_ERROR;
             snprintf(res->reason, sizeof res->reason,
                      "window %u..%u: slicing failed", k, e);
             break;
         }
-        if (o->window_max_trans && m.r->ctm->ntrans > o->window_max_trans) {
+        if (!m.r) {
             snprintf(why, sizeof why,
                      "the %s window's slice has %u transitions (limit %u)",
-                     windows ? "next" : "smallest", m.r->ctm->ntrans,
+                     windows ? "next" : "smallest", size,
                      o->window_max_trans);
             window_model_free(&m);
             if (!windows) { /* nothing solved: the regions are too far

@@ -2,12 +2,13 @@
 # run.sh [BUILD_DIR] [TRACE...] - stage iv costs (bench_predict.c): per
 # property solve time (median, p90, max, seconds), FindAV iterations and
 # formula size (blocks, asserts) in the default configuration (direct),
-# with FindAV, without slicing, without the CXT restriction (every context
-# switch allowed: the model without MAT's reduction), and with MAT's
-# skip-unreachable variant.
+# with FindAV, without slicing, with and without the CXT restriction
+# (without: every context switch allowed, the model without MAT's
+# reduction), and with MAT's skip-unreachable variant; peak memory.
 # Traces: the ones given, else a passing recorded run of each data/
 # atomicity example (built into BUILD_DIR by the ft_examples target),
-# then random traces of tests/model/gen.c of growing size.  Not a test:
+# then random traces of tests/model/gen.c of growing size (and, with
+# LONG=1, two traces of 10^6 events).  Not a test:
 # prints a table and leaves nothing behind.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,3 +44,17 @@ for size in "2 20" "3 30" "4 40"; do
     # shellcheck disable=SC2086
     "$b" gen 7 $size 6
 done
+# Long traces (LONG=1; minutes): a recorded run of the lock-heavy
+# recorder kernel (bench/recorder/locks.c 50000: 4 threads, 10^6 events)
+# and a generated 4-thread trace of about 10^6 transitions, in the default
+# configuration only (windows), PROPS properties spread over the list,
+# 20 s each, the process's memory capped (Z3 can grow without bound).
+if [ "${LONG:-0}" = 1 ]; then
+    props=${PROPS:-40}
+    "$build/bin/foretell-cc" -O2 -o "$tmp/locks" "$root/bench/recorder/locks.c"
+    "$build/bin/foretell" record -o "$tmp/locks.ftrace" -- "$tmp/locks" \
+        50000 >/dev/null 2>&1
+    (ulimit -v 16000000; "$b" "$tmp/locks.ftrace" "$props" direct 20000)
+    rm -f "$tmp/locks.ftrace"
+    (ulimit -v 16000000; "$b" gen 7 4 250000 "$props" direct 20000)
+fi
