@@ -15,7 +15,7 @@ fi
 make -C "$build" -j2 ft_reduce ft_ctm ft_trace >/dev/null
 cc -O2 -std=gnu11 -I"$root" "$root/bench/model/bench_model.c" \
     -L"$build/lib" -lft_reduce -lft_ctm -lft_trace \
-    $(pkg-config --libs msgpack libdw) -o "$build/bench_model"
+    $(pkg-config --libs msgpack libdw) -pthread -o "$build/bench_model"
 for n in $sizes; do
     trace=$tmp/bench-model-$n.ftrace
     "$build/bench_model" gen "$n" "$trace" 8
