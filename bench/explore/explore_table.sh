@@ -30,6 +30,10 @@ if [ "${1:-}" = --one ]; then # one exploration: --one FORETELL INST LINE...
           -- "$inst/$prog" $args 2>/dev/null || true)
     rm -rf "$o"
     field() { echo "$out" | sed -n "s/.*\"$1\":\"\{0,1\}\([0-9a-z.e+-]*\).*/\1/p" | head -1; }
+    if [ -z "$(field schedules_run)" ]; then # not a result: retried next time
+        echo "explore_table: $name $s seed $seed: foretell explore gave no JSON" >&2
+        exit 0
+    fi
     first=$(field schedules_to_first_bug)
     [ "$(field bug_found)" = true ] || first=-
     echo "$name $s $seed $budget ${first:--} $(field schedules_run) $(field seconds) $(field failure)"
@@ -42,6 +46,7 @@ strategies=${4:-"random pct rpro pctvb icb idb hapset period"}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../../data
 results=${RESULTS:-$build/explore_table.raw}
+[ -x "$build/bin/foretell" ] || { echo "explore_table: no $build/bin/foretell" >&2; exit 2; }
 touch "$results"
 jobs=$(mktemp)
 trap 'rm -f "$jobs"' EXIT
