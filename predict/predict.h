@@ -109,7 +109,8 @@ typedef struct ft_presult {
      * window_holds: no violation in the window, the whole trace not
      * solved (verdict unknown). */
     uint32_t window_first, window_end, prefix;
-    uint32_t windows;      /* windows solved */
+    uint32_t windows;      /* windows solved (0: the smallest was over
+                              window_max_trans, nothing solved) */
     int window_holds;
 } ft_presult;
 

@@ -192,6 +192,81 @@ static void lock_state(const ft_ctm *c, uint32_t v, const uint32_t *list,
     }
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What smt/data.c will build for the window model s, in terms: every read
+ * of a shared variable takes each write of its value as a source, each
+ * with a "no write in between" over every write of the variable, so
+ * sum(reads x writes of the value x writes).  On traces with few values
+ * (flags, small counters) that grows as the cube of the window; the
+ * window is not solved past FT_WINDOW_MAX_TERMS.  UINT64_MAX on OOM. */
+static uint64_t data_terms(const ft_ctm *s)
+{
+    uint64_t *vals = malloc(sizeof *vals * ((size_t)s->ntrans + 1));
+    uint32_t *xs = malloc(sizeof *xs * ((size_t)s->ntrans + 1));
+    uint32_t *start = calloc((size_t)s->nvars + 2, sizeof *start);
+    uint64_t terms = 0;
+    if (!vals || !xs || !start) {
+        terms = UINT64_MAX;
+        goto out;
+    }
+    for (uint32_t x = 0; x < s->ntrans; x++)
+        if (s->obj[x] < s->nvars)
+            start[s->obj[x] + 1]++;
+    for (uint32_t v = 0; v < s->nvars; v++)
+        start[v + 1] += start[v];
+    for (uint32_t x = 0; x < s->ntrans; x++)
+        if (s->obj[x] < s->nvars)
+            xs[start[s->obj[x]]++] = x;
+    for (uint32_t v = s->nvars; v > 0; v--)
+        start[v] = start[v - 1];
+    start[0] = 0;
+    for (uint32_t v = 0; v < s->nvars; v++) {
+        if (s->vars[v].kind != FT_VAR_MEMORY || !s->vars[v].shared)
+            continue;
+        uint32_t nw = 0;
+        for (uint32_t q = start[v]; q < start[v + 1]; q++) {
+            uint32_t x = xs[q];
+            if (ft_ctm_writes(s, x))
+                vals[nw++] = s->op[x] == FT_OP_RMW ? s->value2[x]
+                                                   : s->value[x];
+        }
+        qsort(vals, nw, sizeof *vals, cmp_u64);
+        for (uint32_t q = start[v]; q < start[v + 1]; q++) {
+            uint32_t x = xs[q];
+            if (!ft_ctm_reads(s, x))
+                continue;
+            uint32_t a = 0, b = nw; /* writes of the read's value */
+            while (a < b) {
+                uint32_t m = a + (b - a) / 2;
+                if (vals[m] < s->value[x]) a = m + 1; else b = m;
+            }
+            uint32_t lo = a;
+            b = nw;
+            while (a < b) {
+                uint32_t m = a + (b - a) / 2;
+                if (vals[m] <= s->value[x]) a = m + 1; else b = m;
+            }
+            terms += (uint64_t)(a - lo + 1) * (nw + 1);
+        }
+    }
+out:
+    free(vals);
+    free(xs);
+    free(start);
+    return terms;
+}
+
+/* About 100 MB of Z3 terms and seconds to build (a 1040-block window
+ * of 3.5 M terms took 90 s and 4 GB to encode); windows whose data rule
+ * needs more are not
+ * solved (the limit of opts.window_max_trans, in the terms that grow). */
+#define FT_WINDOW_MAX_TERMS 300000u
+
 typedef struct window_model {
     ft_reduced *r;
     ft_smt_start st;
@@ -338,6 +413,11 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     s = ft_ctm_subset(c, keep, &map);
     if (!s || start_state(c, w->slice, k, lo, s, m))
         goto out;
+    if (max_trans && data_terms(s) > FT_WINDOW_MAX_TERMS) {
+        *size = UINT32_MAX; /* too big to encode: no model */
+        rc = 0;
+        goto out;
+    }
     m->r = ft_reduce(s, flags | FT_REDUCE_NO_COUNT);
     if (!m->r)
         goto out;
@@ -388,15 +468,28 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                      "window %u..%u: slicing failed", k, e);
             break;
         }
+        if (!m.r && !windows && half > 4) {
+            /* the first window is too big to solve: a narrower one (4x
+             * narrower each time) may not be */
+            window_model_free(&m);
+            half /= 16;
+            continue;
+        }
         if (!m.r) {
-            snprintf(why, sizeof why,
-                     "the %s window's slice has %u transitions (limit %u)",
-                     windows ? "next" : "smallest", size,
-                     o->window_max_trans);
+            if (size == UINT32_MAX)
+                snprintf(why, sizeof why,
+                         "the %s window's data rule has over %u terms",
+                         windows ? "next" : "smallest", FT_WINDOW_MAX_TERMS);
+            else
+                snprintf(why, sizeof why,
+                         "the %s window's slice has %u transitions (limit "
+                         "%u)", windows ? "next" : "smallest", size,
+                         o->window_max_trans);
             window_model_free(&m);
             if (!windows) { /* nothing solved: the regions are too far
                                apart for any window */
                 res->verdict = FT_UNKNOWN;
+                res->windows = 0;
                 res->window_first = k;
                 res->window_end = e;
                 snprintf(res->reason, sizeof res->reason,

@@ -170,7 +170,8 @@ static void expand_prefix(const ft_presult *res, ft_presult *tmp)
 }
 
 /* Modes: 0 direct, 1 FindAV, 2 no slicing, 3 windows widened to the
- * whole trace, 4 windows bounded (at most 4 transitions per slice). */
+ * whole trace, 4 windows bounded (at most 10 transitions per slice: a
+ * larger smallest window is not solved). */
 #define NMODES 5
 
 static void test_predict_matches_oracle(void **state)
@@ -227,12 +228,13 @@ static void test_predict_matches_oracle(void **state)
                 o.no_slice = mode == 2;
                 if (mode >= 3) {
                     o.window = 1 + (uint32_t)(seed % 2);
-                    o.window_max_trans = mode == 4 ? 4 : 0;
+                    o.window_max_trans = mode == 4 ? 10 : 0;
                 }
                 ft_presult res;
                 int v = ft_predict_one(c, whole, &props[i], &o, &res);
                 int bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
-                if (mode == 4 && v == FT_UNKNOWN && res.window_holds) {
+                if (mode == 4 && v == FT_UNKNOWN &&
+                    (res.window_holds || res.windows == 0)) {
                     bad = 0; /* bounded: no claim either way */
                     window_unknown++;
                 }
