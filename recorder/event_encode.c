@@ -130,6 +130,7 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *reg)
     case FT_EV_YIELD:
     case FT_EV_REGION_BEGIN:
     case FT_EV_REGION_END:
+    case FT_EV_ABORT:
         return ft_put_uint(p, ev->site);
     case FT_EV_STEAL:
     case FT_EV_SIGNAL:

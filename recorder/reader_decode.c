@@ -356,6 +356,7 @@ static int decode_fields(dec *d, ft_event *ev, uint64_t *reg)
     case FT_EV_YIELD:
     case FT_EV_REGION_BEGIN:
     case FT_EV_REGION_END:
+    case FT_EV_ABORT:
         GET_U(ev->site, U32);
         return 0;
     case FT_EV_STEAL:

@@ -280,7 +280,7 @@ int ft_meta_header(ft_reader *r, const uint8_t *body, size_t n,
     if (!seen_format)
         return ft_reader_fail(r, body_off, "not a foretell trace: HEADER has "
                               "no \"format\": \"" FT_FORMAT_NAME "\" key");
-    if (r->header.version != FT_FORMAT_VERSION)
+    if (r->header.version < 1 || r->header.version > FT_FORMAT_VERSION)
         return ft_reader_fail(r, body_off, "unsupported trace version %u "
                               "(this reader reads version %u)",
                               r->header.version, FT_FORMAT_VERSION);

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #define FT_FORMAT_NAME "foretell-trace"
-#define FT_FORMAT_VERSION 1
+#define FT_FORMAT_VERSION 2 /* readers also read version 1 */
 
 /* Chunk kinds: the first element of every top-level msgpack array. */
 enum ft_chunk_kind {
@@ -88,6 +88,8 @@ enum ft_kind {
     FT_EV_HEAP_ERROR = 84,    /* site addr what free_site: heap oracle */
     FT_EV_BLOCKED = 85,       /* tid site obj wait: before DEADLOCK, each
                                  blocked thread */
+    FT_EV_ABORT = 86,         /* site: the assert or abort() call, just
+                                 before its SIGNAL (version 2) */
     FT_EV_KIND_MAX = 127
 };
 

@@ -218,7 +218,9 @@ void ft_emit_func_exit(void);
 void ft_emit_switch(int tid);
 void ft_trace_flush(void);                   /* seal and write the chunk */
 void ft_trace_end(const char *reason, int64_t status);
-void ft_trace_signal(int signo);             /* async-signal-safe */
+void ft_trace_signal(int signo, uintptr_t pc); /* async-signal-safe; pc:
+                                                  where it was raised, 0 */
+uintptr_t ft_abort_pc(void); /* abort.c: caller of assert/abort, or 0 */
 int ft_trace_cur_tid(void);
 int ft_module_of(uintptr_t pc, const char **path, uintptr_t *off);
 void ft_trace_forget(void);                  /* fork child: stop writing */

@@ -58,7 +58,7 @@ static void on_fatal(int sig)
                 ft_pending_flush(t);
         }
         quiesce_holder(t, crash);
-        ft_trace_signal(sig);
+        ft_trace_signal(sig, sig == SIGABRT ? ft_abort_pc() : 0);
     }
     struct sigaction sa;
     __real_memset(&sa, 0, sizeof sa);

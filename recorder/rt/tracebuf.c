@@ -302,10 +302,14 @@ void ft_trace_end(const char *reason, int64_t status)
         __atomic_store_n(&ft_threads[i].has_baton, 0, __ATOMIC_SEQ_CST);
 }
 
-void ft_trace_signal(int signo)
+void ft_trace_signal(int signo, uintptr_t pc)
 {
     if (ft_rt.finished || tb.fd < 0)
         return;
+    if (pc) {
+        ft_event at = {.kind = FT_EV_ABORT, .site = ft_site_id(pc)};
+        ft_emit(&at);
+    }
     ft_event ev = {.kind = FT_EV_SIGNAL, .value = (uint64_t)signo};
     ft_emit(&ev);
     ft_trace_end("signal", -1);

@@ -19,16 +19,16 @@ v = d["violations"]
 assert d["confirmed"] >= 1, d["confirmed"]
 ok = [x for x in v if x["confirmation"]["status"] == "confirmed"
       and x["confirmation"]["failure"] == "abort"
-      and x["confirmation"]["failure_site"].endswith("best_fig2.c:70")]
+      and x["confirmation"]["failure_site"].endswith("best_fig2.c:71")]
 assert ok, [x["confirmation"] for x in v]
 import os
 assert all(os.path.exists(x["confirmation"]["replay_trace"]) for x in v)
 # globals are named by the data symbols the recorder kept, not addresses
 assert all(set(x["variables"]) <= {"x", "y", "z"} and x["variables"]
            for x in v), [x["variables"] for x in v]
-' || fail "best_fig2: no violation confirmed with the abort at best_fig2.c:70, or variables not named"
+' || fail "best_fig2: no violation confirmed with the abort at best_fig2.c:71, or variables not named"
 "$F" analyze fig2.ft -o out-fig2t -q --confirm -- "$FT_INST/best_fig2" >fig2.txt
-grep -q "confirmed; the run then failed: abort at .*best_fig2.c:70" fig2.txt || fail "text report lacks the confirmation"
+grep -q "confirmed; the run then failed: abort at .*best_fig2.c:71" fig2.txt || fail "text report lacks the confirmation"
 grep -q "confirmation: [1-9][0-9]* of [0-9]* predicted violations confirmed" fig2.txt || fail "text summary"
 grep -Eq "^  variables: [xyz]( [xyz])*$" fig2.txt || fail "text report: variables not named ($(grep variables: fig2.txt | head -1))"
 "$F" stats fig2.ft >stats.txt

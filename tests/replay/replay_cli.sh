@@ -127,7 +127,7 @@ fi
 # A natural (passing) run, `foretell analyze` predicts a violation, and
 # replaying its schedule makes the program fail at its assertion.
 if [ "$PART" = predicted ] || [ "$PART" = all ]; then
-for row in counter_rmw:counter_rmw.c:45 best_fig2:best_fig2.c:70; do
+for row in counter_rmw:counter_rmw.c:45 best_fig2:best_fig2.c:71; do
     prog=${row%%:*} site=${row#*:}
     setarch "$ARCH" -R "$F" record -o "nat_$prog.ft" -- "$INST/$prog" >/dev/null 2>&1 ||
         { fail "$prog: natural run failed"; continue; }

@@ -401,8 +401,14 @@ static void test_hostile_headers(void **state)
     p = ft_put_str(p, "format", 6);
     p = ft_put_str(p, "foretell-trace", 14);
     p = ft_put_str(p, "version", 7);
-    p = ft_put_uint(p, 2);
-    hostile_header(b, (size_t)(p - b), "unsupported trace version 2");
+    p = ft_put_uint(p, FT_FORMAT_VERSION + 1);
+    hostile_header(b, (size_t)(p - b), "unsupported trace version 3");
+    p = ft_put_map(b, 2);
+    p = ft_put_str(p, "format", 6);
+    p = ft_put_str(p, "foretell-trace", 14);
+    p = ft_put_str(p, "version", 7);
+    p = ft_put_uint(p, 0);
+    hostile_header(b, (size_t)(p - b), "unsupported trace version 0");
     p = ft_put_map(b, 1);
     p = ft_put_str(p, "version", 7);
     p = ft_put_uint(p, 1);

@@ -50,6 +50,7 @@ static const char *wire_fields(unsigned kind)
     case FT_EV_REALLOC: return "soavw";
     case FT_EV_FUNC_ENTRY: case FT_EV_SLEEP: return "sv";
     case FT_EV_YIELD: case FT_EV_REGION_BEGIN: case FT_EV_REGION_END:
+    case FT_EV_ABORT:
         return "s";
     case FT_EV_STEAL: case FT_EV_SIGNAL: return "v";
     default: return NULL;
