@@ -155,11 +155,13 @@ static void test_record_signal_timeout_deadlock(void **state)
                          "signal", "11", NULL), 128 + 11);
     assert_string_equal(end_of(trace, &r)->reason, "signal");
     ft_reader_close(r);
-    assert_int_equal(run("record", "-o", "s.ftrace", "--timeout", "0.2",
+    /* 1 s, not less: the program must write its trace before the timeout
+     * (ASan's start-up on a loaded machine took over 0.2 s) */
+    assert_int_equal(run("record", "-o", "s.ftrace", "--timeout", "1",
                          "--", FAKE_PROG, "hang", NULL), 128 + 15);
     assert_string_equal(end_of(trace, &r)->reason, "timeout");
     ft_reader_close(r);
-    assert_int_equal(run("record", "-o", "s.ftrace", "--timeout", "0.2",
+    assert_int_equal(run("record", "-o", "s.ftrace", "--timeout", "1",
                          "--grace", "0.2", "--", FAKE_PROG, "hang",
                          "ignore-term", NULL), 128 + 9);
     assert_string_equal(end_of(trace, &r)->reason, "timeout");
