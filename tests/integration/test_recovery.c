@@ -62,9 +62,12 @@ static void test_self_kill_direct(void **state)
     it_trace *t = load(trace);
     assert_false(ft_reader_end(t->r)->present); /* nobody wrote END */
     assert_true(t->n > 1000);                   /* several chunks survived */
-    assert_false(t->read_error);
+    /* The writer thread may be in the middle of a chunk when the kill
+     * lands: then reading stops at the truncated chunk, as damage that
+     * says what was recovered; any other read error fails. */
+    assert_true(!t->read_error || t->damaged);
     assert_int_equal(it_trace_count(t, FT_EV_THREAD_START), 3);
-    if (t->damaged) /* the damage message says what was recovered */
+    if (t->damaged)
         assert_non_null(strstr(t->damage.message, "recovered"));
     it_sync_report rep;
     it_check_sync(t, &rep);
