@@ -7,60 +7,8 @@
 # programs are explored to exhaustion within a budget ("exhausted"), the
 # options are checked, and the decision log carries the trace marks HaPSet
 # maps decisions with.  Env: FT_BIN, FT_INST, FT_WORK.
-set -u
-bin=$FT_BIN
-inst=$FT_INST
-work=$FT_WORK/hapset.$$
-rm -rf "$work"
-mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
-fails=0
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
-# The position (1-based) of the first bug of kind $2 in the JSON $1.
-bug_index() {
-    echo "$1" | grep -o '"failure":"[a-z-]*"' | grep -n "\"$2\"" | head -1 | cut -d: -f1
-}
-
-# expect_bug KIND EXIT_OF_REPRO EXPLORE_ARGS... -- PROG [ARGS]
-expect_bug() {
-    kind=$1 repro=$2
-    shift 2
-    out=$work/out
-    rm -rf "$out"
-    json=$("$bin/foretell" explore -q --json -o "$out" "$@")
-    rc=$?
-    [ $rc -eq 1 ] || { fail "explore $*: exit $rc, expected 1: $json"; return; }
-    n=$(bug_index "$json" "$kind")
-    [ -n "$n" ] || { fail "explore $*: no $kind bug in $json"; return; }
-    [ -s "$out/bug-$n.ftrace" ] || fail "explore $*: no saved trace"
-    [ -s "$out/bug-$n.schedule" ] || fail "explore $*: no saved schedule"
-    while [ "$1" != -- ]; do shift; done
-    shift
-    spec=$(cat "$out/bug-$n.strategy")
-    case $spec in
-    prefix*) ;;
-    *) fail "bug-$n.strategy is not a prefix: $spec" ;;
-    esac
-    FORETELL_TRACE=$work/repro.ftrace FORETELL_STRATEGY=$spec "$@" >/dev/null 2>&1
-    got=$?
-    [ $got -eq "$repro" ] ||
-        fail "FORETELL_STRATEGY=$spec $*: exit $got, expected $repro"
-    rj=$("$bin/foretell" replay -q --json --schedule "$out/bug-$n.schedule" \
-         -o "$work/replayed.ftrace" --timeout 10 -- "$@")
-    rrc=$?
-    case $rj in
-    *"\"failure\":\"$kind\""*) [ $rrc -eq 1 ] ||
-        fail "replay of bug-$n.schedule: exit $rrc, expected 1" ;;
-    *) fail "replay of bug-$n.schedule: expected $kind, got: $rj" ;;
-    esac
-    first=$(echo "$json" | sed -n 's/.*"schedules_to_first_bug":\([0-9]*\).*/\1/p')
-    echo "ok: $kind found, replayed (first bug after $first schedules; $spec)"
-}
+NAME=hapset
+. "$(dirname "$0")/lib.sh"
 
 expect_exhausted() {
     json=$("$bin/foretell" explore -q --json -o "$work/none" "$@")
@@ -74,11 +22,11 @@ expect_exhausted() {
 }
 
 # Exit codes of a reproduction: 134 abort, 86 deadlock (the runtime's).
-expect_bug abort 134 --strategy hapset --budget 100 -- "$inst/counter_rmw"
-expect_bug deadlock 86 --strategy hapset --budget 100 -- "$inst/abba_deadlock"
-expect_bug abort 134 --strategy hapset --all --budget 300 -- "$inst/best_fig2"
-expect_bug abort 134 --strategy hapset --ctx 0 --budget 100 -- "$inst/counter_rmw"
-expect_bug abort 134 --strategy dpor --budget 100 -- "$inst/counter_rmw"
+expect_bug abort 134 'prefix*' --strategy hapset --budget 100 -- "$inst/counter_rmw"
+expect_bug deadlock 86 'prefix*' --strategy hapset --budget 100 -- "$inst/abba_deadlock"
+expect_bug abort 134 'prefix*' --strategy hapset --all --budget 300 -- "$inst/best_fig2"
+expect_bug abort 134 'prefix*' --strategy hapset --ctx 0 --budget 100 -- "$inst/counter_rmw"
+expect_bug abort 134 'prefix*' --strategy dpor --budget 100 -- "$inst/counter_rmw"
 
 # Correct programs: every schedule the guided search selects is run.
 expect_exhausted --strategy hapset --budget 300 -- "$inst/correct_locked"
@@ -108,5 +56,5 @@ awk 'BEGIN { last = 0; bad = 0 }
     fail "decision log without ascending @marks: $(head -3 "$work/run.log")"
 echo "ok: decision log marks"
 
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+finish
 echo "all hapset explore tests passed"
