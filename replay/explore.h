@@ -128,6 +128,9 @@ typedef struct fx_decision {
     char kind;              /* 'p' preemptible, 'y' yield, 'b' blocked */
     int n;
     int enabled[16];        /* first 16 enabled threads */
+    uint64_t enabled_mask;  /* every enabled thread below 64 */
+    uint64_t mark;          /* "@M": trace index of the next event */
+    int has_mark;           /* older logs have no mark */
 } fx_decision;
 
 typedef struct fx_bounded fx_bounded;

@@ -9,6 +9,7 @@
  * point; the mark counts that pending write as before the decision, so
  * it lands in the block that made it. */
 #define _GNU_SOURCE
+#include "replay/explore.h"
 #include "replay/hapset.h"
 #include "recorder/trace.h"
 
@@ -147,32 +148,17 @@ int fh_run_finish(fh_run *r)
 
 static void read_log(fh_run *r, const char *path)
 {
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f)
-        return;
-    char line[16384];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long step;
-        fh_decision d = {0};
-        int used = 0;
-        if (sscanf(line, "%llu %d %d %c%n", &step, &d.cur, &d.chosen, &d.kind,
-                   &used) != 4)
-            continue;
-        d.step = step;
-        const char *p = line + used;
-        int e, k;
-        while (sscanf(p, " %d%n", &e, &k) == 1) {
-            if (e >= 0 && e < FH_MAX_TID)
-                d.enabled |= 1ull << e;
-            p += k;
-        }
-        const char *at = strchr(p, '@');
-        if (!at) /* an older log without marks cannot be aligned */
+    uint64_t n = 0;
+    fx_decision *v = path ? fx_read_log(path, &n) : NULL;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!v[i].has_mark) /* an older log without marks cannot be aligned */
             break;
-        d.mark = strtoull(at + 1, NULL, 10);
+        fh_decision d = {.step = v[i].step, .mark = v[i].mark,
+                         .cur = v[i].cur, .chosen = v[i].chosen,
+                         .kind = v[i].kind, .enabled = v[i].enabled_mask};
         fh_run_decision(r, &d);
     }
-    fclose(f);
+    free(v);
 }
 
 /* ---- the trace ---- */

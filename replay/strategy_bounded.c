@@ -209,7 +209,7 @@ fx_decision *fx_read_log(const char *path, uint64_t *n)
         return NULL;
     size_t cap = 256;
     fx_decision *v = malloc(cap * sizeof *v);
-    char line[2048];
+    char line[16384];
     while (v && fgets(line, sizeof line, f)) {
         fx_decision d = {0};
         unsigned long long step;
@@ -220,9 +220,17 @@ fx_decision *fx_read_log(const char *path, uint64_t *n)
         d.step = step;
         const char *p = line + used;
         int e, k;
-        while (d.n < 16 && sscanf(p, "%d%n", &e, &k) == 1) {
-            d.enabled[d.n++] = e;
+        while (sscanf(p, " %d%n", &e, &k) == 1) {
+            if (d.n < 16)
+                d.enabled[d.n++] = e;
+            if (e >= 0 && e < 64)
+                d.enabled_mask |= 1ull << e;
             p += k;
+        }
+        const char *at = strchr(p, '@');
+        if (at) {
+            d.has_mark = 1;
+            d.mark = strtoull(at + 1, NULL, 10);
         }
         if (*n == cap) {
             cap *= 2;
