@@ -41,13 +41,6 @@ static void forward_signal(int sig)
         kill(child_pid, sig);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Default trace path: ./basename(PROG).ftrace */
 static void default_output(const char *prog, char *buf, size_t len)
 {
@@ -116,36 +109,14 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
     close(pfd[0]);
     out->exec_errno = n == (ssize_t)sizeof e ? e : 0;
 
-    double start = now_s(), kill_at = 0;
-    int sent_term = 0, sent_kill = 0;
-    long sleep_ns = 1000000;
-    for (;;) {
-        pid_t w = waitpid(pid, &out->status, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        double t = now_s();
-        if (timeout > 0 && !sent_term && t - start >= timeout) {
-            kill(pid, SIGTERM);
-            sent_term = 1;
-            out->timed_out = 1;
-            kill_at = t + grace;
-        } else if (sent_term && !sent_kill && t >= kill_at) {
-            kill(pid, SIGKILL);
-            sent_kill = 1;
-        }
-        struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
-        if (sleep_ns < 20000000)
-            sleep_ns *= 2;
-    }
+    int wait_rc = ft_child_wait(pid, timeout, grace, &out->status,
+                                &out->timed_out);
     child_pid = 0;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
-    return 0;
+    return wait_rc;
 }
 
 /* Events, threads and whether the run deadlocked, from the trace itself:

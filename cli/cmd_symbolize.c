@@ -6,7 +6,12 @@
 #include "cli/opt.h"
 #include "recorder/trace.h"
 
+enum { OPT_DEBUGINFO }; /* indices into sym_opts */
+
 static const ft_opt sym_opts[] = {
+    {"debuginfo", 0, NULL,
+     "also read separate debuginfo files (build-id and debug-link, "
+     "/usr/lib/debug) for modules stripped of their DWARF"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -15,10 +20,11 @@ int cmd_symbolize(int argc, char **argv)
     ft_optparse p;
     ft_opt_init(&p, "foretell symbolize", argc, argv);
     const char *path = NULL, *v;
+    unsigned flags = 0;
     int k;
     while ((k = ft_opt_next(&p, sym_opts, &v)) != FT_OPT_END) {
         if (k == FT_OPT_HELP) {
-            ft_opt_usage(stdout, "foretell symbolize TRACE",
+            ft_opt_usage(stdout, "foretell symbolize [--debuginfo] TRACE",
                          "Resolves TRACE's sites to function, file:line:column "
                          "using the recorded modules (their build ids must "
                          "match) and appends a SYMBOLS chunk. Sites already "
@@ -27,6 +33,10 @@ int cmd_symbolize(int argc, char **argv)
         }
         if (k == FT_OPT_ERROR)
             return FT_EXIT_BAD_INPUT;
+        if (k == OPT_DEBUGINFO) {
+            flags |= FT_SYM_DEBUGINFO;
+            continue;
+        }
         if (k == FT_OPT_DASHDASH) {
             if (p.i >= p.argc)
                 continue;
@@ -45,7 +55,7 @@ int cmd_symbolize(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     ft_error err;
-    int n = ft_symbolize(path, stderr, &err);
+    int n = ft_symbolize_with(path, flags, stderr, &err);
     if (n < 0) {
         fprintf(stderr, "%s: error: at byte %llu: %s\n", path,
                 (unsigned long long)err.offset, err.message);

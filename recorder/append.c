@@ -90,9 +90,9 @@ int ft_appender_close(ft_appender *a, const char *path, ft_error *err)
 {
     int rc = 0;
     if (a->fd >= 0) {
+        /* No fsync: the runtime's chunks are not synced either, and a
+         * sync here wrote back the whole trace (90 ms for 200 MB). */
         flush(a);
-        if (fsync(a->fd) < 0 && errno != EINVAL)
-            a->failed = 1;
         if (close(a->fd) < 0)
             a->failed = 1;
         if (a->failed)

@@ -9,7 +9,15 @@
  * runtime records dl_iterate_phdr's dlpi_addr, i.e. the load bias: 0 for
  * a non-PIE executable).  For ET_EXEC the link-time address is base +
  * offset; for ET_DYN (PIE, shared objects) it is the offset itself.  The
- * site is a return address, so we look up offset - 1, inside the call. */
+ * site is a return address, so we look up offset - 1, inside the call.
+ *
+ * Debug information comes from each module's own file unless the caller
+ * asks for separate debuginfo too (FT_SYM_DEBUGINFO: build-id and
+ * debug-link files, /usr/lib/debug).  Instrumented code always carries its
+ * own DWARF (foretell-cc compiles with -g); the other modules only hold
+ * return addresses into libraries (main's caller, interceptors' callers),
+ * for which the symbol table's function name is enough, and loading
+ * libc6-dbg's compressed DWARF for them cost 170 ms per recorded run. */
 #include "recorder/reader_internal.h"
 
 #include <elfutils/libdw.h>
@@ -19,8 +27,25 @@
 #include <string.h>
 
 static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
+static const Dwfl_Callbacks with_debuginfo = {
     .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+/* The module's own file only: -1 tells libdwfl to use the main ELF. */
+static int own_file_only(Dwfl_Module *mod, void **userdata,
+                         const char *modname, Dwarf_Addr base,
+                         const char *file_name, const char *debuglink_file,
+                         GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+    (void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+    return -1;
+}
+
+static const Dwfl_Callbacks own_file = {
+    .find_debuginfo = own_file_only,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
@@ -41,10 +66,12 @@ static void hex(const unsigned char *b, int n, char *out, size_t len)
     out[k] = 0;
 }
 
-static void open_module(module_dw *m, const ft_module *tm, FILE *warn)
+static void open_module(module_dw *m, const ft_module *tm, unsigned flags,
+                        FILE *warn)
 {
     memset(m, 0, sizeof *m);
-    m->dwfl = dwfl_begin(&callbacks);
+    m->dwfl = dwfl_begin(flags & FT_SYM_DEBUGINFO ? &with_debuginfo
+                                                  : &own_file);
     if (!m->dwfl)
         return;
     dwfl_report_begin(m->dwfl);
@@ -178,6 +205,12 @@ static int emit_data(ft_appender *ap, const module_dw *m, uint32_t index,
 
 int ft_symbolize(const char *path, FILE *warn, ft_error *err)
 {
+    return ft_symbolize_with(path, 0, warn, err);
+}
+
+int ft_symbolize_with(const char *path, unsigned flags, FILE *warn,
+                      ft_error *err)
+{
     ft_reader *r = ft_reader_open(path, err);
     if (!r)
         return -1;
@@ -200,11 +233,14 @@ int ft_symbolize(const char *path, FILE *warn, ft_error *err)
     }
     for (uint32_t i = 0; i < r->nsites; i++) {
         const ft_site *s = &r->sites[i];
-        if (s->function || s->file || s->module >= r->nmodules)
+        /* With debuginfo, sites that got only a function name from a
+         * module's symbol table are looked at again for a line. */
+        int retry = (flags & FT_SYM_DEBUGINFO) && s->function && !s->file;
+        if (((s->function || s->file) && !retry) || s->module >= r->nmodules)
             continue;
         module_dw *m = &mods[s->module];
         if (!opened[s->module]) {
-            open_module(m, &r->modules[s->module], warn);
+            open_module(m, &r->modules[s->module], flags, warn);
             opened[s->module] = 1;
         }
         if (!m->usable || s->offset == 0)
@@ -214,7 +250,7 @@ int ft_symbolize(const char *path, FILE *warn, ft_error *err)
         const char *fn = dwfl_module_addrname(m->mod, a);
         int line = 0, col = 0;
         const char *file = find_line(m->mod, a, &line, &col);
-        if (!fn && !file)
+        if ((!fn && !file) || (retry && !file))
             continue;
         if (emit(&ap, s->id, fn, file, line, col) < 0)
             continue;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define FT_FORMAT_NAME "foretell-trace"
 #define FT_FORMAT_VERSION 2 /* readers also read version 1 */
@@ -327,5 +328,18 @@ int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
  * be NULL), and appends a SYMBOLS chunk.  Returns the number of sites it
  * symbolised, or -1 with *err set. */
 int ft_symbolize(const char *path, FILE *warn, ft_error *err);
+
+/* ft_symbolize with flags: FT_SYM_DEBUGINFO also searches separate
+ * debuginfo files (build-id and debug-link, /usr/lib/debug), for modules
+ * stripped of their DWARF; without it each module's own file is read. */
+#define FT_SYM_DEBUGINFO 1u
+int ft_symbolize_with(const char *path, unsigned flags, FILE *warn,
+                      ft_error *err);
+
+/* Waits for the child pid (recorder/child_wait.c).  timeout_s > 0 bounds
+ * the wait: SIGTERM then, SIGKILL grace_s later, and *timed_out set.
+ * 0 with *status filled, or -1 (errno) when waitpid fails. */
+int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
+                  int *timed_out);
 
 #endif

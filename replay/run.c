@@ -78,37 +78,6 @@ static void child(const fr_run_opts *o, int errfd)
     _exit(127);
 }
 
-/* Waits for pid within timeout_s (0: forever); *hung when it had to be
- * stopped. */
-static int wait_bounded(pid_t pid, double timeout_s, int *status, int *hung)
-{
-    double start = now_s(), kill_at = 0;
-    int sent_term = 0, sent_kill = 0;
-    long sleep_ns = 200000;
-    *hung = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, status, WNOHANG);
-        if (w == pid)
-            return 0;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        double t = now_s();
-        if (timeout_s > 0 && !sent_term && t - start >= timeout_s) {
-            kill(pid, SIGTERM);
-            sent_term = 1;
-            *hung = 1;
-            kill_at = t + GRACE_S;
-        } else if (sent_term && !sent_kill && t >= kill_at) {
-            kill(pid, SIGKILL);
-            sent_kill = 1;
-        }
-        struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
-        if (sleep_ns < 20000000)
-            sleep_ns *= 2;
-    }
-}
-
 /* The runtime's END reason, kept in the END we append (the last wins). */
 static const char *end_reason(const char *trace, int status, int hung,
                               char *buf, size_t len, uint64_t *events)
@@ -169,7 +138,7 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         ;
     close(pfd[0]);
     int status = 0, hung = 0;
-    if (wait_bounded(pid, o->timeout_s, &status, &hung) < 0) {
+    if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
         set_err(err, o->argv[0], "cannot wait for the program: %s",
                 strerror(errno));
         return -1;

@@ -2,7 +2,9 @@
  * itself, built with -g): a site taken from a real return address comes
  * back as the calling function, this file and the line of the call;
  * modules that are missing or have another build id are skipped with a
- * warning; chunks are only ever appended; END appending (last wins). */
+ * warning; chunks are only ever appended; END appending (last wins); a
+ * copy stripped of its DWARF gets a line only when separate debuginfo is
+ * asked for (FT_SYM_DEBUGINFO, `foretell symbolize --debuginfo`). */
 #define _GNU_SOURCE
 #include "fixture.h"
 
@@ -140,6 +142,62 @@ static void test_symbolize_own_binary(void **state)
     unlink(path);
 }
 
+/* The line of site 1 in path's trace, after symbolising with flags. */
+static const ft_site *site_after(const char *path, unsigned flags,
+                                 ft_reader **r)
+{
+    ft_error err;
+    assert_true(ft_symbolize_with(path, flags, NULL, &err) >= 0);
+    *r = ft_reader_open(path, &err);
+    assert_non_null(*r);
+    return ft_reader_site(*r, 1);
+}
+
+static void test_separate_debuginfo(void **state)
+{
+    (void)state;
+    char exe[1024], dir[256], cmd[4096], stripped[512], path[256];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = 0;
+    fx_temp_path(dir, sizeof dir, "dbg");
+    snprintf(stripped, sizeof stripped, "%s/copy", dir);
+    snprintf(cmd, sizeof cmd,
+             "rm -f %s && mkdir %s && "
+             "objcopy --only-keep-debug %s %s/copy.debug && "
+             "objcopy --strip-debug --add-gnu-debuglink=%s/copy.debug %s %s",
+             dir, dir, exe, dir, dir, exe, stripped);
+    if (system(cmd) != 0)
+        skip(); /* no binutils */
+    self_info s = {0};
+    dl_iterate_phdr(find_self, &s);
+    uint64_t offset = (uint64_t)(uintptr_t)probe_site() - s.base;
+    fx_temp_path(path, sizeof path, "dbgtrace");
+
+    ft_reader *r;
+    write_trace(path, stripped, &s, offset);
+    const ft_site *site = site_after(path, 0, &r);
+    assert_non_null(site->function); /* the symbol table survives */
+    assert_string_equal(site->function, "probe_site");
+    assert_null(site->file);
+    ft_reader_close(r);
+
+    /* --debuginfo on the same trace fills in the line */
+    site = site_after(path, FT_SYM_DEBUGINFO, &r);
+    assert_non_null(site->file);
+    assert_int_equal(site->line, call_line);
+    ft_reader_close(r);
+    size_t len, again;
+    free(fx_read_file(path, &len));
+    site_after(path, FT_SYM_DEBUGINFO, &r); /* nothing left to add */
+    ft_reader_close(r);
+    free(fx_read_file(path, &again));
+    assert_int_equal(again, len);
+    unlink(path);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_append_end_last_wins(void **state)
 {
     (void)state;
@@ -172,6 +230,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolize_own_binary),
+        cmocka_unit_test(test_separate_debuginfo),
         cmocka_unit_test(test_append_end_last_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
