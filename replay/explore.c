@@ -163,8 +163,13 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     snprintf(b->trace, sizeof b->trace, "%s/bug-%d.ftrace", d->o->outdir, res->nbugs);
     snprintf(b->schedule, sizeof b->schedule, "%s/bug-%d.schedule", d->o->outdir,
              res->nbugs);
-    if (rename(c->trace, b->trace) < 0)
-        return seterr(err, b->trace, "cannot save the trace: %s", strerror(errno));
+    if (rename(c->trace, b->trace) < 0) {
+        char why[200];
+        snprintf(why, sizeof why, "run %llu (%s, %s): %s",
+                 (unsigned long long)res->runs, fx_failure_name(out->failure),
+                 c->spec, strerror(errno));
+        return seterr(err, b->trace, "cannot save the trace of %s", why);
+    }
     char path[600];
     snprintf(path, sizeof path, "%s/bug-%d.strategy", d->o->outdir, res->nbugs);
     FILE *f = fopen(path, "w");
