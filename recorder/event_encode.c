@@ -11,8 +11,9 @@ static uint8_t *put_addr(uint8_t *p, uint64_t a, uint64_t *reg)
     return p;
 }
 
-uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *reg)
+uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
 {
+    uint64_t *reg = ft_addr_reg_of(regs, ev->kind);
     *p++ = (uint8_t)ev->kind;
     switch (ev->kind) {
     case FT_EV_THREAD_START:

@@ -446,7 +446,7 @@ static int load_chunk(ft_reader *r)
     r->pos = p;
     r->body_end = r->body + c->body_len;
     r->body_offset = c->offset + FT_CHUNK_HEAD;
-    r->addr_reg = 0;
+    r->addr_regs = ft_addr_regs_for(r->header.version);
     r->tid = tid;
     r->cur_chunk++;
     return 1;
@@ -459,7 +459,7 @@ int ft_reader_next(ft_reader *r, ft_event *ev)
     for (;;) {
         if (r->pos) {
             const char *why;
-            int rc = ft_decode_event(&r->pos, r->body_end, &r->addr_reg,
+            int rc = ft_decode_event(&r->pos, r->body_end, &r->addr_regs,
                                      &r->tid, ev, &why);
             if (rc == 1) {
                 ev->index = r->delivered++;

@@ -210,8 +210,9 @@ static int get_wide_bytes(dec *d, ft_event *ev)
 }
 
 /* The fields after the opcode, per kind (cf. ft_encode_event). */
-static int decode_fields(dec *d, ft_event *ev, uint64_t *reg)
+static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
 {
+    uint64_t *reg = ft_addr_reg_of(regs, ev->kind);
     int64_t s;
     switch (ev->kind) {
     case FT_EV_THREAD_START:
@@ -391,7 +392,7 @@ static int decode_fields(dec *d, ft_event *ev, uint64_t *reg)
 }
 
 static inline __attribute__((always_inline)) int
-decode_one(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+decode_one(const uint8_t **pp, const uint8_t *end, ft_addr_regs *reg,
            uint32_t *tid, ft_event *ev, const char **why)
 {
     dec dd = {*pp, end, NULL};
@@ -431,13 +432,13 @@ decode_one(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
     }
 }
 
-int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+int ft_decode_event(const uint8_t **pp, const uint8_t *end, ft_addr_regs *reg,
                     uint32_t *tid, ft_event *ev, const char **why)
 {
     return decode_one(pp, end, reg, tid, ev, why);
 }
 
-int ft_decode_batch(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+int ft_decode_batch(const uint8_t **pp, const uint8_t *end, ft_addr_regs *reg,
                     uint32_t *tid, ft_event *ev, uint32_t max,
                     uint64_t first_index, uint32_t *n, const char **why)
 {

@@ -68,7 +68,7 @@ struct ft_reader {
     size_t body_cap;
     const uint8_t *pos, *body_end;
     uint64_t body_offset;  /* file offset of body[0] */
-    uint64_t addr_reg;
+    ft_addr_regs addr_regs;
     uint32_t tid;
     uint64_t delivered;    /* events delivered so far */
     int stream_done;       /* 1: end or damage reached */
@@ -152,12 +152,12 @@ void ft_meta_finish_sites(ft_reader *r);
  * past end), consuming SWITCH events into *tid.  Returns 1 with *ev
  * filled, 0 at end of body, -1 on malformed input with *why set and *pp
  * left at the offending byte. */
-int ft_decode_event(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+int ft_decode_event(const uint8_t **pp, const uint8_t *end, ft_addr_regs *reg,
                     uint32_t *tid, ft_event *ev, const char **why);
 /* Decodes up to max events into ev[0..*n), numbering them from
  * first_index.  Returns 1 when max were decoded, 0 at the end of the body,
  * -1 at a malformed event (*why, *pp at it, the events before it in ev). */
-int ft_decode_batch(const uint8_t **pp, const uint8_t *end, uint64_t *reg,
+int ft_decode_batch(const uint8_t **pp, const uint8_t *end, ft_addr_regs *reg,
                     uint32_t *tid, ft_event *ev, uint32_t max,
                     uint64_t first_index, uint32_t *n, const char **why);
 /* Decodes an EVENTS body prologue (first index, tid). */

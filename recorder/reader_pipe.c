@@ -149,7 +149,7 @@ static void *pipe_main(void *arg)
             return NULL;
         }
         const uint8_t *end = p->body[bi] + c->body_len;
-        uint64_t reg = 0;
+        ft_addr_regs reg = ft_addr_regs_for(r->header.version);
         for (;;) {
             const char *why = NULL;
             int rc = ft_decode_batch(&pos, end, &reg, &tid, b->ev,

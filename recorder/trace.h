@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #define FT_FORMAT_NAME "foretell-trace"
-#define FT_FORMAT_VERSION 2 /* readers also read version 1 */
+#define FT_FORMAT_VERSION 3 /* readers also read versions 1 and 2 */
 
 /* Chunk kinds: the first element of every top-level msgpack array. */
 enum ft_chunk_kind {
@@ -304,10 +304,36 @@ int ft_writer_event(ft_writer *w, const ft_event *ev);
 /* Flushes, writes SYMBOLS and END (end may be NULL), closes. */
 int ft_writer_close(ft_writer *w, const ft_end *end);
 
-/* Encodes one event's opcode and fields at p (not SWITCH); *addr_reg is
- * the chunk's address-delta register.  Returns the end, or NULL for a kind
- * it does not know.  Needs FT_EVENT_MAX_FIXED + nbytes + 5 bytes. */
-uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, uint64_t *addr_reg);
+/* The address-delta registers of an EVENTS chunk, zero at its start.
+ * Each address is written as its difference from the register it belongs
+ * to.  From version 3 on, READ and READ_WIDE have a register of their own
+ * (split): a loop that reads one array and writes another then has 1-byte
+ * deltas on both streams (12.4 to 8.x bytes per event on the dense
+ * kernel).  Versions 1 and 2 have one register for every address. */
+typedef struct ft_addr_regs {
+    uint64_t any;  /* every address field but a split READ's */
+    uint64_t read; /* READ and READ_WIDE addresses when split */
+    int split;     /* version >= 3 */
+} ft_addr_regs;
+
+static inline ft_addr_regs ft_addr_regs_for(uint64_t version)
+{
+    ft_addr_regs r = {0, 0, version >= 3};
+    return r;
+}
+
+/* The register an address field of an event of kind belongs to. */
+static inline uint64_t *ft_addr_reg_of(ft_addr_regs *r, unsigned kind)
+{
+    return r->split && (kind == FT_EV_READ || kind == FT_EV_READ_WIDE)
+               ? &r->read
+               : &r->any;
+}
+
+/* Encodes one event's opcode and fields at p (not SWITCH) against the
+ * chunk's registers.  Returns the end, or NULL for a kind it does not
+ * know.  Needs FT_EVENT_MAX_FIXED + nbytes + 5 bytes. */
+uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs);
 
 /* Consistency: every read returns the last write to that address (since
  * its allocation), atomics included.  Returns the number of violations,

@@ -25,7 +25,7 @@ struct ft_writer {
     uint64_t seq;
     uint8_t *buf;    /* events chunk under construction */
     ft_chunk chunk;
-    uint64_t addr_reg;
+    ft_addr_regs addr_regs;
     uint64_t nevents, chunk_first;
     uint32_t tid, chunk_tid;
     int have_events;
@@ -70,7 +70,7 @@ static int flush_sites(ft_writer *w)
 static void start_events(ft_writer *w)
 {
     ft_chunk_open(&w->chunk, w->buf, WRITER_CHUNK);
-    w->addr_reg = 0;
+    w->addr_regs = ft_addr_regs_for(FT_FORMAT_VERSION);
     w->chunk_first = w->nevents;
     w->chunk_tid = w->tid;
     w->chunk.pos = ft_put_uint(w->chunk.pos, w->nevents);
@@ -203,7 +203,7 @@ int ft_writer_event(ft_writer *w, const ft_event *ev)
             w->chunk.pos = ft_put_uint(w->chunk.pos, ev->tid);
         }
     }
-    uint8_t *p = ft_encode_event(w->chunk.pos, ev, &w->addr_reg);
+    uint8_t *p = ft_encode_event(w->chunk.pos, ev, &w->addr_regs);
     if (!p)
         return -1;
     w->chunk.pos = p;

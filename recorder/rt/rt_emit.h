@@ -17,7 +17,7 @@ struct ft_site_entry {
 
 struct ft_tb_hot {
     ft_chunk ev;          /* the open EVENTS chunk */
-    uint64_t addr_reg;    /* address-delta register, reset per chunk */
+    ft_addr_regs regs;    /* address-delta registers, reset per chunk */
     uint64_t nevents;     /* events written so far */
     struct ft_site_entry *sites; /* open addressing, 1 << site_bits slots */
     unsigned site_bits;
@@ -48,10 +48,13 @@ static inline void ft_emit_access_fast(int kind, uint32_t site,
         ft_tb_rotate();
         p = ft_tbh.ev.pos;
     }
+    /* kind is a constant at every call: the register is chosen at
+     * compile time (version 3 splits READ's, trace.h) */
+    uint64_t *reg = kind == FT_EV_READ ? &ft_tbh.regs.read : &ft_tbh.regs.any;
     *p++ = (uint8_t)kind;
     p = ft_put_uint(p, site);
-    p = ft_put_int(p, (int64_t)(addr - ft_tbh.addr_reg));
-    ft_tbh.addr_reg = addr;
+    p = ft_put_int(p, (int64_t)(addr - *reg));
+    *reg = addr;
     *p++ = (uint8_t)size;
     ft_tbh.ev.pos = ft_put_uint(p, value);
     ft_tbh.nevents++;

@@ -42,7 +42,7 @@ static void open_slot(uint8_t *ev, uint8_t *sites)
     ft_tbh.ev.pos = ft_put_uint(ft_tbh.ev.pos, ft_tbh.nevents);
     ft_tbh.ev.pos = ft_put_uint(ft_tbh.ev.pos, (uint64_t)tb.cur_tid);
     tb.ev_first = ft_tbh.ev.pos;
-    ft_tbh.addr_reg = 0;
+    ft_tbh.regs = ft_addr_regs_for(FT_FORMAT_VERSION);
 }
 
 /* Hands the slot (new sites, then events) to the writer and opens the
@@ -189,17 +189,18 @@ static inline uint8_t *reserve(size_t n)
     return ft_tbh.ev.pos;
 }
 
-static inline uint8_t *put_addr(uint8_t *p, uint64_t a)
+static inline uint8_t *put_addr(uint8_t *p, uint64_t a, int kind)
 {
-    p = ft_put_int(p, (int64_t)(a - ft_tbh.addr_reg));
-    ft_tbh.addr_reg = a;
+    uint64_t *reg = ft_addr_reg_of(&ft_tbh.regs, (unsigned)kind);
+    p = ft_put_int(p, (int64_t)(a - *reg));
+    *reg = a;
     return p;
 }
 
 void ft_emit(const ft_event *ev)
 {
     uint8_t *p = reserve(FT_EVENT_MAX_FIXED + ev->nbytes + 8);
-    uint8_t *end = ft_encode_event(p, ev, &ft_tbh.addr_reg);
+    uint8_t *end = ft_encode_event(p, ev, &ft_tbh.regs);
     if (end) {
         ft_tbh.ev.pos = end;
         ft_tbh.nevents++;
@@ -219,7 +220,7 @@ void ft_emit_wide(int kind, uint32_t site, uintptr_t addr, size_t size,
     uint8_t *p = reserve(FT_EVENT_MAX_FIXED + (with ? size : 0));
     *p++ = (uint8_t)kind;
     p = ft_put_uint(p, site);
-    p = put_addr(p, addr);
+    p = put_addr(p, addr, kind);
     p = ft_put_uint(p, size);
     if (with) {
         p = ft_put_bin_head(p, (uint32_t)size);

@@ -125,6 +125,27 @@ static void le(uint64_t v, uint8_t *b)
 }
 
 static int quiet, check;
+static int split_reads; /* version 3: READ/READ_WIDE own address register */
+
+/* The header's "version". */
+static uint64_t header_version(const char *body, size_t len)
+{
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    uint64_t v = 0;
+    if (msgpack_unpack_next(&u, body, len, &off) == MSGPACK_UNPACK_SUCCESS &&
+        u.data.type == MSGPACK_OBJECT_MAP)
+        for (uint32_t i = 0; i < u.data.via.map.size; i++) {
+            msgpack_object_kv *kv = &u.data.via.map.ptr[i];
+            if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == 7 &&
+                !memcmp(kv->key.via.str.ptr, "version", 7) &&
+                kv->val.type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+                v = kv->val.via.u64;
+        }
+    msgpack_unpacked_destroy(&u);
+    return v;
+}
 static char *buf;
 
 static int events_chunk(const char *body, size_t len)
@@ -139,7 +160,7 @@ static int events_chunk(const char *body, size_t len)
             return -1;
         head[i] = u.data.via.u64;
     }
-    uint64_t idx = head[0], tid = head[1], reg = 0;
+    uint64_t idx = head[0], tid = head[1], any = 0, read = 0;
     while (off < len) {
         if (msgpack_unpack_next(&u, body, len, &off) != MSGPACK_UNPACK_SUCCESS ||
             u.data.type != MSGPACK_OBJECT_POSITIVE_INTEGER || u.data.via.u64 > 127 ||
@@ -170,8 +191,9 @@ static int events_chunk(const char *body, size_t len)
             else
                 return -1;
             if (is_addr(kind, i)) {
-                reg += f[i];
-                f[i] = reg;
+                uint64_t *reg = split_reads && (kind == 10 || kind == 12) ? &read : &any;
+                *reg += f[i];
+                f[i] = *reg;
                 n += snprintf(line + n, sizeof line - (size_t)n, " %#" PRIx64, f[i]);
             } else if (o->type == MSGPACK_OBJECT_BIN) {
                 n += snprintf(line + n, sizeof line - (size_t)n, " bin:%u", binlen);
@@ -292,6 +314,7 @@ int main(int argc, char **argv)
         }
         if (kind == FT_CHUNK_HEADER) {
             map_chunk("header", body, blen);
+            split_reads = header_version(body, blen) >= 3;
         } else if (kind == FT_CHUNK_END) {
             map_chunk("end", body, blen);
         } else if (kind == FT_CHUNK_SITES || kind == FT_CHUNK_MODULES) {

@@ -212,7 +212,7 @@ static void build(big_trace *t, unsigned nchunks, uint64_t seed)
         unsigned nev = c % 4 == 1 ? 0 : (unsigned)rng_below(&g, 3000);
         uint8_t *p = ft_put_uint(body, index);
         p = ft_put_uint(p, rng_below(&g, 4));
-        uint64_t reg = 0;
+        ft_addr_regs reg = ft_addr_regs_for(FT_FORMAT_VERSION);
         for (unsigned i = 0; i < nev; i++) {
             if (rng_below(&g, 8) == 0) {
                 *p++ = FT_EV_SWITCH;

@@ -96,7 +96,9 @@ static uint64_t check_events_body(const uint8_t *body, size_t n, ft_reader *r)
     uint64_t first = as_u64(&b.obj.data);
     assert_true(next_obj(&b));
     uint32_t tid = (uint32_t)as_u64(&b.obj.data);
-    uint64_t reg = 0, count = 0;
+    /* version 3: READ and READ_WIDE addresses have their own register */
+    int split = ft_reader_header(r)->version >= 3;
+    uint64_t any = 0, read = 0, count = 0;
     while (next_obj(&b)) {
         unsigned op = (unsigned)as_u64(&b.obj.data);
         if (op == FT_EV_SWITCH) {
@@ -108,13 +110,15 @@ static uint64_t check_events_body(const uint8_t *body, size_t n, ft_reader *r)
         assert_non_null(f);
         ft_event want = {.kind = (uint16_t)op, .tid = tid,
                          .index = first + count};
+        uint64_t *reg =
+            split && (op == FT_EV_READ || op == FT_EV_READ_WIDE) ? &read : &any;
         for (; *f; f++) {
             assert_true(next_obj(&b));
             const msgpack_object *o = &b.obj.data;
             switch (*f) {
             case 's': want.site = (uint32_t)as_u64(o); break;
-            case 'a': reg += (uint64_t)as_i64(o); want.addr = reg; break;
-            case 'o': reg += (uint64_t)as_i64(o); want.obj2 = reg; break;
+            case 'a': *reg += (uint64_t)as_i64(o); want.addr = *reg; break;
+            case 'o': *reg += (uint64_t)as_i64(o); want.obj2 = *reg; break;
             case 'z':
                 want.size = (uint16_t)as_u64(o);
                 if (op == FT_EV_READ_WIDE || op == FT_EV_WRITE_WIDE)
