@@ -123,12 +123,9 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
  * from the runtime's END chunk when the run ended cleanly and every chunk
  * frame is intact (decoding a large trace again would cost more than the
  * run: docs/benchmarks.md), else by decoding every event. */
-static int summarise(const char *path, uint64_t *events, uint64_t *threads,
-                     int *deadlock, int *damaged)
+static void summarise(ft_reader *r, const char *path, uint64_t *events,
+                      uint64_t *threads, int *deadlock, int *damaged)
 {
-    ft_reader *r = ft_cli_open_trace(path);
-    if (!r)
-        return -1;
     const ft_end *e0 = ft_reader_end(r);
     ft_error derr;
     if (e0->present && e0->threads && !ft_reader_damage(r, &derr)) {
@@ -136,8 +133,7 @@ static int summarise(const char *path, uint64_t *events, uint64_t *threads,
         *threads = e0->threads;
         *deadlock = !strcmp(e0->reason, "deadlock");
         *damaged = 0;
-        ft_reader_close(r);
-        return 0;
+        return;
     }
     enum { MAX_TRACKED = 1 << 20 };
     uint8_t *seen = calloc(MAX_TRACKED / 8, 1);
@@ -158,8 +154,6 @@ static int summarise(const char *path, uint64_t *events, uint64_t *threads,
                 (end->present && !strcmp(end->reason, "deadlock"));
     *damaged = ft_cli_finish_trace(r, path, 0) != 0;
     free(seen);
-    ft_reader_close(r);
-    return 0;
 }
 
 static int exit_code_of(int status)
@@ -279,8 +273,10 @@ int cmd_record(int argc, char **argv)
 
     uint64_t events = 0, threads = 0;
     int deadlock = 0, damaged = 0;
-    if (summarise(trace, &events, &threads, &deadlock, &damaged) < 0)
+    ft_reader *r = ft_cli_open_trace(trace);
+    if (!r)
         return FT_EXIT_BAD_INPUT;
+    summarise(r, trace, &events, &threads, &deadlock, &damaged);
     const char *reason = rn.timed_out ? "timeout"
                          : deadlock   ? "deadlock"
                          : WIFSIGNALED(rn.status)
@@ -289,15 +285,13 @@ int cmd_record(int argc, char **argv)
                              : "exit";
     ft_error err;
     if (!damaged) {
-        if (ft_symbolize(trace, stderr, &err) < 0)
-            fprintf(stderr, "%s: warning: not symbolised: %s\n", output,
-                    err.message);
         ft_end end = {.present = 1, .events = events,
                       .exit_status = rn.status, .reason = reason};
-        if (ft_trace_append_end(trace, &end, threads, &err) < 0)
-            fprintf(stderr, "%s: warning: cannot append END: %s\n", output,
-                    err.message);
+        if (ft_symbolize_reader(r, trace, 0, &end, threads, stderr, &err) < 0)
+            fprintf(stderr, "%s: warning: not symbolised, or no END: %s\n",
+                    output, err.message);
     }
+    ft_reader_close(r);
     fprintf(stderr, "foretell: trace %s: %" PRIu64 " events, %" PRIu64
             " thread%s, %s", output, events, threads, threads == 1 ? "" : "s",
             reason);

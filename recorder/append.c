@@ -29,9 +29,18 @@ int ft_appender_open(ft_appender *a, const char *path, ft_error *err)
     ft_reader *r = ft_reader_open(path, err);
     if (!r)
         return -1;
+    int rc = ft_appender_open_reader(a, r, path, err);
+    ft_reader_close(r);
+    return rc;
+}
+
+int ft_appender_open_reader(ft_appender *a, const ft_reader *r,
+                            const char *path, ft_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
     uint64_t valid_end = r->valid_end, size = r->size;
     a->seq = r->next_seq;
-    ft_reader_close(r);
     if (valid_end != size) {
         char msg[200];
         snprintf(msg, sizeof msg, "cannot append to a trace with a damaged "
@@ -109,16 +118,12 @@ static uint8_t *put_cstr(uint8_t *p, const char *s)
     return ft_put_str(p, s, (uint32_t)strlen(s));
 }
 
-int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
-                        ft_error *err)
+void ft_appender_put_end(ft_appender *a, const ft_end *end, uint64_t threads)
 {
-    ft_appender a;
-    if (ft_appender_open(&a, path, err) < 0)
-        return -1;
     const char *reason = end->reason ? end->reason : "exit";
     if (strlen(reason) > 200)
         reason = "?";
-    uint8_t *p = ft_appender_reserve(&a, FT_CHUNK_END, 300);
+    uint8_t *p = ft_appender_reserve(a, FT_CHUNK_END, 300);
     p = ft_put_map(p, 4);
     p = put_cstr(p, "events");
     p = ft_put_uint(p, end->events);
@@ -128,6 +133,15 @@ int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
     p = ft_put_int(p, end->exit_status);
     p = put_cstr(p, "threads");
     p = ft_put_uint(p, threads);
-    ft_appender_commit(&a, p);
+    ft_appender_commit(a, p);
+}
+
+int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
+                        ft_error *err)
+{
+    ft_appender a;
+    if (ft_appender_open(&a, path, err) < 0)
+        return -1;
+    ft_appender_put_end(&a, end, threads);
     return ft_appender_close(&a, path, err);
 }

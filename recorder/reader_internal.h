@@ -178,6 +178,12 @@ typedef struct ft_appender {
 #define FT_APPEND_CHUNK (1u << 20)
 
 int ft_appender_open(ft_appender *a, const char *path, ft_error *err);
+/* The same with the trace already open as r (no second walk of its
+ * chunks); r must have been opened on path. */
+int ft_appender_open_reader(ft_appender *a, const ft_reader *r,
+                            const char *path, ft_error *err);
+/* Adds an END chunk (reason, events, exit status, threads). */
+void ft_appender_put_end(ft_appender *a, const ft_end *end, uint64_t threads);
 /* Room for need more body bytes in a chunk of this kind, flushing the
  * current chunk first if needed; NULL if need can never fit. */
 uint8_t *ft_appender_reserve(ft_appender *a, unsigned kind, size_t need);

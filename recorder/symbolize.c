@@ -214,10 +214,23 @@ int ft_symbolize_with(const char *path, unsigned flags, FILE *warn,
     ft_reader *r = ft_reader_open(path, err);
     if (!r)
         return -1;
+    int rc = ft_symbolize_reader(r, path, flags, NULL, 0, warn, err);
+    ft_reader_close(r);
+    return rc;
+}
+
+int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
+                        const ft_end *end, uint64_t threads, FILE *warn,
+                        ft_error *err)
+{
     module_dw *mods = calloc(r->nmodules + 1, sizeof *mods);
     signed char *opened = calloc(r->nmodules + 1, 1);
     ft_appender ap = {.fd = -1};
     int done = 0, rc = 0;
+    if (ft_appender_open_reader(&ap, r, path, err) < 0) {
+        rc = -1;
+        goto out;
+    }
     if (!mods || !opened) {
         rc = -1;
         if (err) {
@@ -225,10 +238,6 @@ int ft_symbolize_with(const char *path, unsigned flags, FILE *warn,
             err->offset = 0;
             snprintf(err->message, sizeof err->message, "out of memory");
         }
-        goto out;
-    }
-    if (ft_appender_open(&ap, path, err) < 0) {
-        rc = -1;
         goto out;
     }
     for (uint32_t i = 0; i < r->nsites; i++) {
@@ -262,16 +271,17 @@ int ft_symbolize_with(const char *path, unsigned flags, FILE *warn,
         if (opened[m] && mods[m].usable &&
             emit_data(&ap, &mods[m], m, &r->modules[m]) < 0)
             break;
-    if (ft_appender_close(&ap, path, err) < 0)
-        rc = -1;
 out:
-    if (ap.buf)
-        ft_appender_close(&ap, path, NULL);
+    if (ap.fd >= 0) { /* END even when symbols failed: the run is over */
+        if (end)
+            ft_appender_put_end(&ap, end, threads);
+        if (ft_appender_close(&ap, path, rc < 0 ? NULL : err) < 0)
+            rc = -1;
+    }
     for (uint32_t i = 0; mods && opened && i < r->nmodules; i++)
         if (mods[i].dwfl)
             dwfl_end(mods[i].dwfl);
     free(mods);
     free(opened);
-    ft_reader_close(r);
     return rc < 0 ? -1 : done;
 }

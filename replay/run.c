@@ -79,11 +79,9 @@ static void child(const fr_run_opts *o, int errfd)
 }
 
 /* The runtime's END reason, kept in the END we append (the last wins). */
-static const char *end_reason(const char *trace, int status, int hung,
+static const char *end_reason(ft_reader *r, int status, int hung,
                               char *buf, size_t len, uint64_t *events)
 {
-    ft_error e;
-    ft_reader *r = ft_reader_open(trace, &e);
     const char *rt_reason = NULL;
     ft_event ev;
     *events = 0;
@@ -93,7 +91,6 @@ static const char *end_reason(const char *trace, int status, int hung,
         const ft_end *end = ft_reader_end(r);
         if (end->present && end->reason)
             snprintf(buf, len, "%s", end->reason), rt_reason = buf;
-        ft_reader_close(r);
     }
     if (hung)
         return "timeout";
@@ -167,13 +164,15 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     }
     char rbuf[64];
     uint64_t events;
-    const char *reason = end_reason(o->trace_out, status, hung, rbuf,
-                                    sizeof rbuf, &events);
     ft_error e2;
-    if (ft_symbolize(o->trace_out, NULL, &e2) >= 0) {
+    ft_reader *r = ft_reader_open(o->trace_out, &e2);
+    const char *reason = end_reason(r, status, hung, rbuf, sizeof rbuf,
+                                    &events);
+    if (r) { /* symbols and the END with the real status, in one pass */
         ft_end end = {.present = 1, .events = events, .exit_status = status,
                       .reason = reason};
-        ft_trace_append_end(o->trace_out, &end, 0, &e2);
+        ft_symbolize_reader(r, o->trace_out, 0, &end, 0, NULL, &e2);
+        ft_reader_close(r);
     }
     out->seconds = seconds;
     if (fr_outcome_from_trace(o->trace_out, status, hung, out, err) < 0)
