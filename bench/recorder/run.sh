@@ -48,14 +48,17 @@ fi
 now_ns() { date +%s%N; }
 
 # median_ms CMD...: runs CMD $runs times (output discarded), prints the
-# median wall time in milliseconds.  The traces of earlier runs are
-# deleted before each run, untimed: truncating the previous 200 MB trace
-# cost the next run 30-80 ms, the file system's work, not recording's.
+# median wall time in milliseconds.  Before each run, untimed, the traces
+# of earlier runs are deleted and dirty pages written back: truncating the
+# previous 200 MB trace cost the next run 30-80 ms, and the write-back of
+# earlier runs' traces throttled the next one (dense: 160 to 340 ms),
+# both the file system's work, not this run's.
 median_ms() {
     : >"$tmp/times"
     i=0
     while [ $i -lt "$runs" ]; do
         rm -f "$tmp"/*.ftrace
+        sync
         t0=$(now_ns)
         if ! "$@" >/dev/null 2>"$tmp/err"; then
             echo "run.sh: failed: $*" >&2
