@@ -84,12 +84,6 @@ static void *writer_main(void *arg)
      * thread might reach pass through (as for the watchdog). */
     static ft_thread self = {.in_hook = 1, .state = FT_T_EXITED};
     ft_self = &self;
-    /* Map the ring's pages now, on this core: first touches by the baton
-     * holder were 3% of the dense kernel's samples (a fault costs a few
-     * us in a VM).  POPULATE_WRITE keeps the contents, so the baton
-     * holder may already be filling slot 0; before Linux 5.14 it fails
-     * and the pages fault in as before. */
-    madvise(ev_bufs, sizeof ev_bufs, MADV_POPULATE_WRITE);
     uint32_t done = 0;
     for (;;) {
         uint32_t s = __atomic_load_n(&submitted, __ATOMIC_ACQUIRE);
@@ -99,6 +93,15 @@ static void *writer_main(void *arg)
         }
         write_job(&jobs[done % FT_IO_SLOTS]);
         done++;
+        /* A second full slot: a long run.  Map the rest of the ring now,
+         * on this core: first touches by the baton holder were 3% of the
+         * dense kernel's samples (a fault costs a few us in a VM), but
+         * for the short runs of an exploration the 8 MiB cost more than
+         * they save.  POPULATE_WRITE keeps the contents (the baton holder
+         * is filling a slot meanwhile); before Linux 5.14 it fails and
+         * the pages fault in as before. */
+        if (done == 2)
+            madvise(ev_bufs, sizeof ev_bufs, MADV_POPULATE_WRITE);
         __atomic_store_n(&written, done, __ATOMIC_RELEASE);
         futex_wake32(&written);
     }
