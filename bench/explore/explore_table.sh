@@ -12,7 +12,8 @@
 # BUDGET runs), so each exploration is one job whose result line is
 # appended to RESULTS (default BUILD_DIR/explore_table.raw: "name strategy
 # seed budget first runs seconds failure"); a second call skips the jobs
-# already there, so an interrupted table resumes.  JOBS=N runs N
+# already there, so an interrupted table resumes (PRINT_ONLY=1: print the
+# table of what RESULTS has, run nothing).  JOBS=N runs N
 # explorations at once (schedules to the first bug do not depend on the
 # machine's load; schedules per second do).  The table is printed from
 # RESULTS as markdown: one row per program, one cell per strategy,
@@ -64,10 +65,14 @@ grep -v '^#' "$data/examples.tsv" | while IFS='	' read -r name src lang kind fai
         done
     done
 done >"$jobs"
-echo "explore_table: $(wc -l <"$jobs") explorations to run, ${JOBS:-1} at once; results in $results" >&2
-# shellcheck disable=SC2086
-xargs -r -P "${JOBS:-1}" -L 1 sh "$0" --one "$build/bin/foretell" \
-    "$build/data/inst" <"$jobs" >>"$results"
+if [ -n "${PRINT_ONLY:-}" ]; then
+    echo "explore_table: $(wc -l <"$jobs") explorations not run yet (PRINT_ONLY)" >&2
+else
+    echo "explore_table: $(wc -l <"$jobs") explorations to run, ${JOBS:-1} at once; results in $results" >&2
+    # shellcheck disable=SC2086
+    xargs -r -P "${JOBS:-1}" -L 1 sh "$0" --one "$build/bin/foretell" \
+        "$build/data/inst" <"$jobs" >>"$results"
+fi
 
 awk -v strategies="$strategies" -v budget="$budget" '
 $4 == budget {
