@@ -43,15 +43,30 @@ void fi_mhb_free(fi_mhb *m);
 /* Thread u's events that must precede thread t's event at position pos. */
 uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
                              uint32_t u);
+/* The first position of thread u whose events must follow thread t's
+ * event at tpos (in every run); UINT32_MAX if none must. */
+uint32_t fi_mhb_first_after(const fi_mhb *m, uint32_t u, uint32_t t,
+                            uint32_t tpos);
 /* Event x must happen before event y (in every run). */
 int fi_mhb_ordered(const fi_mhb *m, const fi_trace *t, uint64_t x,
                    uint64_t y);
 
-/* Accesses grouped by variable (infer/conflict.c): acc[start[v] ..
- * start[v + 1]) are v's accesses, trace order. */
+/* solo[i] = 1 when event i is must-HB ordered with every event of every
+ * other thread: each thread begun by then has finished before it (joined),
+ * and threads forked later are forked after it.  Main's accesses before
+ * its first fork and after its last join are solo; no lock need guard
+ * them.  0 ok, -1 out of memory. */
+int fi_mhb_solo(const fi_mhb *m, const fi_trace *t, uint8_t *solo);
+
+/* Events grouped by variable (infer/conflict.c), each group by thread,
+ * then trace order: acc[start[v] .. start[v + 1]) are v's accesses, wacc[wstart[v]
+ * ..) only its writes (what a read can conflict with), facc[fstart[v] ..)
+ * its failed tries (trylock, timedlock, sem_trywait).  The filtered lists
+ * keep the scans short on hot objects: a lock taken 10^5 times has no
+ * failed try to scan, a read-mostly variable few writes. */
 typedef struct fi_by_var {
-    uint32_t *start;
-    uint64_t *acc;
+    uint32_t *start, *wstart, *fstart;
+    uint64_t *acc, *wacc, *facc;
 } fi_by_var;
 
 int fi_by_var_build(const fi_analysis *a, fi_by_var *g);
@@ -60,8 +75,16 @@ int fi_by_var_build(const fi_analysis *a, fi_by_var *g);
 int fi_conflicts_outside(const fi_analysis *a, const fi_access *acc,
                          uint32_t v, uint32_t tid);
 void fi_by_var_free(fi_by_var *g);
+/* Is one of list[lo, hi) (a group of fi_by_var: by thread, then
+ * position) an event of another thread than r's that is not must-HB
+ * ordered with r?  Exact, O(threads x log n). */
+int fi_concurrent_in(const fi_analysis *a, const fi_mhb *m,
+                     const fi_region *r, const uint64_t *list, uint32_t lo,
+                     uint32_t hi);
+/* Is e a failed try (trylock, timedlock, sem_trywait that failed)? */
+int fi_failed_try(const ft_event *e);
 /* Can r's access (op on v) conflict with another thread's access that is
- * not must-HB ordered with r?  Conservative (1) on very hot variables. */
+ * not must-HB ordered with r? */
 int fi_concurrent_conflict(const fi_analysis *a, const fi_mhb *m,
                            const fi_by_var *g, const fi_region *r, uint32_t v,
                            unsigned op);

@@ -180,9 +180,6 @@ static int protected_region(const fi_analysis *a, const fi_region *r,
 
 enum mover { BOTH, RIGHT, LEFT, NON };
 
-/* Beyond this many accesses to one lock, assume a failed try is there. */
-#define MAX_TRY_SCAN 4096
-
 /* A failed try (trylock, timedlock, sem_trywait) observes the object's
  * state, so an acquire cannot move right past another thread's failed try
  * on the same object (before the acquire the try would have succeeded),
@@ -193,23 +190,7 @@ static int concurrent_failed_try(const fi_analysis *a, const fi_mhb *m,
                                  const fi_by_var *g, const fi_region *r,
                                  uint32_t v)
 {
-    const fi_trace *t = a->trace;
-    uint32_t lo = g->start[v], hi = g->start[v + 1];
-    if (hi - lo > MAX_TRY_SCAN)
-        return 1;
-    for (uint32_t k = lo; k < hi; k++) {
-        uint64_t x = g->acc[k];
-        const ft_event *e = &t->ev[x];
-        if (e->tid == r->tid || e->rc == 0)
-            continue;
-        if (e->kind != FT_EV_MUTEX_LOCK && e->kind != FT_EV_RW_RDLOCK &&
-            e->kind != FT_EV_RW_WRLOCK && e->kind != FT_EV_SEM_WAIT)
-            continue;
-        if (!fi_mhb_ordered(m, t, x, r->first) &&
-            !fi_mhb_ordered(m, t, r->last, x))
-            return 1;
-    }
-    return 0;
+    return fi_concurrent_in(a, m, r, g->facc, g->fstart[v], g->fstart[v + 1]);
 }
 
 /* Lipton's movers for one event of region r: acquires move right,
@@ -344,7 +325,10 @@ long fi_prove_by_locks(fi_analysis *a)
     uint8_t *nrl = calloc(nr1, 1);
     long proved = -1;
     fi_u64map byaddr = {0}; /* object address -> variable */
-    if (!h || !guards || !rl || !rx || !nrl)
+    fi_mhb m = {0};
+    uint8_t *solo = malloc(t->nev ? t->nev : 1);
+    if (!h || !guards || !rl || !rx || !nrl || !solo ||
+        fi_mhb_build(&m, t) < 0 || fi_mhb_solo(&m, t, solo) < 0)
         goto out;
     for (uint32_t x = 0; x < a->nvars; x++) {
         int added;
@@ -362,7 +346,9 @@ long fi_prove_by_locks(fi_analysis *a)
                 rl[next * CAND_MAX + nrl[next]++] = th->held[k].var;
             }
         uint32_t v = a->var_of[i];
-        if (v != UINT32_MAX) {
+        /* A solo access runs alone in every run: it needs no guard (main
+         * reading the results after joining its workers). */
+        if (v != UINT32_MAX && !solo[i]) {
             fi_access acc;
             fi_classify(e, &acc);
             intersect(&guards[v].any, th, 0);
@@ -402,9 +388,8 @@ long fi_prove_by_locks(fi_analysis *a)
     if (open) {
         uint8_t *guarded = malloc(t->nev ? t->nev : 1);
         fi_by_var g = {0};
-        fi_mhb m = {0};
         int ok = guarded && mark_guarded(a, guards, &byaddr, guarded) == 0 &&
-                 fi_by_var_build(a, &g) == 0 && fi_mhb_build(&m, t) == 0;
+                 fi_by_var_build(a, &g) == 0;
         for (size_t k = 0; ok && k < a->nregions; k++) {
             fi_region *r = &a->regions[k];
             if (r->status == FI_ST_OPEN && reducible(a, &m, &g, r, guarded)) {
@@ -415,11 +400,12 @@ long fi_prove_by_locks(fi_analysis *a)
         }
         free(guarded);
         fi_by_var_free(&g);
-        fi_mhb_free(&m);
         if (!ok)
             proved = -1;
     }
 out:
+    fi_mhb_free(&m);
+    free(solo);
     fi_u64map_free(&byaddr);
     for (uint32_t u = 0; h && u < T; u++)
         free(h[u].held);

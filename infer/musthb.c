@@ -231,6 +231,23 @@ uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
     return m->rclk[(size_t)m->order[lo - 1] * m->T + u];
 }
 
+uint32_t fi_mhb_first_after(const fi_mhb *m, uint32_t u, uint32_t t,
+                            uint32_t tpos)
+{
+    if (u == t)
+        return tpos + 1;
+    /* clocks grow along u's rows: the first row that covers tpos */
+    uint32_t lo = m->first[u], hi = m->first[u + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->rclk[(size_t)m->order[mid] * m->T + t] < tpos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->first[u + 1] ? m->rpos[m->order[lo]] : UINT32_MAX;
+}
+
 int fi_mhb_ordered(const fi_mhb *m, const fi_trace *t, uint64_t x,
                    uint64_t y)
 {
@@ -238,6 +255,75 @@ int fi_mhb_ordered(const fi_mhb *m, const fi_trace *t, uint64_t x,
     if (tx == ty)
         return x < y;
     return m->pos[x] <= fi_mhb_before_count(m, ty, m->pos[y], tx);
+}
+
+int fi_mhb_solo(const fi_mhb *m, const fi_trace *t, uint8_t *solo)
+{
+    uint32_t T = m->T;
+    uint32_t *nev = calloc(T, sizeof *nev);
+    uint8_t *begun = calloc(T, 1);
+    uint32_t *cache_row = malloc((size_t)T * sizeof *cache_row);
+    uint32_t *cache_begun = malloc((size_t)T * sizeof *cache_begun);
+    uint8_t *cache_solo = calloc(T, 1);
+    if (!nev || !begun || !cache_row || !cache_begun || !cache_solo) {
+        free(nev);
+        free(begun);
+        free(cache_row);
+        free(cache_begun);
+        free(cache_solo);
+        return -1;
+    }
+    /* A thread that no event creates (main, or every thread of a trace
+     * without THREAD_CREATE events) may run from the start. */
+    for (uint32_t u = 0; u < T; u++)
+        begun[u] = 1;
+    for (size_t i = 0; i < t->nev; i++) {
+        nev[t->ev[i].tid] = m->pos[i];
+        if (t->ev[i].kind == FT_EV_THREAD_CREATE && t->ev[i].value < T)
+            begun[t->ev[i].value] = 0;
+    }
+    memset(cache_row, 0xff, (size_t)T * sizeof *cache_row);
+    uint32_t nbegun = 0;
+    for (uint32_t u = 0; u < T; u++)
+        nbegun += begun[u];
+    for (size_t i = 0; i < t->nev; i++) {
+        const ft_event *e = &t->ev[i];
+        uint32_t u = e->tid;
+        if (!begun[u]) {
+            begun[u] = 1;
+            nbegun++;
+        }
+        /* The answer changes only with u's clock row or the threads
+         * begun; rows are few (forks, joins, barriers). */
+        uint32_t lo = m->first[u], hi = m->first[u + 1];
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (m->rpos[m->order[mid]] <= m->pos[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (cache_row[u] != lo || cache_begun[u] != nbegun) {
+            int all = 1;
+            for (uint32_t w = 0; w < T && all; w++)
+                if (w != u && begun[w])
+                    all = fi_mhb_before_count(m, u, m->pos[i], w) >= nev[w];
+            cache_row[u] = lo;
+            cache_begun[u] = nbegun;
+            cache_solo[u] = (uint8_t)all;
+        }
+        solo[i] = cache_solo[u];
+        if (e->kind == FT_EV_THREAD_CREATE && e->value < T && !begun[e->value]) {
+            begun[e->value] = 1;
+            nbegun++;
+        }
+    }
+    free(nev);
+    free(begun);
+    free(cache_row);
+    free(cache_begun);
+    free(cache_solo);
+    return 0;
 }
 
 void fi_mhb_free(fi_mhb *m)
