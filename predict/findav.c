@@ -282,7 +282,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
         }
         set_timeout(e, deadline);
         res->iterations++;
-        Z3_lbool sat = Z3_solver_check(e->z, e->s);
+        Z3_lbool sat = ft_smt_check(e, deadline);
         if (sat == Z3_L_FALSE) {
             verdict = FT_HOLDS;
             res->reason[0] = 0;

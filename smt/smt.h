@@ -94,6 +94,10 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
                    const ft_smt_region *reg, uint32_t nreg,
                    unsigned timeout_ms, unsigned flags);
 void ft_smt_free(ft_smt *e);
+/* Z3_solver_check with a hard deadline (CLOCK_MONOTONIC seconds, 0 none):
+ * the context is interrupted when it passes, wherever Z3 is (smt/check.c);
+ * then Z3_L_UNDEF. */
+Z3_lbool ft_smt_check(ft_smt *e, double deadline);
 
 /* Helpers over the formula. */
 Z3_ast ft_smt_exec(ft_smt *e, uint32_t b);       /* p(b) < N */
