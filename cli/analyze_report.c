@@ -95,7 +95,7 @@ static void print_summary(FILE *out, const ft_pipeline *pl)
             pl->nprops, ca, pl->nprops - ca, pl->nviolated, pl->nholds,
             pl->nunknown + pl->nerror);
     if (pl->nskipped)
-        fprintf(out, " (%zu not solved: --stop-after)", pl->nskipped);
+        fprintf(out, " (%zu not solved: %s)", pl->nskipped, pl->skip_why);
     if (pl->infer.ncma_dropped)
         fprintf(out, "; %zu CMA properties not generated (limit)",
                 pl->infer.ncma_dropped);

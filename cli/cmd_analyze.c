@@ -32,6 +32,9 @@ static const ft_opt opts[] = {
     {"max-iterations", 0, "N", "findav: stop after N checks (0 = no limit)"},
     {"stop-after", 0, "N",
      "stop solving once N violations are predicted (0 = solve all)"},
+    {"time", 't', "SECONDS",
+     "solve properties for at most this wall time in all (0 = no bound, "
+     "default); those not reached are unknown"},
     {"maxd", 0, "N", "inference: max source-line span of a region (default "
                      "10)"},
     {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
@@ -61,7 +64,8 @@ static const ft_opt opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
-enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_MAXD,
+enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
+       O_MAXD,
        O_SPEC,
        O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_REFINE, O_TAILS, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
@@ -151,6 +155,11 @@ static int parse(struct args *a, int argc, char **argv)
             if (ft_opt_uint(&p, "stop-after", value, UINT32_MAX, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
             a->stop_after = (size_t)n;
+            break;
+        case O_TIME:
+            if (ft_opt_uint(&p, "time", value, UINT32_MAX / 1000, &n) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->po.total_ms = (unsigned)n * 1000;
             break;
         case O_REFINE:
             if (ft_opt_uint(&p, "refine", value, 100, &n) < 0)

@@ -445,6 +445,8 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
     memset(res, 0, sizeof *res);
     double t0 = ft_predict_now();
     double deadline = o->timeout_ms ? t0 + o->timeout_ms / 1000.0 : 0;
+    if (o->until > 0 && (deadline == 0 || o->until < deadline))
+        deadline = o->until;
     uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;

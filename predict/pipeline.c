@@ -263,6 +263,9 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         if (!ft_window_covers_all(pl->ctm, &pl->props[i], o->window) &&
             !(w = ft_window_index_new(pl->ctm)))
             return -1;
+    ft_predict_opts own = *o;
+    own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+    o = &own;
     for (size_t done = 0; done < pl->nprops;) {
         size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
         if (ft_predict_run_in(pl->ctm, pl->reduced, w, pl->props + done, n,
@@ -276,13 +279,23 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         size_t viol = 0;
         for (size_t i = 0; i < done && stop_after; i++)
             viol += pl->results[i].verdict == FT_VIOLATED;
-        if (stop_after && viol >= stop_after && done < pl->nprops) {
+        int spent = o->until > 0 && now() >= o->until;
+        if (((stop_after && viol >= stop_after) || spent) &&
+            done < pl->nprops) {
             for (size_t i = done; i < pl->nprops; i++) {
                 pl->results[i].verdict = FT_UNKNOWN;
-                snprintf(pl->results[i].reason, sizeof pl->results[i].reason,
-                         "not solved: stopped after %zu violations", viol);
+                if (spent)
+                    snprintf(pl->results[i].reason,
+                             sizeof pl->results[i].reason,
+                             "not solved: the analysis's time (%u s) was "
+                             "spent", o->total_ms / 1000);
+                else
+                    snprintf(pl->results[i].reason,
+                             sizeof pl->results[i].reason,
+                             "not solved: stopped after %zu violations", viol);
             }
             pl->nskipped = pl->nprops - done;
+            pl->skip_why = spent ? "--time" : "--stop-after";
             if (progress)
                 progress(arg, pl->nprops, pl->nprops);
             break;

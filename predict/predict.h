@@ -63,6 +63,12 @@ typedef struct ft_predict_opts {
     int use_cxt;           /* direct mode: 0 CXT restriction on small
                               slices only (docs/prediction.md), 1 always,
                               -1 never */
+    /* The whole analysis's time (ft_pipeline_predict, `analyze --time`):
+     * ms for all properties, 0 = none.  A property's own limit is cut
+     * to what is left; properties not started when it is spent are
+     * unknown ("not solved"). */
+    unsigned total_ms;
+    double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
 } ft_predict_opts;
 
 void ft_predict_opts_default(ft_predict_opts *o);
@@ -257,7 +263,9 @@ typedef struct ft_pipeline {
     size_t nunmapped;     /* infer properties with no CTM transition */
     ft_presult *results;  /* per props[i], after ft_pipeline_predict */
     size_t nviolated, nholds, nunknown, nerror, nobserved;
-    size_t nskipped;      /* not solved (stop_after), counted in nunknown */
+    size_t nskipped;      /* not solved (stop_after, total_ms), counted in
+                             nunknown */
+    const char *skip_why; /* "--stop-after" or "--time" when nskipped */
     double infer_seconds, predict_seconds;
 } ft_pipeline;
 
@@ -279,8 +287,9 @@ int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
  * (err->offset UINT64_MAX). */
 int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err);
 /* Solves every property (o->jobs workers), CMA properties first; with
- * stop_after > 0, stops once that many are violated (the rest become
- * FT_UNKNOWN, counted in nskipped).  progress, if not NULL, is called
+ * stop_after > 0, stops once that many are violated, with o->total_ms
+ * once that time is spent (the rest become FT_UNKNOWN, counted in
+ * nskipped).  progress, if not NULL, is called
  * after each batch with the number solved so far.  Returns the number of
  * violations, -1 out of memory. */
 typedef void ft_progress_fn(void *arg, size_t done, size_t total);
