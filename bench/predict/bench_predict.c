@@ -14,7 +14,9 @@
  *                                       a random trace of tests/model/gen.c
  *                                       (no sites, so regions are windows
  *                                       of each thread's transitions)
- * Prints one table row per configuration. */
+ * Prints one table row per configuration.  FT_BENCH_VERBOSE=1 prints
+ * each property's verdict and window; FT_BENCH_WINDOW=N sets the first
+ * window's half-width (ft_predict_opts.window, default 512). */
 #include "predict/predict.h"
 #include "tests/model/gen.h"
 
@@ -84,6 +86,8 @@ static void run_config(ft_ctm *c, const ft_reduced *whole,
     for (size_t i = 0; i < n; i++) {
         ft_predict_opts o;
         ft_predict_opts_default(&o);
+        if (getenv("FT_BENCH_WINDOW")) /* first window half-width */
+            o.window = (uint32_t)strtoul(getenv("FT_BENCH_WINDOW"), NULL, 10);
         o.mode = cf->mode;
         o.no_slice = cf->no_slice;
         o.no_cxt = cf->no_cxt;
