@@ -46,7 +46,8 @@ for size in "2 20" "3 30" "4 40"; do
 done
 # Long traces (LONG=1; minutes): a recorded run of the lock-heavy
 # recorder kernel (bench/recorder/locks.c 50000: 4 threads, 10^6 events),
-# one of hits.c (4 threads, 10^6 events, 140 000 open regions)
+# one of locks.c 35000 split (4 threads, 10^6 events, 140 000 open
+# regions)
 # and a generated 4-thread trace of about 10^6 transitions, in the default
 # configuration only (windows), PROPS properties spread over the list,
 # 20 s each, the process's memory capped (Z3 can grow without bound).
@@ -57,12 +58,11 @@ if [ "${LONG:-0}" = 1 ]; then
         50000 >/dev/null 2>&1
     (ulimit -v 16000000; "$b" "$tmp/locks.ftrace" "$props" direct 20000)
     rm -f "$tmp/locks.ftrace"
-    # the same size with atomicity bugs: every increment of hits.c is an
-    # open region (read and write in two critical sections)
-    "$build/bin/foretell-cc" -O2 -o "$tmp/hits" "$root/bench/predict/hits.c"
-    "$build/bin/foretell" record -o "$tmp/hits.ftrace" -- "$tmp/hits" \
-        >/dev/null 2>&1 || true # it exits 1 when the run lost an update
-    (ulimit -v 16000000; "$b" "$tmp/hits.ftrace" "$props" direct 20000)
-    rm -f "$tmp/hits.ftrace"
+    # the same size with atomicity bugs: with "split" every increment is
+    # an open region (read and write in two critical sections)
+    "$build/bin/foretell" record -o "$tmp/split.ftrace" -- "$tmp/locks" \
+        35000 split >/dev/null 2>&1 || true # exit 1: this run lost one
+    (ulimit -v 16000000; "$b" "$tmp/split.ftrace" "$props" direct 20000)
+    rm -f "$tmp/split.ftrace"
     (ulimit -v 16000000; "$b" gen 7 4 250000 "$props" direct 20000)
 fi
