@@ -54,8 +54,7 @@ static int reserve_trans(ft_ctm *c, uint32_t want)
     if (grow((void **)&c->op, 1, n) || grow((void **)&c->tid, 4, n) ||
         grow((void **)&c->pos, 4, n) || grow((void **)&c->obj, 4, n) ||
         grow((void **)&c->obj2, 4, n) || grow((void **)&c->value, 8, n) ||
-        grow((void **)&c->value2, 8, n) || grow((void **)&c->site, 4, n) ||
-        grow((void **)&c->event, 8, n))
+        grow((void **)&c->site, 4, n) || grow((void **)&c->event, 4, n))
         return -1;
     c->cap_trans = n;
     c->prefaulted = c->ntrans; /* the arrays may have moved */
@@ -105,7 +104,8 @@ void ft_ctm_free(ft_ctm *c)
     free(c->obj);
     free(c->obj2);
     free(c->value);
-    free(c->value2);
+    free(c->rmw_id);
+    free(c->rmw_val);
     free(c->site);
     free(c->event);
     free(c->first);
@@ -275,9 +275,8 @@ static void prefault_window(ft_ctm *c)
     ft_prefault(c->obj, 4, from, to);
     ft_prefault(c->obj2, 4, from, to);
     ft_prefault(c->value, 8, from, to);
-    ft_prefault(c->value2, 8, from, to);
     ft_prefault(c->site, 4, from, to);
-    ft_prefault(c->event, 8, from, to);
+    ft_prefault(c->event, 4, from, to);
     c->prefaulted = to;
 }
 
@@ -291,16 +290,27 @@ static inline int emit(ft_ctm *c, const ft_event *ev, unsigned op,
             return -1;
         prefault_window(c);
     }
-    uint32_t x = c->ntrans++;
+    uint32_t x = c->ntrans;
+    if (op == FT_OP_RMW) {
+        if (c->nrmw == c->cap_rmw) {
+            uint32_t cap = c->cap_rmw ? 2 * c->cap_rmw : 64;
+            if (grow((void **)&c->rmw_id, 4, cap) ||
+                grow((void **)&c->rmw_val, 8, cap))
+                return -1;
+            c->cap_rmw = cap;
+        }
+        c->rmw_id[c->nrmw] = x;
+        c->rmw_val[c->nrmw++] = value2;
+    }
+    c->ntrans++;
     c->op[x] = (uint8_t)op;
     c->tid[x] = ev->tid;
     c->pos[x] = c->len[ev->tid]++;
     c->obj[x] = obj;
     c->obj2[x] = obj2;
     c->value[x] = value;
-    c->value2[x] = value2;
     c->site[x] = ev->site;
-    c->event[x] = ev->index;
+    c->event[x] = (uint32_t)ev->index;
     return 0;
 }
 
@@ -310,6 +320,11 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
 {
     c->nevents++;
     uint32_t t = ev->tid;
+    if (ev->index >= UINT32_MAX) {
+        snprintf(msg, msglen, "event %llu: a model holds at most %u events",
+                 (unsigned long long)ev->index, UINT32_MAX);
+        return -1;
+    }
     if (t >= FT_CTM_MAX_THREADS) {
         snprintf(msg, msglen, "event %llu: thread id %u beyond the limit %u",
                  (unsigned long long)ev->index, t, FT_CTM_MAX_THREADS);

@@ -103,9 +103,15 @@ typedef struct ft_ctm {
     uint32_t *obj;    /* variable index, FT_CTM_NONE for fork/join */
     uint32_t *obj2;   /* cond wait: the mutex; else FT_CTM_NONE */
     uint64_t *value;  /* value read or written; child tid for fork/join */
-    uint64_t *value2; /* RMW: value written */
     uint32_t *site;
-    uint64_t *event;  /* index of the generating trace event */
+    uint32_t *event;  /* index of the generating trace event (a model
+                         holds fewer than 2^32 of them, FT_CTM_MAX_EVENT) */
+    /* The value an RMW writes, for RMW transitions only (ids increasing):
+     * few transitions are RMWs, and a second value array cost 8 of the
+     * model's ~62 bytes per event.  ft_ctm_value2 looks one up. */
+    uint32_t *rmw_id;
+    uint64_t *rmw_val;
+    uint32_t nrmw, cap_rmw;
 
     /* threads: thread t's transitions are by_thread[first[t] ..
      * first[t] + len[t]) */
@@ -154,6 +160,26 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen);
 int ft_ctm_finish(ft_ctm *c);
 
 /* The id of thread t's transition at position p. */
+/* What RMW transition x writes (0 if x is not an RMW). */
+static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)
+{
+    uint32_t a = 0, b = c->nrmw;
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (c->rmw_id[m] < x)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a < c->nrmw && c->rmw_id[a] == x ? c->rmw_val[a] : 0;
+}
+
+/* The value a writing transition x leaves in memory. */
+static inline uint64_t ft_ctm_written(const ft_ctm *c, uint32_t x)
+{
+    return c->op[x] == FT_OP_RMW ? ft_ctm_value2(c, x) : c->value[x];
+}
+
 static inline uint32_t ft_ctm_at(const ft_ctm *c, uint32_t t, uint32_t p)
 {
     return c->by_thread[c->first[t] + p];

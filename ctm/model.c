@@ -198,14 +198,17 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
     if (resize((void **)&s->op, 1, n) || resize((void **)&s->tid, 4, n) ||
         resize((void **)&s->pos, 4, n) || resize((void **)&s->obj, 4, n) ||
         resize((void **)&s->obj2, 4, n) || resize((void **)&s->value, 8, n) ||
-        resize((void **)&s->value2, 8, n) || resize((void **)&s->site, 4, n) ||
-        resize((void **)&s->event, 8, n) || resize((void **)&s->len, 4, nt) ||
+        resize((void **)&s->site, 4, n) || resize((void **)&s->event, 4, n) ||
+        resize((void **)&s->rmw_id, 4, c->nrmw) ||
+        resize((void **)&s->rmw_val, 8, c->nrmw) ||
+        resize((void **)&s->len, 4, nt) ||
         resize((void **)&s->parent, 4, nt) ||
         resize((void **)&s->fork_trans, 4, nt) ||
         resize((void **)&s->join_trans, 4, nt) ||
         resize((void **)&s->vars, sizeof *s->vars, c->nvars))
         goto fail;
     s->cap_trans = n + 1;
+    s->cap_rmw = c->nrmw + 1;
     s->cap_threads = nt + 1;
     s->nthreads = nt;
     s->nevents = c->nevents;
@@ -229,7 +232,10 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
         s->obj[y] = c->obj[x];
         s->obj2[y] = c->obj2[x];
         s->value[y] = c->value[x];
-        s->value2[y] = c->value2[x];
+        if (c->op[x] == FT_OP_RMW) { /* y grows with x: rmw_id stays sorted */
+            s->rmw_id[s->nrmw] = y;
+            s->rmw_val[s->nrmw++] = ft_ctm_value2(c, x);
+        }
         s->site[y] = c->site[x];
         s->event[y] = c->event[x];
         m[y] = x;

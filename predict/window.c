@@ -232,8 +232,7 @@ static uint64_t data_terms(const ft_ctm *s)
         for (uint32_t q = start[v]; q < start[v + 1]; q++) {
             uint32_t x = xs[q];
             if (ft_ctm_writes(s, x))
-                vals[nw++] = s->op[x] == FT_OP_RMW ? s->value2[x]
-                                                   : s->value[x];
+                vals[nw++] = ft_ctm_written(s, x);
         }
         qsort(vals, nw, sizeof *vals, cmp_u64);
         for (uint32_t q = start[v]; q < start[v + 1]; q++) {
@@ -325,8 +324,7 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
                     last = wr[e1 - 1];
             }
             if (last != NONE) {
-                s->vars[v].init = c->op[last] == FT_OP_RMW ? c->value2[last]
-                                                           : c->value[last];
+                s->vars[v].init = ft_ctm_written(c, last);
                 s->vars[v].has_init = 1;
             }
         } else if (kind == FT_VAR_MUTEX || kind == FT_VAR_RWLOCK) {

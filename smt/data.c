@@ -19,11 +19,6 @@ static int is_shared_mem(const ft_ctm *c, uint32_t x)
            c->vars[v].shared;
 }
 
-static uint64_t written_value(const ft_ctm *c, uint32_t w)
-{
-    return c->op[w] == FT_OP_RMW ? c->value2[w] : c->value[w];
-}
-
 /* Certainty of write w: the free reads of its thread before it matched. */
 static Z3_ast certain(ft_smt *e, uint32_t w, Z3_ast *tmp)
 {
@@ -93,7 +88,7 @@ int ft_smt_encode_data(ft_smt *e)
             for (uint32_t j = 0; j < na; j++) {
                 uint32_t w = a[j];
                 if (w == rd || !ft_ctm_writes(c, w) ||
-                    written_value(c, w) != c->value[rd])
+                    ft_ctm_written(c, w) != c->value[rd])
                     continue;
                 uint32_t bw = r->block_of[w];
                 unsigned nt = 0;

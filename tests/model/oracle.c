@@ -120,7 +120,7 @@ static void apply(const struct walk *w, struct ostate *s, uint32_t x,
         s->known[v] = 1;
         break;
     case FT_OP_RMW:
-        s->val[v] = c->value2[x];
+        s->val[v] = ft_ctm_value2(c, x);
         s->known[v] = 1;
         break;
     case FT_OP_LOCK:

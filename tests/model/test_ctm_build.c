@@ -148,6 +148,15 @@ static void test_bad_input(void **state)
     e.kind = FT_EV_THREAD_JOIN;
     e.value = 0; /* joins itself */
     assert_int_equal(ft_ctm_add(c, &e, msg, sizeof msg), -1);
+    /* the model keeps event indices in 32 bits: a longer trace is refused
+     * with the event named, not wrapped around */
+    e.kind = FT_EV_WRITE;
+    e.index = UINT32_MAX;
+    assert_int_equal(ft_ctm_add(c, &e, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "event 4294967295: a model holds at most"));
+    e.index = UINT32_MAX - 1;
+    assert_int_equal(ft_ctm_add(c, &e, msg, sizeof msg), 0);
+    assert_int_equal(c->event[c->ntrans - 1], UINT32_MAX - 1);
     ft_ctm_free(c);
 
     char path[512];

@@ -58,10 +58,8 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
         int matched = 1;
         if (ft_ctm_reads(c, x)) {
             if (lastw[v] != UINT32_MAX)
-                matched = wcertain[v] && c->value[x] == (c->op[lastw[v]] ==
-                                                                 FT_OP_RMW
-                                                             ? c->value2[lastw[v]]
-                                                             : c->value[lastw[v]]);
+                matched = wcertain[v] &&
+                          c->value[x] == ft_ctm_written(c, lastw[v]);
             else
                 matched = c->vars[v].has_init && c->vars[v].init == c->value[x];
             if (!matched) {

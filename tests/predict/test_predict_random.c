@@ -144,7 +144,7 @@ static int witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                     "init %d/%llu\n", x, c->tid[x], c->pos[x],
                     ft_op_name(c->op[x]), c->obj[x],
                     (unsigned long long)c->value[x],
-                    (unsigned long long)c->value2[x],
+                    (unsigned long long)ft_ctm_value2(c, x),
                     c->obj[x] < c->nvars ? c->vars[c->obj[x]].shared : -1,
                     c->obj[x] < c->nvars ? c->vars[c->obj[x]].has_init : -1,
                     c->obj[x] < c->nvars ?
