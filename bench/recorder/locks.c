@@ -22,11 +22,12 @@ static int split;
 static void *worker(void *arg)
 {
     unsigned s = (unsigned)(long)arg * 2654435761u + 1;
+    const int two_sections = split; /* read once: not an event per update */
     for (long i = 0; i < ops; i++) {
         s = s * 1103515245u + 12345u;
         unsigned k = (s >> 16) % NLOCKS;
         pthread_mutex_lock(&lock[k]);
-        if (split) {
+        if (two_sections) {
             long seen = counter[k];
             pthread_mutex_unlock(&lock[k]);
             pthread_mutex_lock(&lock[k]);
