@@ -245,6 +245,71 @@ oom:
     return -1;
 }
 
+/* How far apart, in recorded order, what a property must interleave
+ * is: for CMA the span of its two regions, for CA the distance from its
+ * region to the nearest transition of another thread.  On a long trace a
+ * window holds only what is near, so near properties are the ones a
+ * window can decide: they go first (under --time and --stop-after the
+ * far ones, which end unknown, no longer use the time). */
+typedef struct prop_key {
+    uint64_t key;
+    size_t index;
+} prop_key;
+
+static int prop_key_cmp(const void *pa, const void *pb)
+{
+    const prop_key *x = pa, *y = pb;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int order_near_first(ft_pipeline *pl)
+{
+    const ft_ctm *c = pl->ctm;
+    uint32_t n = c->ntrans;
+    /* run_lo[x]: first id of the run of x's thread that x is in */
+    uint32_t *run_lo = malloc(sizeof *run_lo * ((size_t)n + 1));
+    uint32_t *run_hi = malloc(sizeof *run_hi * ((size_t)n + 1));
+    prop_key *k = malloc(sizeof *k * (pl->nprops + 1));
+    ft_prop *sorted = malloc(sizeof *sorted * (pl->nprops + 1));
+    int rc = -1;
+    if (!run_lo || !run_hi || !k || !sorted)
+        goto out;
+    for (uint32_t x = 0; x < n; x++)
+        run_lo[x] = x > 0 && c->tid[x - 1] == c->tid[x] ? run_lo[x - 1] : x;
+    for (uint32_t x = n; x-- > 0;)
+        run_hi[x] = x + 1 < n && c->tid[x + 1] == c->tid[x] ? run_hi[x + 1] : x;
+    for (size_t i = 0; i < pl->nprops; i++) {
+        const ft_prop *p = &pl->props[i];
+        uint32_t a = ft_ctm_at(c, p->r[0].thread, p->r[0].first);
+        uint32_t b = ft_ctm_at(c, p->r[0].thread, p->r[0].last);
+        uint64_t key;
+        if (p->kind == FT_PROP_CMA) {
+            uint32_t a2 = ft_ctm_at(c, p->r[1].thread, p->r[1].first);
+            uint32_t b2 = ft_ctm_at(c, p->r[1].thread, p->r[1].last);
+            key = (uint64_t)(b > b2 ? b : b2) - (a < a2 ? a : a2);
+        } else {
+            uint64_t before = run_lo[a] > 0 ? a - run_lo[a] + 1 : UINT32_MAX;
+            uint64_t after = run_hi[b] + 1 < n ? run_hi[b] + 1 - b : UINT32_MAX;
+            key = before < after ? before : after;
+        }
+        /* equal distances: CMA first, as before */
+        k[i] = (prop_key){2 * key + (p->kind != FT_PROP_CMA), i};
+    }
+    qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
+    for (size_t i = 0; i < pl->nprops; i++)
+        sorted[i] = pl->props[k[i].index];
+    memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
+    rc = 0;
+out:
+    free(run_lo);
+    free(run_hi);
+    free(k);
+    free(sorted);
+    return rc;
+}
+
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                          size_t stop_after, ft_progress_fn *progress,
                          void *arg)
@@ -263,6 +328,11 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         if (!ft_window_covers_all(pl->ctm, &pl->props[i], o->window) &&
             !(w = ft_window_index_new(pl->ctm)))
             return -1;
+    /* a trace long enough for windows: near properties first */
+    if (w && order_near_first(pl) < 0) {
+        ft_window_index_free(w);
+        return -1;
+    }
     ft_predict_opts own = *o;
     own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
     o = &own;

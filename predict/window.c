@@ -265,6 +265,11 @@ out:
  * needs more are not
  * solved (the limit of opts.window_max_trans, in the terms that grow). */
 #define FT_WINDOW_MAX_TERMS 300000u
+/* Terms encoded per second, low (bench/predict on this project's 2-core
+ * machines: 40 000-100 000): a window whose data rule would take longer
+ * to encode than the property has left is not built (encoding cannot be
+ * interrupted; a property with a 10 s limit took 20 s that way). */
+#define FT_TERMS_PER_SECOND 40000.0
 
 typedef struct window_model {
     ft_reduced *r;
@@ -373,7 +378,7 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
  * limit) m->r stays NULL. */
 static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                  uint32_t k, uint32_t e, unsigned flags, uint32_t max_trans,
-                 uint32_t *size, window_model *m)
+                 uint64_t max_terms, uint32_t *size, window_model *m)
 {
     uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1, n = 0;
     uint32_t *lo = malloc(sizeof *lo * (3 * (size_t)nt + 1));
@@ -411,7 +416,7 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     s = ft_ctm_subset(c, keep, &map);
     if (!s || start_state(c, w->slice, k, lo, s, m))
         goto out;
-    if (max_trans && data_terms(s) > FT_WINDOW_MAX_TERMS) {
+    if (max_trans && data_terms(s) > max_terms) {
         *size = UINT32_MAX; /* too big to encode: no model */
         rc = 0;
         goto out;
@@ -445,6 +450,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         return res->verdict = FT_ERROR;
     }
     uint32_t first, last, held_first = 0, held_end = 0, windows = 0;
+    int narrowed = 0;
     uint32_t iters = 0;
     double solve_s = 0;
     char why[96] = "";
@@ -458,8 +464,15 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         int whole = k == 0 && e == c->ntrans;
         window_model m;
         uint32_t size = 0;
-        if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans, &size,
-                  &m)) {
+        uint64_t max_terms = FT_WINDOW_MAX_TERMS;
+        if (deadline > 0) {
+            double left = deadline - ft_predict_now();
+            double fit = left > 0 ? left * FT_TERMS_PER_SECOND : 0;
+            if (fit < (double)max_terms)
+                max_terms = (uint64_t)fit;
+        }
+        if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
+                  max_terms, &size, &m)) {
             ft_presult_free(res);
             res->verdict = FT_ERROR;
             snprintf(res->reason, sizeof res->reason,
@@ -476,8 +489,12 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         if (!m.r) {
             if (size == UINT32_MAX)
                 snprintf(why, sizeof why,
-                         "the %s window's data rule has over %u terms",
-                         windows ? "next" : "smallest", FT_WINDOW_MAX_TERMS);
+                         "the %s window's data rule has over %llu terms%s",
+                         windows ? "next" : "smallest",
+                         (unsigned long long)max_terms,
+                         max_terms < FT_WINDOW_MAX_TERMS
+                             ? " (what the time left allows)"
+                             : "");
             else
                 snprintf(why, sizeof why,
                          "the %s window's slice has %u transitions (limit "
@@ -498,8 +515,25 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         ft_presult cur;
         memset(&cur, 0, sizeof cur);
         cur.verdict = FT_ERROR;
-        ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, deadline, &cur);
+        /* The first window may be too dense to solve (critical sections
+         * of several threads on one lock, near a thread switch of the
+         * recording): it gets a quarter of the time, and if the solver
+         * gives up within it, a window 4x narrower is tried. */
+        int narrowable = !windows && !narrowed && half > 16 && deadline > 0;
+        double until = deadline;
+        if (narrowable)
+            until = ft_predict_now() + (deadline - ft_predict_now()) / 4;
+        ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, until, &cur);
         window_model_free(&m);
+        if (narrowable && cur.verdict == FT_UNKNOWN &&
+            ft_predict_now() < deadline) {
+            ft_presult_free(&cur);
+            iters += cur.iterations;
+            solve_s += cur.solve_seconds;
+            narrowed = 1;
+            half /= 16;
+            continue;
+        }
         windows++;
         iters += cur.iterations;
         solve_s += cur.solve_seconds;
