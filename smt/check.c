@@ -1,10 +1,11 @@
 /* check.c - a solver call that keeps its time limit.  Z3's "timeout"
  * parameter is polled by the search, not by every step before it: on a
  * long window of the lock-heavy bench trace one check ran for minutes
- * past a 60 s limit inside Z3's simplifier.  Z3_interrupt, called from
- * another thread, is honoured everywhere, so each check with a deadline
- * arms a timer thread that interrupts the context when the deadline
- * passes; the check then returns Z3_L_UNDEF ("canceled"). */
+ * past a 60 s limit.  Z3_interrupt, called from another thread, reaches
+ * more of Z3, so each check with a deadline arms a timer thread that
+ * interrupts the context when the deadline passes; the check then
+ * returns Z3_L_UNDEF.  Not every step polls that either: on dense windows
+ * checks still returned up to 10 s late (docs/prediction.md). */
 #include "smt/smt.h"
 
 #include <errno.h>
