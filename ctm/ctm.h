@@ -105,7 +105,7 @@ typedef struct ft_ctm {
     uint64_t *value;  /* value read or written; child tid for fork/join */
     uint32_t *site;
     uint32_t *event;  /* index of the generating trace event (a model
-                         holds fewer than 2^32 of them, FT_CTM_MAX_EVENT) */
+                         holds fewer than 2^32 - 1 of them: ft_ctm_add) */
     /* The value an RMW writes, for RMW transitions only (ids increasing):
      * few transitions are RMWs, and a second value array cost 8 of the
      * model's ~62 bytes per event.  ft_ctm_value2 looks one up. */
@@ -159,7 +159,6 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen);
 /* Computes per-thread sequences and sharedness.  0 ok, -1 out of memory. */
 int ft_ctm_finish(ft_ctm *c);
 
-/* The id of thread t's transition at position p. */
 /* What RMW transition x writes (0 if x is not an RMW). */
 static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)
 {
@@ -180,6 +179,7 @@ static inline uint64_t ft_ctm_written(const ft_ctm *c, uint32_t x)
     return c->op[x] == FT_OP_RMW ? ft_ctm_value2(c, x) : c->value[x];
 }
 
+/* The id of thread t's transition at position p. */
 static inline uint32_t ft_ctm_at(const ft_ctm *c, uint32_t t, uint32_t p)
 {
     return c->by_thread[c->first[t] + p];
