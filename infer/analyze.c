@@ -117,7 +117,7 @@ static int region_cmp(const void *pa, const void *pb)
  * with the region (not ordered by fork, join or barrier in every run).
  * stamp dedups variables per region; the seen arrays cache the answer per
  * (region, variable, read or write). */
-static int fill_regions(fi_analysis *a)
+static int fill_regions(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
 {
     const fi_trace *t = a->trace;
     size_t nv1 = a->nvars ? a->nvars : 1;
@@ -125,11 +125,8 @@ static int fill_regions(fi_analysis *a)
     uint32_t *buf = malloc(nv1 * sizeof *buf);
     uint32_t *seen = calloc(2 * nv1, sizeof *seen);
     uint8_t *answer = calloc(2 * nv1, 1);
-    fi_by_var g = {0};
-    fi_mhb m = {0};
     int rc = -1;
-    if (!stamp || !buf || !seen || !answer || fi_by_var_build(a, &g) < 0 ||
-        fi_mhb_build(&m, t) < 0)
+    if (!stamp || !buf || !seen || !answer)
         goto out;
     for (size_t k = 0; k < a->nregions; k++) {
         fi_region *r = &a->regions[k];
@@ -158,7 +155,7 @@ static int fill_regions(fi_analysis *a)
                     if (seen[slot] != k + 1) {
                         seen[slot] = (uint32_t)k + 1;
                         answer[slot] =
-                            (uint8_t)fi_concurrent_conflict(a, &m, &g, r, v,
+                            (uint8_t)fi_concurrent_conflict(a, m, g, r, v,
                                                          acc.op);
                     }
                     nconf += answer[slot];
@@ -200,8 +197,6 @@ out:
     free(buf);
     free(seen);
     free(answer);
-    fi_by_var_free(&g);
-    fi_mhb_free(&m);
     return rc;
 }
 
@@ -274,9 +269,18 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
         }
         a->nregions = kept;
     }
-    if (fill_regions(a) < 0 || observe(a) < 0 || fi_prove_by_locks(a) < 0)
-        return -1;
-    return 0;
+    /* must-HB and the per-object lists serve both the conflict counts
+     * and the lock and reduction proofs */
+    fi_mhb m = {0};
+    fi_by_var g = {0};
+    int rc = fi_mhb_build(&m, a->trace) < 0 || fi_by_var_build(a, &g) < 0 ||
+                     fill_regions(a, &m, &g) < 0 || observe(a) < 0 ||
+                     fi_prove_by_locks(a, &m, &g) < 0
+                 ? -1
+                 : 0;
+    fi_by_var_free(&g);
+    fi_mhb_free(&m);
+    return rc;
 }
 
 static int itx_cmp(const void *pa, const void *pb)

@@ -23,9 +23,7 @@ int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
 /* Collects inferred, annotated and spec regions (infer/regions.c). */
 int fi_collect_regions(fi_analysis *a);
 
-/* Lockset proof of open regions (infer/lockset.c): how many it proved,
- * -1 out of memory. */
-long fi_prove_by_locks(fi_analysis *a);
+
 
 /* Must happen-before clocks (infer/musthb.c): fork, join, and barriers
  * whose generations are fixed. */
@@ -75,6 +73,10 @@ int fi_by_var_build(const fi_analysis *a, fi_by_var *g);
 int fi_conflicts_outside(const fi_analysis *a, const fi_access *acc,
                          uint32_t v, uint32_t tid);
 void fi_by_var_free(fi_by_var *g);
+/* Lock and reduction proofs of open regions (infer/lockset.c), with the
+ * trace's must-HB clocks and per-object lists: how many it proved, -1 out
+ * of memory. */
+long fi_prove_by_locks(fi_analysis *a, const fi_mhb *m, const fi_by_var *g);
 /* Is one of list[lo, hi) (a group of fi_by_var: by thread, then
  * position) an event of another thread than r's that is not must-HB
  * ordered with r?  Exact, O(threads x log n). */

@@ -4,7 +4,8 @@
  * after its last, and every event of the region that conflicts with another
  * thread touches an object that every thread only ever touches while
  * holding L (Eraser's candidate lockset: the intersection of the locksets
- * of all its accesses), then no conflicting event of another thread can
+ * of all its accesses, leaving out solo ones, which run alone in every
+ * run: fi_mhb_solo), then no conflicting event of another thread can
  * come between the region's events in any run that respects the locks: the
  * region is atomic in the whole generalization, not just in the observed
  * run.  A region spanning two critical sections of L (released in between)
@@ -312,7 +313,7 @@ static int mark_guarded(const fi_analysis *a, const guard *guards,
     return rc;
 }
 
-long fi_prove_by_locks(fi_analysis *a)
+long fi_prove_by_locks(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
 {
     const fi_trace *t = a->trace;
     uint32_t T = t->nthreads ? t->nthreads : 1;
@@ -325,10 +326,9 @@ long fi_prove_by_locks(fi_analysis *a)
     uint8_t *nrl = calloc(nr1, 1);
     long proved = -1;
     fi_u64map byaddr = {0}; /* object address -> variable */
-    fi_mhb m = {0};
     uint8_t *solo = malloc(t->nev ? t->nev : 1);
     if (!h || !guards || !rl || !rx || !nrl || !solo ||
-        fi_mhb_build(&m, t) < 0 || fi_mhb_solo(&m, t, solo) < 0)
+        fi_mhb_solo(m, t, solo) < 0)
         goto out;
     for (uint32_t x = 0; x < a->nvars; x++) {
         int added;
@@ -387,24 +387,20 @@ long fi_prove_by_locks(fi_analysis *a)
         open += a->regions[k].status == FI_ST_OPEN;
     if (open) {
         uint8_t *guarded = malloc(t->nev ? t->nev : 1);
-        fi_by_var g = {0};
-        int ok = guarded && mark_guarded(a, guards, &byaddr, guarded) == 0 &&
-                 fi_by_var_build(a, &g) == 0;
+        int ok = guarded && mark_guarded(a, guards, &byaddr, guarded) == 0;
         for (size_t k = 0; ok && k < a->nregions; k++) {
             fi_region *r = &a->regions[k];
-            if (r->status == FI_ST_OPEN && reducible(a, &m, &g, r, guarded)) {
+            if (r->status == FI_ST_OPEN && reducible(a, m, g, r, guarded)) {
                 r->status = FI_ST_PROVED;
                 r->proof = FI_PROOF_REDUCTION;
                 proved++;
             }
         }
         free(guarded);
-        fi_by_var_free(&g);
         if (!ok)
             proved = -1;
     }
 out:
-    fi_mhb_free(&m);
     free(solo);
     fi_u64map_free(&byaddr);
     for (uint32_t u = 0; h && u < T; u++)

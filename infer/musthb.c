@@ -211,14 +211,11 @@ out:
     return rc;
 }
 
-/* How many of thread u's events must precede thread t's event at pos. */
-uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
-                             uint32_t u)
+/* One past thread t's last row that holds at position pos (rpos <= pos):
+ * an index into order[first[t] .. first[t + 1]]; first[t] if none holds. */
+static uint32_t row_end(const fi_mhb *m, uint32_t t, uint32_t pos)
 {
-    if (t == u)
-        return pos - 1;
     uint32_t lo = m->first[t], hi = m->first[t + 1];
-    /* last row of t with rpos <= pos */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (m->rpos[m->order[mid]] <= pos)
@@ -226,9 +223,19 @@ uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
         else
             hi = mid;
     }
-    if (lo == m->first[t])
+    return lo;
+}
+
+/* How many of thread u's events must precede thread t's event at pos. */
+uint32_t fi_mhb_before_count(const fi_mhb *m, uint32_t t, uint32_t pos,
+                             uint32_t u)
+{
+    if (t == u)
+        return pos - 1;
+    uint32_t end = row_end(m, t, pos);
+    if (end == m->first[t])
         return 0;
-    return m->rclk[(size_t)m->order[lo - 1] * m->T + u];
+    return m->rclk[(size_t)m->order[end - 1] * m->T + u];
 }
 
 uint32_t fi_mhb_first_after(const fi_mhb *m, uint32_t u, uint32_t t,
@@ -295,20 +302,13 @@ int fi_mhb_solo(const fi_mhb *m, const fi_trace *t, uint8_t *solo)
         }
         /* The answer changes only with u's clock row or the threads
          * begun; rows are few (forks, joins, barriers). */
-        uint32_t lo = m->first[u], hi = m->first[u + 1];
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (m->rpos[m->order[mid]] <= m->pos[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (cache_row[u] != lo || cache_begun[u] != nbegun) {
+        uint32_t row = row_end(m, u, m->pos[i]);
+        if (cache_row[u] != row || cache_begun[u] != nbegun) {
             int all = 1;
             for (uint32_t w = 0; w < T && all; w++)
                 if (w != u && begun[w])
                     all = fi_mhb_before_count(m, u, m->pos[i], w) >= nev[w];
-            cache_row[u] = lo;
+            cache_row[u] = row;
             cache_begun[u] = nbegun;
             cache_solo[u] = (uint8_t)all;
         }
