@@ -286,7 +286,9 @@ int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
  * (bad input, err->offset is the event index) or out of memory
  * (err->offset UINT64_MAX). */
 int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err);
-/* Solves every property (o->jobs workers), CMA properties first; with
+/* Solves every property (o->jobs workers), CMA properties first, or on a
+ * trace long enough for windows the near ones first (docs/prediction.md,
+ * step 6); with
  * stop_after > 0, stops once that many are violated, with o->total_ms
  * once that time is spent (the rest become FT_UNKNOWN, counted in
  * nskipped).  progress, if not NULL, is called

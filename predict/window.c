@@ -527,9 +527,9 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         window_model_free(&m);
         if (narrowable && cur.verdict == FT_UNKNOWN &&
             ft_predict_now() < deadline) {
-            ft_presult_free(&cur);
             iters += cur.iterations;
             solve_s += cur.solve_seconds;
+            ft_presult_free(&cur);
             narrowed = 1;
             half /= 16;
             continue;
