@@ -6,9 +6,9 @@
 # after writing back the generated trace (sync), prints each run's JSON
 # line, then the median's events per second and its ratio to RAPID's
 # published rates on this machine type (its parser 2.3 M events/s, its
-# engines 0.6-1.2 M).  The first run after generation also reads the
-# trace's pages from the page cache's cold side: it is printed, not
-# hidden.  Traces are deleted afterwards.
+# engines 0.6-1.2 M).  The first run of a large size is often slower (up
+# to 2x at 10^8: docs/benchmarks.md); it is printed and counts in the
+# median, not hidden.  Traces are deleted afterwards.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build-bench}

@@ -48,7 +48,8 @@ done
 # recorder kernel (bench/recorder/locks.c 50000: 4 threads, 10^6 events),
 # one of locks.c 35000 split (4 threads, 10^6 events, 140 000 open
 # regions)
-# and a generated 4-thread trace of about 10^6 transitions, in the default
+# and a generated 4-thread trace of 250 000 operations (about 10^5
+# transitions), in the default
 # configuration only (windows), PROPS properties spread over the list,
 # 20 s each, the process's memory capped (Z3 can grow without bound).
 if [ "${LONG:-0}" = 1 ]; then
