@@ -264,7 +264,8 @@ static int prop_key_cmp(const void *pa, const void *pb)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static int order_near_first(ft_pipeline *pl)
+static int order_near_first(ft_pipeline *pl, const ft_window_index *w,
+                            const ft_predict_opts *o)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
@@ -294,7 +295,12 @@ static int order_near_first(ft_pipeline *pl)
             uint64_t after = run_hi[b] + 1 < n ? run_hi[b] + 1 - b : UINT32_MAX;
             key = before < after ? before : after;
         }
-        /* equal distances: CMA first, as before */
+        /* equal distances: CMA first, as before; the ones the value
+         * order decides before all (they cost nothing) */
+        if (ft_window_value_holds(w, p, o))
+            key = 0;
+        else
+            key += 1;
         k[i] = (prop_key){2 * key + (p->kind != FT_PROP_CMA), i};
     }
     qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
@@ -329,7 +335,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
             !(w = ft_window_index_new(pl->ctm)))
             return -1;
     /* a trace long enough for windows: near properties first */
-    if (w && order_near_first(pl) < 0) {
+    if (w && order_near_first(pl, w, o) < 0) {
         ft_window_index_free(w);
         return -1;
     }

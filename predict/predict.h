@@ -68,6 +68,9 @@ typedef struct ft_predict_opts {
      * to what is left; properties not started when it is spent are
      * unknown ("not solved"). */
     unsigned total_ms;
+    /* Windows only: no "holds" from the value order (predict/vorder.c,
+     * docs/prediction.md "value order"); for ablation. */
+    int no_value_order;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
 } ft_predict_opts;
 

@@ -28,6 +28,7 @@ struct ft_window_index {
     ft_slice_index *slice;
     uint8_t *cut_ok; /* [K]: the prefix 0 .. K-1 leaves no cond wait and
                         no barrier episode open */
+    ft_value_order *vorder; /* NULL: too big to keep, not used */
 };
 
 ft_window_index *ft_window_index_new(ft_ctm *c)
@@ -71,6 +72,7 @@ ft_window_index *ft_window_index_new(ft_ctm *c)
         w->cut_ok[k] = run == 0;
     }
     free(diff);
+    w->vorder = ft_value_order_new(c, w->slice);
     return w;
 fail:
     free(diff);
@@ -82,6 +84,7 @@ void ft_window_index_free(ft_window_index *w)
 {
     if (!w)
         return;
+    ft_value_order_free(w->vorder);
     ft_slice_index_free(w->slice);
     free(w->cut_ok);
     free(w);
@@ -102,6 +105,13 @@ static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
         if (b > *last)
             *last = b;
     }
+}
+
+int ft_window_value_holds(const ft_window_index *w, const ft_prop *p,
+                          const ft_predict_opts *o)
+{
+    return !o->no_value_order && w->vorder &&
+           ft_value_order_holds(w->vorder, p);
 }
 
 int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window)
@@ -270,6 +280,8 @@ out:
  * to encode than the property has left is not built (encoding cannot be
  * interrupted; a property with a 10 s limit took 20 s that way). */
 #define FT_TERMS_PER_SECOND 40000.0
+/* The hunt's window (transitions each side of the regions). */
+#define FT_HUNT_HALF 64u
 
 typedef struct window_model {
     ft_reduced *r;
@@ -373,12 +385,46 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
     return 0;
 }
 
+/* Clips a slice for a violation hunt: thread t keeps at most clip[t]
+ * positions, then less until whatever a kept transition must follow
+ * (fork, join) is kept.  Each thread's kept part is still a prefix, so
+ * every schedule of the clipped model is one of the whole model's
+ * prefixes: a violation in it is real; "holds" in it means nothing.
+ * -1 when a region would lose a transition. */
+static int clip_cut(const ft_ctm *c, const ft_prop *p, const uint32_t *lo,
+                    const uint32_t *clip, uint32_t *cut)
+{
+    uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    for (uint32_t t = 0; t < nt; t++)
+        if (cut[t] > clip[t])
+            cut[t] = clip[t] > lo[t] ? clip[t] : lo[t];
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t t = 0; t < nt; t++)
+            for (uint32_t q = lo[t]; q < cut[t]; q++) {
+                uint32_t x = ft_ctm_at(c, t, q), j;
+                for (j = 0; j < nt; j++)
+                    if (j != t && ft_ctm_hb_before(c, x, j) > cut[j])
+                        break;
+                if (j < nt) {
+                    cut[t] = q;
+                    changed = 1;
+                }
+            }
+    }
+    for (uint32_t g = 0; g < nreg; g++)
+        if (cut[p->r[g].thread] <= p->r[g].last)
+            return -1;
+    return 0;
+}
+
 /* The sliced, reduced model of p's transitions k .. e-1 and its start;
  * *size is the slice's transition count, and past max_trans (0: no
- * limit) m->r stays NULL. */
+ * limit) m->r stays NULL.  clip (NULL: none): see clip_cut. */
 static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                  uint32_t k, uint32_t e, unsigned flags, uint32_t max_trans,
-                 uint64_t max_terms, uint32_t *size, window_model *m)
+                 uint64_t max_terms, const uint32_t *clip, uint32_t *size,
+                 window_model *m)
 {
     uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1, n = 0;
     uint32_t *lo = malloc(sizeof *lo * (3 * (size_t)nt + 1));
@@ -403,6 +449,10 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
             prop[n++] = ft_ctm_at(c, p->r[g].thread, q);
     if (ft_slice_mark_window(c, w->slice, prop, n, lo, hi, cut))
         goto out;
+    if (clip && clip_cut(c, p, lo, clip, cut)) {
+        rc = 0; /* no hunt: no model */
+        goto out;
+    }
     *size = 0;
     for (uint32_t t = 0; t < nt; t++)
         *size += cut[t] - lo[t];
@@ -440,6 +490,78 @@ out:
     return rc;
 }
 
+/* A hunt for a violation on the first window, clipped (clip_cut): the
+ * regions' threads stop at their region's end and the others where the
+ * value order says they must follow every region, since what comes later
+ * cannot take part in the violation.  On a lock-heavy trace the window's
+ * slice otherwise holds every later critical section on the regions'
+ * locks, up to where the recording last switched threads.  1 with res
+ * filled when a violation was found. */
+static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
+                const ft_predict_opts *o, double deadline, ft_presult *res)
+{
+    uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    uint32_t first, last, size = 0;
+    if (!w->vorder || !o->window)
+        return 0;
+    uint32_t *clip = calloc(nt + 1, sizeof *clip);
+    if (!clip)
+        return 0;
+    for (uint32_t g = 0; g < nreg; g++)
+        for (uint32_t t = 0; t < nt; t++) {
+            const ft_pregion *r = &p->r[g];
+            uint32_t q = t == r->thread ? 0 :
+                         ft_value_order_first_after(w->vorder, t, r->thread,
+                                                    r->last);
+            if (q > clip[t])
+                clip[t] = q;
+        }
+    for (uint32_t g = 0; g < nreg; g++)
+        clip[p->r[g].thread] = p->r[g].last + 1;
+    /* narrow: what a clipped window drops is what made it slow */
+    uint32_t half = o->window < FT_HUNT_HALF ? o->window : FT_HUNT_HALF;
+    prop_span(c, p, &first, &last);
+    uint32_t k = first > half ? first - half : 0;
+    while (k > 0 && !w->cut_ok[k])
+        k--;
+    uint64_t e64 = (uint64_t)last + 1 + half;
+    uint32_t e = e64 < c->ntrans ? (uint32_t)e64 : c->ntrans;
+    double until = deadline;
+    if (deadline > 0)
+        until = ft_predict_now() + (deadline - ft_predict_now()) / 4;
+    uint64_t max_terms = FT_WINDOW_MAX_TERMS;
+    if (until > 0) {
+        double fit = (until - ft_predict_now()) * FT_TERMS_PER_SECOND;
+        if (fit < (double)max_terms)
+            max_terms = fit > 0 ? (uint64_t)fit : 0;
+    }
+    window_model m;
+    int found = 0;
+    if (!build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
+               max_terms, clip, &size, &m) && m.r) {
+        ft_presult cur;
+        memset(&cur, 0, sizeof cur);
+        cur.verdict = FT_ERROR;
+        ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, until, &cur);
+        if (cur.verdict == FT_VIOLATED) {
+            cur.windows = 1;
+            cur.window_first = k;
+            cur.window_end = e;
+            cur.prefix = k;
+            ft_presult_free(res);
+            *res = cur;
+            found = 1;
+        } else {
+            res->iterations += cur.iterations;
+            res->solve_seconds += cur.solve_seconds;
+            ft_presult_free(&cur);
+        }
+        window_model_free(&m);
+    }
+    free(clip);
+    return found;
+}
+
 int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                         const ft_predict_opts *o, double deadline,
                         ft_presult *res)
@@ -448,6 +570,20 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     if (!w && !(w = own = ft_window_index_new(c))) {
         snprintf(res->reason, sizeof res->reason, "out of memory");
         return res->verdict = FT_ERROR;
+    }
+    if (ft_window_value_holds(w, p, o)) {
+        res->verdict = FT_HOLDS;
+        res->window_first = 0;
+        res->window_end = c->ntrans;
+        res->windows = 0;
+        snprintf(res->reason, sizeof res->reason,
+                 "the recorded values order the regions (value order)");
+        ft_window_index_free(own);
+        return res->verdict;
+    }
+    if (hunt(c, w, p, o, deadline, res)) {
+        ft_window_index_free(own);
+        return res->verdict;
     }
     uint32_t first, last, held_first = 0, held_end = 0, windows = 0;
     int narrowed = 0;
@@ -472,7 +608,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                 max_terms = (uint64_t)fit;
         }
         if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
-                  max_terms, &size, &m)) {
+                  max_terms, NULL, &size, &m)) {
             ft_presult_free(res);
             res->verdict = FT_ERROR;
             snprintf(res->reason, sizeof res->reason,

@@ -20,9 +20,27 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
  * covers the whole trace: then the whole slice is solved as before. */
 int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window);
 
+/* Whether the value order in w proves p holds (and o allows it). */
+int ft_window_value_holds(const ft_window_index *w, const ft_prop *p,
+                          const ft_predict_opts *o);
+
 /* Solves p on growing windows (w NULL: an index is built and freed). */
 int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                         const ft_predict_opts *o, double deadline,
                         ft_presult *res);
+
+/* The value order of c (vorder.c): a must-happen-before relation that
+ * the data rule adds to program order, fork/join and mutual exclusion.
+ * ix (kept, not owned) lists each object's transitions.  NULL when out
+ * of memory or too big to keep. */
+typedef struct ft_value_order ft_value_order;
+ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix);
+void ft_value_order_free(ft_value_order *v);
+/* The first position of thread t that must follow thread a's
+ * transition at position q (len[t] if none). */
+uint32_t ft_value_order_first_after(const ft_value_order *v, uint32_t t,
+                                    uint32_t a, uint32_t q);
+/* 1 when it proves that p holds (no feasible schedule violates it). */
+int ft_value_order_holds(const ft_value_order *v, const ft_prop *p);
 
 #endif

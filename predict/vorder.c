@@ -1,0 +1,675 @@
+/* vorder.c - the value order: what the recorded values alone force on
+ * every schedule the prediction admits (docs/prediction.md, "value
+ * order").  Under the data rule a read its thread goes past returns its
+ * recorded value, so it follows one of the writes of that value; when
+ * every such write follows transition u, so does the read's thread from
+ * its next shared transition on (the read's own block may be the last one
+ * run, when it may return anything).  With program order, fork/join and
+ * mutual exclusion (a critical section that must start before something
+ * inside another section of the same lock ends before that section
+ * starts) this is a must-happen-before relation the recorded order
+ * extends, so one pass in recorded order computes it as vector clocks.
+ *
+ * A CMA property whose regions it orders holds; so does a CA property
+ * when no transition of another thread that conflicts with the region
+ * can fall between its first and last transition.  Such properties are
+ * decided without a solver: on a long lock-heavy trace the windows the
+ * solver can take rarely hold both ends of the argument. */
+#include "predict/window.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+/* Reads whose value more writes wrote give no order (the meet of so many
+ * clocks is rarely worth its time). */
+#define VO_MAX_SOURCES 64
+/* Clock cells kept (rows x threads): past this the order is not built. */
+#define VO_MAX_CELLS ((uint64_t)1 << 26)
+#define VO_MAX_REGION 4096
+
+typedef struct vo_cs { /* an outermost critical section of a mutex */
+    uint32_t lock, tid, acq, rel; /* rel NONE: never released */
+} vo_cs;
+
+typedef struct vo_write {
+    uint32_t obj, id;
+    uint64_t val;
+} vo_write;
+
+typedef struct vo_held {
+    uint32_t lock, depth, acq;
+} vo_held;
+
+typedef struct vo_locks { /* the mutexes a thread holds */
+    vo_held *h;
+    uint32_t n, cap;
+} vo_locks;
+
+struct ft_value_order {
+    const ft_ctm *c;
+    uint32_t nt;
+    uint32_t **vc, **rpos; /* per thread: rows of nt counts, from rpos */
+    uint32_t *nrows, *caprows;
+    uint64_t cells;
+    vo_cs *cs; /* sorted by lock, thread, acquisition */
+    size_t ncs;
+    const ft_slice_index *ix; /* per object: ids by thread, position */
+};
+
+/* The mutex x acquires (*acq 1) or releases (*acq 0), or NONE. */
+static uint32_t lock_op(const ft_ctm *c, uint32_t x, int *acq)
+{
+    switch (c->op[x]) {
+    case FT_OP_LOCK:
+        *acq = 1;
+        return c->obj[x];
+    case FT_OP_UNLOCK:
+        *acq = 0;
+        return c->obj[x];
+    case FT_OP_WAIT_POST:
+        *acq = 1;
+        return c->obj2[x];
+    case FT_OP_WAIT_PRE:
+        *acq = 0;
+        return c->obj2[x];
+    default:
+        return NONE;
+    }
+}
+
+/* Applies x to the held set; a section closed at x goes to *closed
+ * (closed->lock NONE if none).  A cond wait releases whatever depth. */
+static int track(vo_locks *L, const ft_ctm *c, uint32_t x, vo_cs *closed)
+{
+    int acq;
+    uint32_t lk = lock_op(c, x, &acq), i;
+    closed->lock = NONE;
+    if (lk == NONE)
+        return 0;
+    for (i = 0; i < L->n && L->h[i].lock != lk; i++)
+        ;
+    if (acq) {
+        if (i < L->n) {
+            L->h[i].depth++;
+            return 0;
+        }
+        if (L->n == L->cap) {
+            uint32_t cap = L->cap ? 2 * L->cap : 4;
+            vo_held *h = realloc(L->h, sizeof *h * cap);
+            if (!h)
+                return -1;
+            L->h = h;
+            L->cap = cap;
+        }
+        L->h[L->n++] = (vo_held){lk, 1, c->pos[x]};
+        return 0;
+    }
+    if (i == L->n)
+        return 0;
+    if (c->op[x] == FT_OP_WAIT_PRE || --L->h[i].depth == 0) {
+        *closed = (vo_cs){lk, c->tid[x], L->h[i].acq, c->pos[x]};
+        L->h[i] = L->h[--L->n];
+    }
+    return 0;
+}
+
+static int cmp_cs(const void *a, const void *b)
+{
+    const vo_cs *p = a, *q = b;
+    if (p->lock != q->lock)
+        return p->lock < q->lock ? -1 : 1;
+    if (p->tid != q->tid)
+        return p->tid < q->tid ? -1 : 1;
+    return (p->acq > q->acq) - (p->acq < q->acq);
+}
+
+static int push_cs(vo_cs **v, size_t *n, size_t *cap, vo_cs s)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 256;
+        vo_cs *p = realloc(*v, sizeof *p * nc);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = s;
+    return 0;
+}
+
+/* Every thread's outermost critical sections, sorted. */
+static int collect_cs(ft_value_order *v)
+{
+    const ft_ctm *c = v->c;
+    size_t cap = 0;
+    vo_locks L = {0};
+    int rc = 0;
+    for (uint32_t t = 0; t < c->nthreads && !rc; t++) {
+        L.n = 0;
+        for (uint32_t p = 0; p < c->len[t] && !rc; p++) {
+            vo_cs s;
+            rc = track(&L, c, ft_ctm_at(c, t, p), &s);
+            if (!rc && s.lock != NONE)
+                rc = push_cs(&v->cs, &v->ncs, &cap, s);
+        }
+        for (uint32_t i = 0; i < L.n && !rc; i++)
+            rc = push_cs(&v->cs, &v->ncs, &cap,
+                         (vo_cs){L.h[i].lock, t, L.h[i].acq, NONE});
+    }
+    free(L.h);
+    if (!rc && v->ncs)
+        qsort(v->cs, v->ncs, sizeof *v->cs, cmp_cs);
+    return rc;
+}
+
+/* The last section of (lock, t) acquired below position lim, or NULL. */
+static const vo_cs *cs_before(const ft_value_order *v, uint32_t lock,
+                              uint32_t t, uint32_t lim)
+{
+    size_t a = 0, b = v->ncs;
+    while (a < b) { /* first entry >= (lock, t, lim) */
+        size_t m = a + (b - a) / 2;
+        const vo_cs *s = &v->cs[m];
+        int less = s->lock != lock ? s->lock < lock
+                   : s->tid != t   ? s->tid < t
+                                   : s->acq < lim;
+        if (less)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a == 0)
+        return NULL;
+    const vo_cs *s = &v->cs[a - 1];
+    return s->lock == lock && s->tid == t ? s : NULL;
+}
+
+/* The section of (lock, t) that holds position q, or NULL. */
+static const vo_cs *cs_at(const ft_value_order *v, uint32_t lock, uint32_t t,
+                          uint32_t q)
+{
+    const vo_cs *s = cs_before(v, lock, t, q + 1);
+    return s && (s->rel == NONE || s->rel >= q) ? s : NULL;
+}
+
+/* Thread t's clock row in force at position p, NULL before its first. */
+static const uint32_t *row_at(const ft_value_order *v, uint32_t t, uint32_t p)
+{
+    uint32_t a = 0, b = v->nrows[t];
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (v->rpos[t][m] <= p)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a ? &v->vc[t][(size_t)(a - 1) * v->nt] : NULL;
+}
+
+/* How many of thread j's transitions must come before (or be) thread
+ * t's transition at position p. */
+static uint32_t before(const ft_value_order *v, uint32_t t, uint32_t p,
+                       uint32_t j)
+{
+    if (t == j)
+        return p + 1;
+    const uint32_t *r = row_at(v, t, p);
+    return r ? r[j] : 0;
+}
+
+static int join(uint32_t *a, const uint32_t *b, uint32_t n)
+{
+    int ch = 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (b[j] > a[j]) {
+            a[j] = b[j];
+            ch = 1;
+        }
+    return ch;
+}
+
+static int join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
+                   uint32_t p)
+{
+    const uint32_t *r = row_at(v, t, p);
+    int ch = r ? join(cl, r, v->nt) : 0;
+    if (cl[t] < p + 1) {
+        cl[t] = p + 1;
+        ch = 1;
+    }
+    return ch;
+}
+
+static int append_row(ft_value_order *v, uint32_t t, uint32_t p,
+                      const uint32_t *cl)
+{
+    uint32_t nt = v->nt;
+    if (v->cells + nt > VO_MAX_CELLS)
+        return -1;
+    if (v->nrows[t] == v->caprows[t]) {
+        uint32_t cap = v->caprows[t] ? 2 * v->caprows[t] : 16;
+        uint32_t *vc = realloc(v->vc[t], sizeof *vc * (size_t)cap * nt);
+        if (!vc)
+            return -1;
+        v->vc[t] = vc;
+        uint32_t *rp = realloc(v->rpos[t], sizeof *rp * cap);
+        if (!rp)
+            return -1;
+        v->rpos[t] = rp;
+        v->caprows[t] = cap;
+    }
+    memcpy(&v->vc[t][(size_t)v->nrows[t] * nt], cl, sizeof *cl * nt);
+    v->rpos[t][v->nrows[t]++] = p;
+    v->cells += nt;
+    return 0;
+}
+
+/* Mutual exclusion: thread t holds the locks in L at its current
+ * transition, whose clock is cl.  A section of another thread on one of
+ * them that was acquired before cl ended before ours began. */
+static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
+                     uint32_t *cl)
+{
+    const ft_ctm *c = v->c;
+    uint32_t t = c->tid[x];
+    int any = 0;
+    for (int round = 0; round < 8; round++) {
+        int ch = 0;
+        for (uint32_t i = 0; i < L->n; i++)
+            for (uint32_t b = 0; b < v->nt; b++) {
+                if (b == t || !cl[b])
+                    continue;
+                const vo_cs *s = cs_before(v, L->h[i].lock, b, cl[b]);
+                /* (a section ending later in the recording would mean
+                 * a trace at odds with itself: no claim then) */
+                if (s && s->rel != NONE && cl[b] < s->rel + 1 &&
+                    ft_ctm_at(c, b, s->rel) < x)
+                    ch |= join_at(v, cl, b, s->rel);
+            }
+        if (!ch)
+            break;
+        any = 1;
+    }
+    return any;
+}
+
+static int cmp_write(const void *a, const void *b)
+{
+    const vo_write *p = a, *q = b;
+    if (p->obj != q->obj)
+        return p->obj < q->obj ? -1 : 1;
+    if (p->val != q->val)
+        return p->val < q->val ? -1 : 1;
+    return (p->id > q->id) - (p->id < q->id);
+}
+
+/* The first of w[0, n) at or after (obj, val, id). */
+static size_t write_lower(const vo_write *w, size_t n, uint32_t obj,
+                          uint64_t val, uint32_t id)
+{
+    size_t a = 0, b = n;
+    vo_write key = {obj, id, val};
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (cmp_write(&w[m], &key) < 0)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* What read x (thread t) returning its recorded value implies: the
+ * meet of the clocks of the writes it may read, into meet.  0 when it
+ * implies nothing (initial value possible, too many writes, none of
+ * them before x in the recording). */
+static int read_meet(const ft_value_order *v, const vo_write *w, size_t nw,
+                     const uint32_t *cur, uint32_t x, uint32_t *meet)
+{
+    const ft_ctm *c = v->c;
+    uint32_t obj = c->obj[x], t = c->tid[x], nt = v->nt;
+    const ft_ctm_var *var = &c->vars[obj];
+    if (!var->shared || (var->has_init && var->init == c->value[x]))
+        return 0;
+    size_t lo = write_lower(w, nw, obj, c->value[x], 0);
+    size_t hi = write_lower(w, nw, obj, c->value[x], UINT32_MAX); /* ids
+                                                         are below it */
+    if (hi - lo > 4 * VO_MAX_SOURCES)
+        return 0;
+    unsigned n = 0;
+    int earlier = 0;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t id = w[i].id, tw = c->tid[id], pw = c->pos[id];
+        if (id == x || (tw == t && id > x))
+            continue; /* itself, or later in its own thread */
+        if (++n > VO_MAX_SOURCES)
+            return 0;
+        /* a write not yet reached: its thread's clock so far bounds it */
+        const uint32_t *r = id < x ? row_at(v, tw, pw) : &cur[(size_t)tw * nt];
+        earlier |= id < x;
+        for (uint32_t j = 0; j < nt; j++) {
+            uint32_t val = j == tw ? pw + 1 : r ? r[j] : 0;
+            meet[j] = n == 1 || val < meet[j] ? val : meet[j];
+        }
+    }
+    return n && earlier;
+}
+
+/* The pass in recorded order. */
+static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw)
+{
+    const ft_ctm *c = v->c;
+    uint32_t nt = v->nt;
+    uint32_t *cur = calloc((size_t)nt * nt + 1, sizeof *cur);
+    uint32_t *pend = calloc((size_t)nt * nt + 1, sizeof *pend);
+    uint32_t *meet = malloc(sizeof *meet * (nt + 1));
+    uint8_t *haspend = calloc(nt + 1, 1), *dirty = calloc(nt + 1, 1);
+    vo_locks *held = calloc(nt + 1, sizeof *held);
+    int rc = -1;
+    if (!cur || !pend || !meet || !haspend || !dirty || !held)
+        goto out;
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        uint32_t t = c->tid[x], p = c->pos[x], op = c->op[x];
+        uint32_t *cl = &cur[(size_t)t * nt];
+        int ch = dirty[t];
+        dirty[t] = 0;
+        if (haspend[t] && ft_ctm_is_shared(c, x)) {
+            ch |= join(cl, &pend[(size_t)t * nt], nt);
+            memset(&pend[(size_t)t * nt], 0, sizeof *pend * nt);
+            haspend[t] = 0;
+        }
+        if (op == FT_OP_JOIN && c->value[x] < nt) {
+            uint32_t k = (uint32_t)c->value[x];
+            if (k != t && c->len[k])
+                ch |= join_at(v, cl, k, c->len[k] - 1);
+        }
+        int acq = 0;
+        uint32_t lk = lock_op(c, x, &acq);
+        vo_cs closed;
+        if (lk != NONE && acq && track(&held[t], c, x, &closed))
+            goto out;
+        if ((ch || (lk != NONE && acq)) && held[t].n)
+            ch |= lock_rule(v, &held[t], x, cl);
+        if (lk != NONE && !acq && track(&held[t], c, x, &closed))
+            goto out;
+        cl[t] = p + 1;
+        if (ch && append_row(v, t, p, cl))
+            goto out;
+        if (op == FT_OP_FORK && c->value[x] < nt && c->value[x] != t) {
+            uint32_t k = (uint32_t)c->value[x];
+            if (join(&cur[(size_t)k * nt], cl, nt))
+                dirty[k] = 1;
+        }
+        if (ft_ctm_reads(c, x) && c->obj[x] < c->nvars &&
+            read_meet(v, w, nw, cur, x, meet)) {
+            join(&pend[(size_t)t * nt], meet, nt);
+            haspend[t] = 1;
+        }
+    }
+    rc = 0;
+out:
+    if (held)
+        for (uint32_t t = 0; t < nt; t++)
+            free(held[t].h);
+    free(held);
+    free(cur);
+    free(pend);
+    free(meet);
+    free(haspend);
+    free(dirty);
+    return rc;
+}
+
+void ft_value_order_free(ft_value_order *v)
+{
+    if (!v)
+        return;
+    for (uint32_t t = 0; t < v->nt; t++) {
+        if (v->vc)
+            free(v->vc[t]);
+        if (v->rpos)
+            free(v->rpos[t]);
+    }
+    free(v->vc);
+    free(v->rpos);
+    free(v->nrows);
+    free(v->caprows);
+    free(v->cs);
+    free(v);
+}
+
+ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
+{
+    ft_value_order *v = calloc(1, sizeof *v);
+    vo_write *w = NULL;
+    if (!v)
+        return NULL;
+    v->c = c;
+    v->ix = ix;
+    v->nt = c->nthreads;
+    v->vc = calloc(v->nt + 1, sizeof *v->vc);
+    v->rpos = calloc(v->nt + 1, sizeof *v->rpos);
+    v->nrows = calloc(v->nt + 1, sizeof *v->nrows);
+    v->caprows = calloc(v->nt + 1, sizeof *v->caprows);
+    if (!v->vc || !v->rpos || !v->nrows || !v->caprows)
+        goto fail;
+    size_t nw = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        nw += ft_ctm_writes(c, x) && c->obj[x] < c->nvars;
+    w = malloc(sizeof *w * (nw + 1));
+    if (!w)
+        goto fail;
+    nw = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (ft_ctm_writes(c, x) && c->obj[x] < c->nvars)
+            w[nw++] = (vo_write){c->obj[x], x, ft_ctm_written(c, x)};
+    qsort(w, nw, sizeof *w, cmp_write);
+    if (collect_cs(v) || compute_clocks(v, w, nw))
+        goto fail;
+    free(w);
+    return v;
+fail:
+    free(w);
+    ft_value_order_free(v);
+    return NULL;
+}
+
+/* Whether thread t has a transition in positions [lo, hi) in list
+ * [a, b) (ids sorted by thread, position). */
+static int any_in(const ft_ctm *c, const uint32_t *list, uint32_t a,
+                  uint32_t b, uint32_t t, uint32_t lo, uint32_t hi)
+{
+    uint32_t end = b;
+    while (a < b) { /* first entry >= (t, lo) */
+        uint32_t m = a + (b - a) / 2, x = list[m];
+        if (c->tid[x] < t || (c->tid[x] == t && c->pos[x] < lo))
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a < end && c->tid[list[a]] == t && c->pos[list[a]] < hi;
+}
+
+/* The clocks only grow along a thread: the first row that knows it. */
+uint32_t ft_value_order_first_after(const ft_value_order *v, uint32_t t,
+                                    uint32_t a, uint32_t q)
+{
+    uint32_t lo = 0, hi = v->nrows[t];
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (v->vc[t][(size_t)m * v->nt + a] < q + 1)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < v->nrows[t] ? v->rpos[t][lo] : v->c->len[t];
+}
+
+typedef struct vo_obj {
+    uint32_t obj;
+    uint8_t all;   /* every access conflicts (else only writes) */
+    uint8_t quiet; /* no conflicting transition of another thread may
+                      run inside the region */
+} vo_obj;
+
+static int cmp_obj(const void *a, const void *b)
+{
+    const vo_obj *p = a, *q = b;
+    if (p->obj != q->obj)
+        return p->obj < q->obj ? -1 : 1;
+    return (q->all > p->all) - (q->all < p->all); /* "all" first */
+}
+
+/* Whether thread t has a transition in [lo, hi) that conflicts with the
+ * region's accesses to o. */
+static int conflict_in(const ft_value_order *v, const vo_obj *o, uint32_t t,
+                       uint32_t lo, uint32_t hi)
+{
+    const uint32_t *first = o->all ? v->ix->all_first : v->ix->wr_first;
+    return lo < hi && any_in(v->c, o->all ? v->ix->all : v->ix->wr,
+                             first[o->obj], first[o->obj + 1], t, lo, hi);
+}
+
+static const vo_obj *find_obj(const vo_obj *objs, uint32_t n, uint32_t o)
+{
+    uint32_t a = 0, b = n;
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (objs[m].obj < o)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a < n && objs[a].obj == o ? &objs[a] : NULL;
+}
+
+/* Whether transition x of the region touches an object that is not
+ * quiet. */
+static int noisy(const ft_ctm *c, const vo_obj *objs, uint32_t n, uint32_t x)
+{
+    const vo_obj *o = find_obj(objs, n, c->obj[x]);
+    const vo_obj *o2 = c->obj2[x] != FT_CTM_NONE
+                           ? find_obj(objs, n, c->obj2[x]) : NULL;
+    return (o && !o->quiet) || (o2 && !o2->quiet);
+}
+
+/* CA: no transition of another thread that conflicts with region g can
+ * run between its first and last transition: each such transition of
+ * thread t must come before the region (positions below lo[t]) or after
+ * it (from hi[t] on).  The region's transitions that conflict with
+ * something in those gaps are its noisy ones; a violation runs another
+ * thread's transition between two of them, so the gaps shrink to what
+ * may run between the first and the last noisy one.  Transitions of t
+ * inside a critical section whose end must follow the last noisy one, on
+ * a lock whose sections of the region's thread hold every noisy one,
+ * cannot either: had that section begun inside the region, the region
+ * could not go on (docs/prediction.md). */
+static int ca_holds(const ft_value_order *v, const ft_pregion *g)
+{
+    const ft_ctm *c = v->c;
+    uint32_t a = g->thread, n = g->last - g->first + 1, nt = c->nthreads;
+    if (n > VO_MAX_REGION)
+        return 0;
+    vo_obj *objs = malloc(sizeof *objs * (2 * (size_t)n + 1));
+    uint32_t *locks = malloc(sizeof *locks * ((size_t)n + 1));
+    uint32_t *lo = malloc(sizeof *lo * (nt + 1));
+    uint32_t *hi = malloc(sizeof *hi * (nt + 1));
+    uint32_t no = 0, nl = 0;
+    int ok = 0;
+    if (!objs || !locks || !lo || !hi)
+        goto out;
+    for (uint32_t q = g->first; q <= g->last; q++) {
+        uint32_t x = ft_ctm_at(c, a, q), o = c->obj[x];
+        if (!ft_ctm_is_shared(c, x))
+            continue;
+        if (o == FT_CTM_NONE)
+            goto out; /* fork or join in the region */
+        int mem = c->vars[o].kind == FT_VAR_MEMORY;
+        objs[no++] = (vo_obj){o, (uint8_t)(!mem || ft_ctm_writes(c, x)), 1};
+        if (c->obj2[x] != FT_CTM_NONE)
+            objs[no++] = (vo_obj){c->obj2[x], 1, 1};
+        int acq;
+        uint32_t lk = lock_op(c, x, &acq);
+        if (lk != NONE)
+            locks[nl++] = lk;
+    }
+    qsort(objs, no, sizeof *objs, cmp_obj);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < no; i++)
+        if (!k || objs[i].obj != objs[k - 1].obj)
+            objs[k++] = objs[i];
+    no = k;
+    int loud = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        lo[t] = t == a ? 0 : before(v, a, g->first, t);
+        hi[t] = t == a ? 0 : ft_value_order_first_after(v, t, a, g->last);
+        for (uint32_t i = 0; i < no; i++)
+            if (objs[i].quiet && conflict_in(v, &objs[i], t, lo[t], hi[t])) {
+                objs[i].quiet = 0;
+                loud = 1;
+            }
+    }
+    if (!loud) {
+        ok = 1;
+        goto out;
+    }
+    /* the locks whose sections of thread a hold the region's noisy
+     * transitions; the first and the last of those */
+    uint32_t qf = NONE, ql = 0;
+    for (uint32_t q = g->first; q <= g->last; q++) {
+        uint32_t x = ft_ctm_at(c, a, q);
+        if (ft_ctm_is_shared(c, x) && noisy(c, objs, no, x)) {
+            qf = qf == NONE ? q : qf;
+            ql = q;
+        }
+    }
+    k = 0;
+    for (uint32_t i = 0; i < nl; i++) {
+        uint32_t lk = locks[i], q;
+        int dup = 0;
+        for (uint32_t j = 0; j < k; j++)
+            dup |= locks[j] == lk;
+        for (q = qf; !dup && q <= ql; q++) {
+            uint32_t x = ft_ctm_at(c, a, q);
+            if (ft_ctm_is_shared(c, x) && noisy(c, objs, no, x) &&
+                !cs_at(v, lk, a, q))
+                break;
+        }
+        if (!dup && q > ql)
+            locks[k++] = lk;
+    }
+    nl = k;
+    for (uint32_t t = 0; t < nt; t++) {
+        if (t == a)
+            continue;
+        /* what runs inside the region conflicts with a noisy transition
+         * of it and runs between two of them */
+        lo[t] = before(v, a, qf, t);
+        hi[t] = ft_value_order_first_after(v, t, a, ql);
+        for (uint32_t i = 0; i < nl; i++) {
+            const vo_cs *s = cs_at(v, locks[i], t, hi[t]);
+            if (s && s->acq < hi[t])
+                hi[t] = s->acq;
+        }
+        for (uint32_t i = 0; i < no; i++)
+            if (!objs[i].quiet && conflict_in(v, &objs[i], t, lo[t], hi[t]))
+                goto out;
+    }
+    ok = 1;
+out:
+    free(objs);
+    free(locks);
+    free(lo);
+    free(hi);
+    return ok;
+}
+
+int ft_value_order_holds(const ft_value_order *v, const ft_prop *p)
+{
+    if (p->kind == FT_PROP_CA)
+        return ca_holds(v, &p->r[0]);
+    const ft_pregion *x = &p->r[0], *y = &p->r[1];
+    return before(v, y->thread, y->first, x->thread) >= x->last + 1 ||
+           before(v, x->thread, x->first, y->thread) >= y->last + 1;
+}
