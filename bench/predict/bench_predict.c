@@ -16,8 +16,11 @@
  *                                       of each thread's transitions)
  * Prints one table row per configuration.  FT_BENCH_VERBOSE=1 prints
  * each property's verdict and window; FT_BENCH_WINDOW=N sets the first
- * window's half-width (ft_predict_opts.window, default 512). */
+ * window's half-width (ft_predict_opts.window, default 512);
+ * FT_BENCH_UNDECIDED=1 samples only the properties the value order does
+ * not decide (the ones left to the solver). */
 #include "predict/predict.h"
+#include "predict/window.h"
 #include "tests/model/gen.h"
 
 #include <stdio.h>
@@ -30,18 +33,20 @@ typedef struct config {
     const char *name;
     int mode, no_slice, no_cxt, use_cxt;
     unsigned reduce_flags;
+    int no_value_order;
 } config;
 
 /* "direct" is the default of `foretell analyze` (CXT on small slices,
  * windows on long traces); "cxt" forces the CXT restriction. */
 static const config configs[] = {
-    {"direct", FT_PREDICT_DIRECT, 0, 0, 0, 0},
-    {"findav", FT_PREDICT_FINDAV, 0, 0, 0, 0},
-    {"no-slice", FT_PREDICT_DIRECT, 1, 0, 0, 0},
-    {"cxt", FT_PREDICT_DIRECT, 0, 0, 1, 0},
-    {"no-cxt", FT_PREDICT_DIRECT, 0, 1, 0, 0},
+    {"direct", FT_PREDICT_DIRECT, 0, 0, 0, 0, 0},
+    {"findav", FT_PREDICT_FINDAV, 0, 0, 0, 0, 0},
+    {"no-slice", FT_PREDICT_DIRECT, 1, 0, 0, 0, 0},
+    {"cxt", FT_PREDICT_DIRECT, 0, 0, 1, 0, 0},
+    {"no-cxt", FT_PREDICT_DIRECT, 0, 1, 0, 0, 0},
     {"skip-unreach", FT_PREDICT_DIRECT, 0, 0, 0,
-     FT_REDUCE_SKIP_UNREACHABLE},
+     FT_REDUCE_SKIP_UNREACHABLE, 0},
+    {"no-vorder", FT_PREDICT_DIRECT, 0, 0, 0, 0, 1},
 };
 
 static unsigned timeout_ms = 30000;
@@ -93,6 +98,7 @@ static void run_config(ft_ctm *c, const ft_reduced *whole,
         o.no_cxt = cf->no_cxt;
         o.use_cxt = cf->use_cxt;
         o.reduce_flags = cf->reduce_flags;
+        o.no_value_order = cf->no_value_order;
         o.timeout_ms = timeout_ms;
         if (getenv("FT_BENCH_VERBOSE"))
             for (int g = 0; g < (p[i].kind == FT_PROP_CMA ? 2 : 1); g++)
@@ -175,6 +181,7 @@ int main(int argc, char **argv)
     ft_pipeline pl;
     ft_error err;
     char label[64];
+    ft_window_index *w = NULL;
     size_t maxp;
     const char *list = NULL;
     if (!strcmp(argv[1], "gen")) {
@@ -221,6 +228,20 @@ int main(int argc, char **argv)
         if (ft_pipeline_infer(&pl, &fo, &err) < 0)
             return fprintf(stderr, "%s\n", err.message), 1;
         maxp = argc > 2 ? (size_t)atoi(argv[2]) : 40;
+        w = ft_window_index_new(pl.ctm);
+        if (!w)
+            return fprintf(stderr, "bench_predict: out of memory\n"), 1;
+        if (getenv("FT_BENCH_UNDECIDED")) {
+            ft_predict_opts o;
+            ft_predict_opts_default(&o);
+            size_t k = 0;
+            for (size_t i = 0; i < pl.nprops; i++)
+                if (!ft_window_value_holds(w, &pl.props[i], &o))
+                    pl.props[k++] = pl.props[i];
+            fprintf(stderr, "%zu of %zu properties left to the solver\n", k,
+                    pl.nprops);
+            pl.nprops = k;
+        }
         if (argc > 3 && strcmp(argv[3], "all"))
             list = argv[3];
         if (argc > 4)
@@ -235,8 +256,7 @@ int main(int argc, char **argv)
         const char *base = strrchr(argv[1], '/');
         snprintf(label, sizeof label, "%.40s", base ? base + 1 : argv[1]);
     }
-    ft_window_index *w = ft_window_index_new(pl.ctm);
-    if (!w)
+    if (!w && !(w = ft_window_index_new(pl.ctm)))
         return fprintf(stderr, "bench_predict: out of memory\n"), 1;
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++)
         if (wanted(list, configs[k].name))

@@ -195,6 +195,6 @@ long atomic_oracle_walk(const ft_ctm *c, checked_region *reg, size_t nreg)
         c->nthreads > ORACLE_MAX_THREADS)
         return -1;
     mark_read_releases(c, w.read_release);
-    oracle_opts o = {0, NULL, NULL};
+    oracle_opts o = {0, NULL, NULL, 0};
     return oracle_walk(c, &o, visit, &w);
 }

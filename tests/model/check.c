@@ -136,7 +136,7 @@ static void visit_cxt(void *p, const uint32_t *raw, uint32_t rawn,
 int check_cxt_sound(const ft_reduced *r, int read_values, const char *tag)
 {
     struct cxt_ctx x = {r, {0}, 0};
-    oracle_opts o = {read_values, NULL, r};
+    oracle_opts o = {read_values, NULL, r, 0};
     if (oracle_walk(r->ctm, &o, visit_cxt, &x) < 0) {
         free(x.all.k);
         return 0; /* too big for the oracle: nothing to check */
@@ -209,7 +209,7 @@ static void visit_ls(void *p, const uint32_t *seq, uint32_t n, int maximal,
 int check_lockset_sound(const ft_reduced *r, const char *tag)
 {
     struct ls_ctx x = {r, 0};
-    oracle_opts o = {0, r, NULL};
+    oracle_opts o = {0, r, NULL, 0};
     oracle_walk(r->ctm, &o, visit_ls, &x);
     if (x.bad)
         fprintf(stderr, "%s: %d feasible switches ruled out by lockset/HB\n",
@@ -261,7 +261,7 @@ int check_merge_preserves(const ft_reduced *r, const char *tag)
     for (uint32_t x = 0; x < c->ntrans && x < ORACLE_MAX_TRANS; x++)
         sel[x] = (uint8_t)ft_ctm_is_shared(c, x);
     struct proj_ctx full = {c, NULL, sel, {0}}, merged = {c, NULL, sel, {0}};
-    oracle_opts o1 = {1, NULL, NULL}, o2 = {1, r, NULL};
+    oracle_opts o1 = {1, NULL, NULL, 0}, o2 = {1, r, NULL, 0};
     if (oracle_walk(c, &o1, visit_proj, &full) < 0) {
         free(full.all.k);
         return 0;
@@ -283,7 +283,7 @@ int check_slice_preserves(ft_ctm *c, const uint32_t *prop, uint32_t n,
         return -1;
     struct proj_ctx full = {c, NULL, sel, {0}};
     struct proj_ctx sl = {s->ctm, s->orig, sel, {0}};
-    oracle_opts o = {1, NULL, NULL};
+    oracle_opts o = {1, NULL, NULL, 0};
     oracle_walk(c, &o, visit_proj, &full);
     oracle_walk(s->ctm, &o, visit_proj, &sl);
     int rc = same_sets(&full.all, &sl.all, "slicing", tag);

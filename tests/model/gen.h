@@ -39,6 +39,13 @@ int gen_run(uint64_t seed, const gen_params *p, evbuf *b);
 /* Random parameters of a small case for seed (2 or 3 threads). */
 void gen_small_params(uint64_t seed, gen_params *p);
 
+/* A run of lock-protected counter updates (gen_counter.c): 2-3 workers,
+ * 1-2 counters, each update in one critical section or split in two,
+ * each preceded by a read of a bound only main writes (at
+ * gen_counters_bound_addr()), recorded under a quantum scheduler. */
+int gen_counters(uint64_t seed, evbuf *b);
+uint64_t gen_counters_bound_addr(void);
+
 /* A fresh temporary file path (under $TMPDIR) ending in .ftrace. */
 void temp_trace_path(char *buf, size_t len, const char *tag);
 

@@ -205,6 +205,8 @@ static void dfs(struct walk *w, const struct ostate *s, uint32_t depth)
 {
     const ft_ctm *c = w->c;
     int any = 0;
+    if (w->o->max_visits > 0 && w->visited >= w->o->max_visits)
+        return;
     w->visited++;
     for (uint32_t t = 0; t < c->nthreads; t++) {
         if (s->pos[t] >= c->len[t])
@@ -255,7 +257,7 @@ long oracle_walk(const ft_ctm *c, const oracle_opts *o, oracle_visit visit,
         s.val[v] = c->vars[v].init;
     }
     dfs(&w, &s, 0);
-    return w.visited;
+    return o->max_visits > 0 && w.visited >= o->max_visits ? -1 : w.visited;
 }
 
 uint64_t oracle_class_key(const ft_ctm *c, const uint32_t *seq, uint32_t n)

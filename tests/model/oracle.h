@@ -17,6 +17,7 @@ typedef struct oracle_opts {
     int read_values;        /* reads must return their recorded value */
     const ft_reduced *atomic_blocks; /* non-NULL: blocks run unbroken */
     const ft_reduced *blocks;        /* non-NULL: compute blocked flags */
+    long max_visits;        /* > 0: give up (-1) past this many prefixes */
 } oracle_opts;
 
 /* Called for every feasible schedule prefix (the empty one included);
@@ -28,7 +29,8 @@ typedef void (*oracle_visit)(void *ctx, const uint32_t *seq, uint32_t n,
                              int maximal, const uint8_t *blocked);
 
 /* Walks every feasible prefix.  Returns the number visited, or -1 if the
- * model is too big for the oracle. */
+ * model is too big for the oracle (or has more than o->max_visits
+ * prefixes: then some were not visited). */
 long oracle_walk(const ft_ctm *c, const oracle_opts *o, oracle_visit visit,
                  void *ctx);
 

@@ -128,7 +128,7 @@ static void test_generalization_behaviours(void **state)
     ft_ctm *c = fig2();
     assert_non_null(c);
     struct stuck s = {c, 0, 0, 0};
-    oracle_opts o = {1, NULL, NULL};
+    oracle_opts o = {1, NULL, NULL, 0};
     assert_true(oracle_walk(c, &o, visit_stuck, &s) > 0);
     assert_true(s.observed);
     assert_true(s.lost_notify);
@@ -138,7 +138,7 @@ static void test_generalization_behaviours(void **state)
     struct race r = {c, 0};
     oracle_walk(c, &o, visit_race, &r);
     assert_false(r.found);
-    oracle_opts relaxed = {0, NULL, NULL};
+    oracle_opts relaxed = {0, NULL, NULL, 0};
     oracle_walk(c, &relaxed, visit_race, &r);
     assert_true(r.found);
     ft_ctm_free(c);

@@ -7,8 +7,11 @@
  * that the cut, the start state and the recorded prefix are exercised:
  * widened until they cover the trace, the answers equal the oracle's;
  * bounded, every violation found is the oracle's and "holds" is never
- * claimed for a window. */
+ * claimed for a window.  The value order (predict/vorder.c) claims
+ * "holds" only where the oracle finds no violation, on these and on
+ * further properties per trace. */
 #include "avcheck.h"
+#include "predict/window.h"
 #include "../model/gen.h"
 #include "../model/check.h"
 #include "../model/oracle.h"
@@ -35,6 +38,11 @@ static uint32_t max_trans(void)
     return s ? (uint32_t)strtoul(s, NULL, 10) : 20;
 }
 
+/* Properties per trace checked against the value order only. */
+#define NEXTRA 6
+/* Properties per counter run (test_value_order_counters). */
+#define NCOUNTER 8
+
 struct hset {
     uint64_t *k;
     size_t n, cap;
@@ -58,8 +66,8 @@ struct walk_ctx {
     const ft_ctm *c;
     const ft_prop *props;
     int nprops;
-    int found[2];
-    struct hset valid[2];
+    int found[NCOUNTER + NEXTRA];
+    struct hset valid[NCOUNTER + NEXTRA];
 };
 
 static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
@@ -179,6 +187,7 @@ static void test_predict_matches_oracle(void **state)
     (void)state;
     unsigned n = nseeds(), checked = 0, viol = 0, failures = 0, trimmed = 0;
     unsigned in_window = 0, window_viol = 0, window_unknown = 0;
+    unsigned vo_claims = 0, vo_props = 0, vo_holds = 0;
     for (uint64_t seed = 1; seed <= n; seed++) {
         gen_params gp;
         gen_small_params(seed, &gp);
@@ -192,7 +201,7 @@ static void test_predict_matches_oracle(void **state)
             continue;
         }
         uint64_t rs = seed * 0x9e3779b97f4a7c15ull;
-        ft_prop props[2];
+        ft_prop props[2 + NEXTRA];
         int np = 0;
         uint32_t t0 = (uint32_t)(seed % c->nthreads);
         uint32_t t1 = (t0 + 1) % c->nthreads;
@@ -207,16 +216,52 @@ static void test_predict_matches_oracle(void **state)
             ft_ctm_free(c);
             continue;
         }
-        struct walk_ctx w = {c, props, np, {0, 0}, {{0}, {0}}};
+        int nsolve = np;
+        for (int k = 0; k < NEXTRA; k++) {
+            ft_prop *q = &props[np];
+            uint32_t a = (uint32_t)((seed + (uint64_t)k) % c->nthreads);
+            *q = (ft_prop){(uint32_t)np, (uint8_t)(k % 2),
+                           {{0, 0, 0}, {0, 0, 0}}};
+            if (!pick_region(c, &rs, a, &q->r[0]) &&
+                (q->kind == FT_PROP_CA ||
+                 !pick_region(c, &rs, (a + 1 + (uint32_t)k / 2) %
+                                      c->nthreads, &q->r[1])) &&
+                (q->kind == FT_PROP_CA || q->r[0].thread != q->r[1].thread))
+                np++;
+        }
+        struct walk_ctx w = {c, props, np, {0}, {{0}}};
         oracle_opts oo;
         memset(&oo, 0, sizeof oo);
         long visited = oracle_walk(c, &oo, visit, &w);
         assert_true(visited > 0);
         for (int i = 0; i < np; i++)
             qsort(w.valid[i].k, w.valid[i].n, sizeof(uint64_t), u64cmp);
+        ft_slice_index *ix = ft_slice_index_new(c);
+        assert_non_null(ix);
+        ft_value_order *vo = ft_value_order_new(c, ix);
+        assert_non_null(vo);
+        for (int i = 0; i < np; i++) {
+            vo_props++;
+            vo_holds += !w.found[i];
+            if (!ft_value_order_holds(vo, &props[i]))
+                continue;
+            vo_claims++;
+            if (w.found[i]) {
+                failures++;
+                fprintf(stderr, "seed %llu %s (t%u %u..%u / t%u %u..%u): "
+                        "value order claims holds, oracle violates\n",
+                        (unsigned long long)seed,
+                        props[i].kind ? "CMA" : "CA", props[i].r[0].thread,
+                        props[i].r[0].first, props[i].r[0].last,
+                        props[i].r[1].thread, props[i].r[1].first,
+                        props[i].r[1].last);
+            }
+        }
+        ft_value_order_free(vo);
+        ft_slice_index_free(ix);
         ft_reduced *whole = ft_reduce(c, 0);
         assert_non_null(whole);
-        for (int i = 0; i < np; i++) {
+        for (int i = 0; i < nsolve; i++) {
             checked++;
             viol += w.found[i];
             for (int mode = 0; mode < (getenv("FT_PREDICT_NOSMT") ? 0 : NMODES);
@@ -297,9 +342,12 @@ static void test_predict_matches_oracle(void **state)
     }
     fprintf(stderr, "checked %u properties, %u violable, %u failures, "
             "%u witnesses trimmed; windows: %u solved after a cut, %u "
-            "violations after a recorded prefix, %u unknown when bounded\n",
+            "violations after a recorded prefix, %u unknown when bounded; "
+            "value order: holds claimed for %u of the %u of %u properties "
+            "that hold\n",
             checked, viol, failures, trimmed, in_window, window_viol,
-            window_unknown);
+            window_unknown, vo_claims, vo_holds, vo_props);
+    assert_true(vo_claims > vo_holds / 10); /* the value order was used */
     /* the windows' own paths were taken */
     assert_true(in_window > checked / 10);
     assert_true(window_viol > 0);
@@ -311,9 +359,152 @@ static void test_predict_matches_oracle(void **state)
     assert_int_equal(failures, 0);
 }
 
+static void count_visit(void *ctx, const uint32_t *seq, uint32_t n,
+                        int maximal, const uint8_t *blocked)
+{
+    (void)ctx;
+    (void)seq;
+    (void)n;
+    (void)maximal;
+    (void)blocked;
+}
+
+/* Update regions of worker t in a counter run, one per update: from the
+ * read of the bound to what precedes the next one (variant 0), or from
+ * the transition after it to the next read of the bound (variant 1, the
+ * shape infer/ draws). */
+static uint32_t counter_regions(const ft_ctm *c, uint32_t t, int variant,
+                                ft_pregion *out)
+{
+    uint32_t b[16], nb = 0, n = 0;
+    for (uint32_t p = 0; p < c->len[t] && nb < 16; p++) {
+        uint32_t x = ft_ctm_at(c, t, p);
+        if (c->op[x] == FT_OP_READ &&
+            c->vars[c->obj[x]].addr == gen_counters_bound_addr())
+            b[nb++] = p;
+    }
+    for (uint32_t i = 0; i < nb; i++) {
+        uint32_t first = b[i] + (uint32_t)variant;
+        uint32_t last = i + 1 < nb ? b[i + 1] - 1 + (uint32_t)variant
+                                   : c->len[t] - 1;
+        if (first <= last && last < c->len[t])
+            out[n++] = (ft_pregion){t, first, last};
+    }
+    return n;
+}
+
+/* Lock-protected counter runs recorded in quanta (tests/model/
+ * gen_counter.c): the value order's claims and the windowed prediction
+ * (whose first step is the clipped hunt) against the oracle, on every
+ * update's CA property and on CMA pairs of updates of two workers. */
+static void test_value_order_counters(void **state)
+{
+    (void)state;
+    unsigned n = nseeds() / 2, traces = 0, props_n = 0, viol = 0;
+    unsigned claims = 0, holds = 0, failures = 0, wviol = 0;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        evbuf b = {0};
+        gen_counters(seed, &b);
+        ft_ctm *c = load_events(&b, "ctr");
+        evbuf_free(&b);
+        assert_non_null(c);
+        uint64_t rs = seed * 0x9e3779b97f4a7c15ull + 3;
+        ft_prop props[NCOUNTER];
+        int np = 0;
+        for (int tries = 0; tries < 4 * NCOUNTER && np < NCOUNTER; tries++) {
+            rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t r = (uint32_t)(rs >> 33);
+            uint32_t t0 = 1 + r % (c->nthreads - 1);
+            uint32_t t1 = 1 + (t0 + r / 7 % (c->nthreads - 2)) %
+                                  (c->nthreads - 1);
+            ft_pregion g0[16], g1[16];
+            uint32_t n0 = counter_regions(c, t0, (int)(r / 3 % 2), g0);
+            uint32_t n1 = counter_regions(c, t1, (int)(r / 5 % 2), g1);
+            if (!n0)
+                continue;
+            ft_prop *q = &props[np];
+            *q = (ft_prop){(uint32_t)np, FT_PROP_CA,
+                           {g0[r / 11 % n0], {0, 0, 0}}};
+            if (r / 13 % 2 && n1 && t1 != t0) {
+                q->kind = FT_PROP_CMA;
+                q->r[1] = g1[r / 17 % n1];
+            }
+            np++;
+        }
+        struct walk_ctx w = {c, props, np, {0}, {{0}}};
+        oracle_opts oo;
+        memset(&oo, 0, sizeof oo);
+        oo.max_visits = 300000; /* counted first: the oracle's time */
+        if (oracle_walk(c, &oo, count_visit, NULL) < 0) {
+            ft_ctm_free(c);
+            continue;
+        }
+        traces++;
+        oo.max_visits = 0;
+        assert_true(oracle_walk(c, &oo, visit, &w) > 0);
+        for (int i = 0; i < np; i++)
+            qsort(w.valid[i].k, w.valid[i].n, sizeof(uint64_t), u64cmp);
+        ft_slice_index *ix = ft_slice_index_new(c);
+        ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+        assert_non_null(vo);
+        ft_reduced *whole = ft_reduce(c, 0);
+        assert_non_null(whole);
+        for (int i = 0; i < np; i++) {
+            props_n++;
+            viol += w.found[i];
+            holds += !w.found[i];
+            int claim = ft_value_order_holds(vo, &props[i]);
+            claims += claim;
+            ft_predict_opts o;
+            ft_predict_opts_default(&o);
+            o.timeout_ms = 0;
+            o.window = 1 + (uint32_t)(seed % 3);
+            o.window_max_trans = 0;
+            ft_presult res;
+            int v = ft_predict_one(c, whole, &props[i], &o, &res);
+            int bad = (claim && w.found[i]) ||
+                      v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
+            if (!bad && v == FT_VIOLATED) {
+                ft_presult full;
+                expand_prefix(&res, &full);
+                bad = !witness_ok(c, &props[i], &full, &w.valid[i]);
+                wviol += res.prefix > 0;
+                free(full.steps);
+            }
+            if (bad) {
+                failures++;
+                fprintf(stderr, "counters seed %llu %s (t%u %u..%u / t%u "
+                        "%u..%u): value order %d, predicted %d, oracle %d: "
+                        "%s\n", (unsigned long long)seed,
+                        props[i].kind ? "CMA" : "CA", props[i].r[0].thread,
+                        props[i].r[0].first, props[i].r[0].last,
+                        props[i].r[1].thread, props[i].r[1].first,
+                        props[i].r[1].last, claim, v, w.found[i], res.reason);
+            }
+            ft_presult_free(&res);
+        }
+        for (int i = 0; i < np; i++)
+            free(w.valid[i].k);
+        ft_reduced_free(whole);
+        ft_value_order_free(vo);
+        ft_slice_index_free(ix);
+        ft_ctm_free(c);
+    }
+    fprintf(stderr, "counter runs: %u traces, %u properties (%u violable), "
+            "%u failures; value order: holds claimed for %u of %u that "
+            "hold; %u violations after a recorded prefix\n",
+            traces, props_n, viol, failures, claims, holds, wviol);
+    assert_true(traces > n / 20);
+    assert_true(viol > props_n / 20);
+    assert_true(claims > holds / 4);
+    assert_true(wviol > 0);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_value_order_counters),
         cmocka_unit_test(test_predict_matches_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
