@@ -9,28 +9,19 @@
  * inside another section of the same lock ends before that section
  * starts) this is a must-happen-before relation the recorded order
  * extends, so one pass in recorded order computes it as vector clocks.
- *
- * A CMA property whose regions it orders holds; so does a CA property
- * when no transition of another thread that conflicts with the region
- * can fall between its first and last transition.  Such properties are
- * decided without a solver: on a long lock-heavy trace the windows the
- * solver can take rarely hold both ends of the argument. */
-#include "predict/window.h"
+ * vorder_holds.c decides properties with it, without a solver: on a
+ * long lock-heavy trace the windows the solver can take rarely hold both
+ * ends of the argument. */
+#include "predict/vorder.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
 /* Reads whose value more writes wrote give no order (the meet of so many
  * clocks is rarely worth its time). */
 #define VO_MAX_SOURCES 64
 /* Clock cells kept (rows x threads): past this the order is not built. */
 #define VO_MAX_CELLS ((uint64_t)1 << 26)
-#define VO_MAX_REGION 4096
-
-typedef struct vo_cs { /* an outermost critical section of a mutex */
-    uint32_t lock, tid, acq, rel; /* rel NONE: never released */
-} vo_cs;
 
 typedef struct vo_write {
     uint32_t obj, id;
@@ -46,19 +37,8 @@ typedef struct vo_locks { /* the mutexes a thread holds */
     uint32_t n, cap;
 } vo_locks;
 
-struct ft_value_order {
-    const ft_ctm *c;
-    uint32_t nt;
-    uint32_t **vc, **rpos; /* per thread: rows of nt counts, from rpos */
-    uint32_t *nrows, *caprows;
-    uint64_t cells;
-    vo_cs *cs; /* sorted by lock, thread, acquisition */
-    size_t ncs;
-    const ft_slice_index *ix; /* per object: ids by thread, position */
-};
-
-/* The mutex x acquires (*acq 1) or releases (*acq 0), or NONE. */
-static uint32_t lock_op(const ft_ctm *c, uint32_t x, int *acq)
+/* The mutex x acquires (*acq 1) or releases (*acq 0), or VO_NONE. */
+uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq)
 {
     switch (c->op[x]) {
     case FT_OP_LOCK:
@@ -74,18 +54,18 @@ static uint32_t lock_op(const ft_ctm *c, uint32_t x, int *acq)
         *acq = 0;
         return c->obj2[x];
     default:
-        return NONE;
+        return VO_NONE;
     }
 }
 
 /* Applies x to the held set; a section closed at x goes to *closed
- * (closed->lock NONE if none).  A cond wait releases whatever depth. */
+ * (closed->lock VO_NONE if none).  A cond wait releases whatever depth. */
 static int track(vo_locks *L, const ft_ctm *c, uint32_t x, vo_cs *closed)
 {
     int acq;
-    uint32_t lk = lock_op(c, x, &acq), i;
-    closed->lock = NONE;
-    if (lk == NONE)
+    uint32_t lk = vo_lock_op(c, x, &acq), i;
+    closed->lock = VO_NONE;
+    if (lk == VO_NONE)
         return 0;
     for (i = 0; i < L->n && L->h[i].lock != lk; i++)
         ;
@@ -150,12 +130,12 @@ static int collect_cs(ft_value_order *v)
         for (uint32_t p = 0; p < c->len[t] && !rc; p++) {
             vo_cs s;
             rc = track(&L, c, ft_ctm_at(c, t, p), &s);
-            if (!rc && s.lock != NONE)
+            if (!rc && s.lock != VO_NONE)
                 rc = push_cs(&v->cs, &v->ncs, &cap, s);
         }
         for (uint32_t i = 0; i < L.n && !rc; i++)
             rc = push_cs(&v->cs, &v->ncs, &cap,
-                         (vo_cs){L.h[i].lock, t, L.h[i].acq, NONE});
+                         (vo_cs){L.h[i].lock, t, L.h[i].acq, VO_NONE});
     }
     free(L.h);
     if (!rc && v->ncs)
@@ -164,7 +144,7 @@ static int collect_cs(ft_value_order *v)
 }
 
 /* The last section of (lock, t) acquired below position lim, or NULL. */
-static const vo_cs *cs_before(const ft_value_order *v, uint32_t lock,
+const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock,
                               uint32_t t, uint32_t lim)
 {
     size_t a = 0, b = v->ncs;
@@ -186,15 +166,15 @@ static const vo_cs *cs_before(const ft_value_order *v, uint32_t lock,
 }
 
 /* The section of (lock, t) that holds position q, or NULL. */
-static const vo_cs *cs_at(const ft_value_order *v, uint32_t lock, uint32_t t,
+const vo_cs *vo_cs_at(const ft_value_order *v, uint32_t lock, uint32_t t,
                           uint32_t q)
 {
-    const vo_cs *s = cs_before(v, lock, t, q + 1);
-    return s && (s->rel == NONE || s->rel >= q) ? s : NULL;
+    const vo_cs *s = vo_cs_before(v, lock, t, q + 1);
+    return s && (s->rel == VO_NONE || s->rel >= q) ? s : NULL;
 }
 
 /* Thread t's clock row in force at position p, NULL before its first. */
-static const uint32_t *row_at(const ft_value_order *v, uint32_t t, uint32_t p)
+const uint32_t *vo_row_at(const ft_value_order *v, uint32_t t, uint32_t p)
 {
     uint32_t a = 0, b = v->nrows[t];
     while (a < b) {
@@ -209,12 +189,12 @@ static const uint32_t *row_at(const ft_value_order *v, uint32_t t, uint32_t p)
 
 /* How many of thread j's transitions must come before (or be) thread
  * t's transition at position p. */
-static uint32_t before(const ft_value_order *v, uint32_t t, uint32_t p,
+uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,
                        uint32_t j)
 {
     if (t == j)
         return p + 1;
-    const uint32_t *r = row_at(v, t, p);
+    const uint32_t *r = vo_row_at(v, t, p);
     return r ? r[j] : 0;
 }
 
@@ -232,7 +212,7 @@ static int join(uint32_t *a, const uint32_t *b, uint32_t n)
 static int join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
                    uint32_t p)
 {
-    const uint32_t *r = row_at(v, t, p);
+    const uint32_t *r = vo_row_at(v, t, p);
     int ch = r ? join(cl, r, v->nt) : 0;
     if (cl[t] < p + 1) {
         cl[t] = p + 1;
@@ -280,10 +260,10 @@ static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
             for (uint32_t b = 0; b < v->nt; b++) {
                 if (b == t || !cl[b])
                     continue;
-                const vo_cs *s = cs_before(v, L->h[i].lock, b, cl[b]);
+                const vo_cs *s = vo_cs_before(v, L->h[i].lock, b, cl[b]);
                 /* (a section ending later in the recording would mean
                  * a trace at odds with itself: no claim then) */
-                if (s && s->rel != NONE && cl[b] < s->rel + 1 &&
+                if (s && s->rel != VO_NONE && cl[b] < s->rel + 1 &&
                     ft_ctm_at(c, b, s->rel) < x)
                     ch |= join_at(v, cl, b, s->rel);
             }
@@ -346,7 +326,7 @@ static int read_meet(const ft_value_order *v, const vo_write *w, size_t nw,
         if (++n > VO_MAX_SOURCES)
             return 0;
         /* a write not yet reached: its thread's clock so far bounds it */
-        const uint32_t *r = id < x ? row_at(v, tw, pw) : &cur[(size_t)tw * nt];
+        const uint32_t *r = id < x ? vo_row_at(v, tw, pw) : &cur[(size_t)tw * nt];
         earlier |= id < x;
         for (uint32_t j = 0; j < nt; j++) {
             uint32_t val = j == tw ? pw + 1 : r ? r[j] : 0;
@@ -385,13 +365,13 @@ static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw)
                 ch |= join_at(v, cl, k, c->len[k] - 1);
         }
         int acq = 0;
-        uint32_t lk = lock_op(c, x, &acq);
+        uint32_t lk = vo_lock_op(c, x, &acq);
         vo_cs closed;
-        if (lk != NONE && acq && track(&held[t], c, x, &closed))
+        if (lk != VO_NONE && acq && track(&held[t], c, x, &closed))
             goto out;
-        if ((ch || (lk != NONE && acq)) && held[t].n)
+        if ((ch || (lk != VO_NONE && acq)) && held[t].n)
             ch |= lock_rule(v, &held[t], x, cl);
-        if (lk != NONE && !acq && track(&held[t], c, x, &closed))
+        if (lk != VO_NONE && !acq && track(&held[t], c, x, &closed))
             goto out;
         cl[t] = p + 1;
         if (ch && append_row(v, t, p, cl))
@@ -475,201 +455,3 @@ fail:
     return NULL;
 }
 
-/* Whether thread t has a transition in positions [lo, hi) in list
- * [a, b) (ids sorted by thread, position). */
-static int any_in(const ft_ctm *c, const uint32_t *list, uint32_t a,
-                  uint32_t b, uint32_t t, uint32_t lo, uint32_t hi)
-{
-    uint32_t end = b;
-    while (a < b) { /* first entry >= (t, lo) */
-        uint32_t m = a + (b - a) / 2, x = list[m];
-        if (c->tid[x] < t || (c->tid[x] == t && c->pos[x] < lo))
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a < end && c->tid[list[a]] == t && c->pos[list[a]] < hi;
-}
-
-/* The clocks only grow along a thread: the first row that knows it. */
-uint32_t ft_value_order_first_after(const ft_value_order *v, uint32_t t,
-                                    uint32_t a, uint32_t q)
-{
-    uint32_t lo = 0, hi = v->nrows[t];
-    while (lo < hi) {
-        uint32_t m = lo + (hi - lo) / 2;
-        if (v->vc[t][(size_t)m * v->nt + a] < q + 1)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < v->nrows[t] ? v->rpos[t][lo] : v->c->len[t];
-}
-
-typedef struct vo_obj {
-    uint32_t obj;
-    uint8_t all;   /* every access conflicts (else only writes) */
-    uint8_t quiet; /* no conflicting transition of another thread may
-                      run inside the region */
-} vo_obj;
-
-static int cmp_obj(const void *a, const void *b)
-{
-    const vo_obj *p = a, *q = b;
-    if (p->obj != q->obj)
-        return p->obj < q->obj ? -1 : 1;
-    return (q->all > p->all) - (q->all < p->all); /* "all" first */
-}
-
-/* Whether thread t has a transition in [lo, hi) that conflicts with the
- * region's accesses to o. */
-static int conflict_in(const ft_value_order *v, const vo_obj *o, uint32_t t,
-                       uint32_t lo, uint32_t hi)
-{
-    const uint32_t *first = o->all ? v->ix->all_first : v->ix->wr_first;
-    return lo < hi && any_in(v->c, o->all ? v->ix->all : v->ix->wr,
-                             first[o->obj], first[o->obj + 1], t, lo, hi);
-}
-
-static const vo_obj *find_obj(const vo_obj *objs, uint32_t n, uint32_t o)
-{
-    uint32_t a = 0, b = n;
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (objs[m].obj < o)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a < n && objs[a].obj == o ? &objs[a] : NULL;
-}
-
-/* Whether transition x of the region touches an object that is not
- * quiet. */
-static int noisy(const ft_ctm *c, const vo_obj *objs, uint32_t n, uint32_t x)
-{
-    const vo_obj *o = find_obj(objs, n, c->obj[x]);
-    const vo_obj *o2 = c->obj2[x] != FT_CTM_NONE
-                           ? find_obj(objs, n, c->obj2[x]) : NULL;
-    return (o && !o->quiet) || (o2 && !o2->quiet);
-}
-
-/* CA: no transition of another thread that conflicts with region g can
- * run between its first and last transition: each such transition of
- * thread t must come before the region (positions below lo[t]) or after
- * it (from hi[t] on).  The region's transitions that conflict with
- * something in those gaps are its noisy ones; a violation runs another
- * thread's transition between two of them, so the gaps shrink to what
- * may run between the first and the last noisy one.  Transitions of t
- * inside a critical section whose end must follow the last noisy one, on
- * a lock whose sections of the region's thread hold every noisy one,
- * cannot either: had that section begun inside the region, the region
- * could not go on (docs/prediction.md). */
-static int ca_holds(const ft_value_order *v, const ft_pregion *g)
-{
-    const ft_ctm *c = v->c;
-    uint32_t a = g->thread, n = g->last - g->first + 1, nt = c->nthreads;
-    if (n > VO_MAX_REGION)
-        return 0;
-    vo_obj *objs = malloc(sizeof *objs * (2 * (size_t)n + 1));
-    uint32_t *locks = malloc(sizeof *locks * ((size_t)n + 1));
-    uint32_t *lo = malloc(sizeof *lo * (nt + 1));
-    uint32_t *hi = malloc(sizeof *hi * (nt + 1));
-    uint32_t no = 0, nl = 0;
-    int ok = 0;
-    if (!objs || !locks || !lo || !hi)
-        goto out;
-    for (uint32_t q = g->first; q <= g->last; q++) {
-        uint32_t x = ft_ctm_at(c, a, q), o = c->obj[x];
-        if (!ft_ctm_is_shared(c, x))
-            continue;
-        if (o == FT_CTM_NONE)
-            goto out; /* fork or join in the region */
-        int mem = c->vars[o].kind == FT_VAR_MEMORY;
-        objs[no++] = (vo_obj){o, (uint8_t)(!mem || ft_ctm_writes(c, x)), 1};
-        if (c->obj2[x] != FT_CTM_NONE)
-            objs[no++] = (vo_obj){c->obj2[x], 1, 1};
-        int acq;
-        uint32_t lk = lock_op(c, x, &acq);
-        if (lk != NONE)
-            locks[nl++] = lk;
-    }
-    qsort(objs, no, sizeof *objs, cmp_obj);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < no; i++)
-        if (!k || objs[i].obj != objs[k - 1].obj)
-            objs[k++] = objs[i];
-    no = k;
-    int loud = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        lo[t] = t == a ? 0 : before(v, a, g->first, t);
-        hi[t] = t == a ? 0 : ft_value_order_first_after(v, t, a, g->last);
-        for (uint32_t i = 0; i < no; i++)
-            if (objs[i].quiet && conflict_in(v, &objs[i], t, lo[t], hi[t])) {
-                objs[i].quiet = 0;
-                loud = 1;
-            }
-    }
-    if (!loud) {
-        ok = 1;
-        goto out;
-    }
-    /* the locks whose sections of thread a hold the region's noisy
-     * transitions; the first and the last of those */
-    uint32_t qf = NONE, ql = 0;
-    for (uint32_t q = g->first; q <= g->last; q++) {
-        uint32_t x = ft_ctm_at(c, a, q);
-        if (ft_ctm_is_shared(c, x) && noisy(c, objs, no, x)) {
-            qf = qf == NONE ? q : qf;
-            ql = q;
-        }
-    }
-    k = 0;
-    for (uint32_t i = 0; i < nl; i++) {
-        uint32_t lk = locks[i], q;
-        int dup = 0;
-        for (uint32_t j = 0; j < k; j++)
-            dup |= locks[j] == lk;
-        for (q = qf; !dup && q <= ql; q++) {
-            uint32_t x = ft_ctm_at(c, a, q);
-            if (ft_ctm_is_shared(c, x) && noisy(c, objs, no, x) &&
-                !cs_at(v, lk, a, q))
-                break;
-        }
-        if (!dup && q > ql)
-            locks[k++] = lk;
-    }
-    nl = k;
-    for (uint32_t t = 0; t < nt; t++) {
-        if (t == a)
-            continue;
-        /* what runs inside the region conflicts with a noisy transition
-         * of it and runs between two of them */
-        lo[t] = before(v, a, qf, t);
-        hi[t] = ft_value_order_first_after(v, t, a, ql);
-        for (uint32_t i = 0; i < nl; i++) {
-            const vo_cs *s = cs_at(v, locks[i], t, hi[t]);
-            if (s && s->acq < hi[t])
-                hi[t] = s->acq;
-        }
-        for (uint32_t i = 0; i < no; i++)
-            if (!objs[i].quiet && conflict_in(v, &objs[i], t, lo[t], hi[t]))
-                goto out;
-    }
-    ok = 1;
-out:
-    free(objs);
-    free(locks);
-    free(lo);
-    free(hi);
-    return ok;
-}
-
-int ft_value_order_holds(const ft_value_order *v, const ft_prop *p)
-{
-    if (p->kind == FT_PROP_CA)
-        return ca_holds(v, &p->r[0]);
-    const ft_pregion *x = &p->r[0], *y = &p->r[1];
-    return before(v, y->thread, y->first, x->thread) >= x->last + 1 ||
-           before(v, x->thread, x->first, y->thread) >= y->last + 1;
-}
