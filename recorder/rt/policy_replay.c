@@ -92,6 +92,10 @@ static struct {
     uint64_t probe_n;     /* its next index when probing began */
     uint64_t probed_step; /* the step the probed[] marks belong to */
     uint8_t probed[FT_MAX_THREADS];
+    /* One past each thread's last step (0: none).  A schedule lists the
+     * model's transitions, not a thread's exit: a join step waits for a
+     * child with no step left, which then runs to its end. */
+    uint64_t end_step[FT_MAX_THREADS];
 } rp = {.probe = -1};
 
 static int bad(const char *path, unsigned line, const char *what)
@@ -221,6 +225,9 @@ int ft_replay_load(const char *path, int diverge_continue)
     }
     rp.n = n;
     rp.cur = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (rp.steps[i].tid < FT_MAX_THREADS)
+            rp.end_step[rp.steps[i].tid] = i + 1;
     rp.diverge_continue = diverge_continue;
     if (ft_rt.policy != &ft_policy_record)
         ft_policy_tail = ft_rt.policy; /* FORETELL_STRATEGY chose one */
@@ -263,6 +270,16 @@ static int64_t replay_budget(int tid)
 
 static int diverge_unscheduled(int tid);
 
+/* Whether tid runs its tail for the step's thread, blocked joining it. */
+static int finishing(int tid)
+{
+    int want = (int)rp.steps[rp.cur].tid;
+    return want < ft_rt.nthreads && tid != want &&
+           ft_threads[want].wait_kind == FT_W_JOIN &&
+           ft_threads[want].wait_obj == (uintptr_t)tid &&
+           rp.end_step[tid] <= rp.cur;
+}
+
 static int replay_preempt(int tid)
 {
     advance();
@@ -270,6 +287,8 @@ static int replay_preempt(int tid)
      * first decision, the one a violation's consequences most depend on. */
     if (ft_rt.policy != &ft_policy_replay)
         return ft_rt.policy->preempt(tid);
+    if (finishing(tid))
+        return 0;
     if (tid == rp.probe) {
         /* The probed thread may enter one key point, which should block. */
         if (next_index(tid) == rp.probe_n)
@@ -361,6 +380,9 @@ static int replay_pick(const int *enabled, int n, int cur)
             return want;
     int blocked = want < ft_rt.nthreads &&
                   ft_threads[want].state != FT_T_EXITED;
+    for (int i = 0; blocked && i < n; i++)
+        if (finishing(enabled[i]))
+            return enabled[i];
     int u = blocked ? probe_candidate(enabled, n, want) : -1;
     return u >= 0 ? u : diverge(enabled, n, cur, want);
 }

@@ -52,6 +52,18 @@ expect 3 "step 6 \(schedule line 14\): thread $(echo "$line14" | cut -d' ' -f1) 
 expect 3 "never created" "$F" replay --schedule absent.sched --on-divergence continue -o d3.ft -q -- "$PC"
 expect 0 "thread_exit" "$F" dump d3.ft -k thread_exit
 
+# A join step whose child has no step left (a predicted schedule lists
+# the model's transitions, not a thread's exit): the child runs to its
+# end and the join follows.  The child's exit step before the first join
+# is dropped.
+awk '/ thread_join / && !j {j = NR} {l[NR] = $0} / thread_exit / && !j {x = NR}
+     END {for (i = 1; i <= NR; i++) { if (i == x) continue;
+          if (l[i] ~ /^steps: /) { split(l[i], f, " "); print "steps: " f[2] - 1 }
+          else print l[i] }}' pc.sched > noexit.sched
+[ "$(grep -c ' thread_exit ' noexit.sched)" -lt "$(grep -c ' thread_exit ' pc.sched)" ] ||
+    fail "noexit.sched: no exit step dropped"
+expect 0 "finished .*steps followed ([0-9]+)/\1" "$F" replay --schedule noexit.sched -o d4.ft -q -- "$PC"
+
 # ---- watchdog steals are part of the schedule ----
 FORETELL_WATCHDOG_MS=50 setarch "$ARCH" -R "$F" record -o steal.ft -- "$FIX/pipe_steal" >/dev/null 2>&1
 expect 0 "steal +from=0" "$F" dump steal.ft -k steal
