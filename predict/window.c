@@ -537,8 +537,12 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     }
     window_model m;
     int found = 0;
-    if (!build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
-               max_terms, clip, &size, &m) && m.r) {
+    if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
+              max_terms, clip, &size, &m)) {
+        free(clip);
+        return 0;
+    }
+    if (m.r) {
         ft_presult cur;
         memset(&cur, 0, sizeof cur);
         cur.verdict = FT_ERROR;
@@ -556,8 +560,8 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
             res->solve_seconds += cur.solve_seconds;
             ft_presult_free(&cur);
         }
-        window_model_free(&m);
     }
+    window_model_free(&m); /* a model too big to solve has its start */
     free(clip);
     return found;
 }
