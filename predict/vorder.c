@@ -144,8 +144,8 @@ static int collect_cs(ft_value_order *v)
 }
 
 /* The last section of (lock, t) acquired below position lim, or NULL. */
-const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock,
-                              uint32_t t, uint32_t lim)
+const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock, uint32_t t,
+                          uint32_t lim)
 {
     size_t a = 0, b = v->ncs;
     while (a < b) { /* first entry >= (lock, t, lim) */
@@ -167,7 +167,7 @@ const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock,
 
 /* The section of (lock, t) that holds position q, or NULL. */
 const vo_cs *vo_cs_at(const ft_value_order *v, uint32_t lock, uint32_t t,
-                          uint32_t q)
+                      uint32_t q)
 {
     const vo_cs *s = vo_cs_before(v, lock, t, q + 1);
     return s && (s->rel == VO_NONE || s->rel >= q) ? s : NULL;
@@ -190,7 +190,7 @@ const uint32_t *vo_row_at(const ft_value_order *v, uint32_t t, uint32_t p)
 /* How many of thread j's transitions must come before (or be) thread
  * t's transition at position p. */
 uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,
-                       uint32_t j)
+                   uint32_t j)
 {
     if (t == j)
         return p + 1;
@@ -326,7 +326,8 @@ static int read_meet(const ft_value_order *v, const vo_write *w, size_t nw,
         if (++n > VO_MAX_SOURCES)
             return 0;
         /* a write not yet reached: its thread's clock so far bounds it */
-        const uint32_t *r = id < x ? vo_row_at(v, tw, pw) : &cur[(size_t)tw * nt];
+        const uint32_t *r =
+            id < x ? vo_row_at(v, tw, pw) : &cur[(size_t)tw * nt];
         earlier |= id < x;
         for (uint32_t j = 0; j < nt; j++) {
             uint32_t val = j == tw ? pw + 1 : r ? r[j] : 0;

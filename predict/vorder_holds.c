@@ -9,22 +9,6 @@
 /* Regions longer than this are not tried (the per-object work). */
 #define VO_MAX_REGION 4096
 
-/* Whether thread t has a transition in positions [lo, hi) in list
- * [a, b) (ids sorted by thread, position). */
-static int any_in(const ft_ctm *c, const uint32_t *list, uint32_t a,
-                  uint32_t b, uint32_t t, uint32_t lo, uint32_t hi)
-{
-    uint32_t end = b;
-    while (a < b) { /* first entry >= (t, lo) */
-        uint32_t m = a + (b - a) / 2, x = list[m];
-        if (c->tid[x] < t || (c->tid[x] == t && c->pos[x] < lo))
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a < end && c->tid[list[a]] == t && c->pos[list[a]] < hi;
-}
-
 /* The clocks only grow along a thread: the first row that knows it. */
 uint32_t ft_value_order_first_after(const ft_value_order *v, uint32_t t,
                                     uint32_t a, uint32_t q)
@@ -61,8 +45,10 @@ static int conflict_in(const ft_value_order *v, const vo_obj *o, uint32_t t,
                        uint32_t lo, uint32_t hi)
 {
     const uint32_t *first = o->all ? v->ix->all_first : v->ix->wr_first;
-    return lo < hi && any_in(v->c, o->all ? v->ix->all : v->ix->wr,
-                             first[o->obj], first[o->obj + 1], t, lo, hi);
+    const uint32_t *list = o->all ? v->ix->all : v->ix->wr;
+    uint32_t a = first[o->obj], b = first[o->obj + 1];
+    return lo < hi && ft_slice_upper(v->c, list, a, b, t, hi) >
+                          ft_slice_upper(v->c, list, a, b, t, lo);
 }
 
 static const vo_obj *find_obj(const vo_obj *objs, uint32_t n, uint32_t o)
@@ -88,17 +74,59 @@ static int noisy(const ft_ctm *c, const vo_obj *objs, uint32_t n, uint32_t x)
     return (o && !o->quiet) || (o2 && !o2->quiet);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The objects region g touches (sorted, unique, all quiet) into objs
+ * and the mutexes it takes or releases (sorted, unique) into locks.
+ * Returns the object count; -1 when the region forks or joins. */
+static long region_objects(const ft_ctm *c, const ft_pregion *g,
+                           vo_obj *objs, uint32_t *locks, uint32_t *nl)
+{
+    uint32_t no = 0, k = 0;
+    *nl = 0;
+    for (uint32_t q = g->first; q <= g->last; q++) {
+        uint32_t x = ft_ctm_at(c, g->thread, q), o = c->obj[x];
+        if (!ft_ctm_is_shared(c, x))
+            continue;
+        if (o == FT_CTM_NONE)
+            return -1;
+        int mem = c->vars[o].kind == FT_VAR_MEMORY;
+        objs[no++] = (vo_obj){o, (uint8_t)(!mem || ft_ctm_writes(c, x)), 1};
+        if (c->obj2[x] != FT_CTM_NONE)
+            objs[no++] = (vo_obj){c->obj2[x], 1, 1};
+        int acq;
+        uint32_t lk = vo_lock_op(c, x, &acq);
+        if (lk != VO_NONE)
+            locks[(*nl)++] = lk;
+    }
+    qsort(objs, no, sizeof *objs, cmp_obj);
+    for (uint32_t i = 0; i < no; i++)
+        if (!k || objs[i].obj != objs[k - 1].obj)
+            objs[k++] = objs[i];
+    qsort(locks, *nl, sizeof *locks, cmp_u32);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < *nl; i++)
+        if (!u || locks[i] != locks[u - 1])
+            locks[u++] = locks[i];
+    *nl = u;
+    return k;
+}
+
 /* CA: no transition of another thread that conflicts with region g can
  * run between its first and last transition: each such transition of
- * thread t must come before the region (positions below lo[t]) or after
- * it (from hi[t] on).  The region's transitions that conflict with
- * something in those gaps are its noisy ones; a violation runs another
- * thread's transition between two of them, so the gaps shrink to what
- * may run between the first and the last noisy one.  Transitions of t
- * inside a critical section whose end must follow the last noisy one, on
- * a lock whose sections of the region's thread hold every noisy one,
- * cannot either: had that section begun inside the region, the region
- * could not go on (docs/prediction.md). */
+ * thread t must come before the region or after it.  The region's
+ * transitions that conflict with something in those gaps are its noisy
+ * ones; a violation runs another thread's transition between two of
+ * them, so the gaps shrink to what may run between the first and the
+ * last noisy one.  Transitions of t inside a critical section whose end
+ * must follow the last noisy one, on a lock whose sections of the
+ * region's thread hold every noisy one, cannot either: had that section
+ * begun inside the region, the region could not go on
+ * (docs/prediction.md). */
 static int ca_holds(const ft_value_order *v, const ft_pregion *g)
 {
     const ft_ctm *c = v->c;
@@ -107,39 +135,19 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
         return 0;
     vo_obj *objs = malloc(sizeof *objs * (2 * (size_t)n + 1));
     uint32_t *locks = malloc(sizeof *locks * ((size_t)n + 1));
-    uint32_t *lo = malloc(sizeof *lo * (nt + 1));
-    uint32_t *hi = malloc(sizeof *hi * (nt + 1));
-    uint32_t no = 0, nl = 0;
-    int ok = 0;
-    if (!objs || !locks || !lo || !hi)
+    uint32_t nl = 0;
+    long no = objs && locks ? region_objects(c, g, objs, locks, &nl) : -1;
+    int ok = 0, loud = 0;
+    if (no < 0)
         goto out;
-    for (uint32_t q = g->first; q <= g->last; q++) {
-        uint32_t x = ft_ctm_at(c, a, q), o = c->obj[x];
-        if (!ft_ctm_is_shared(c, x))
-            continue;
-        if (o == FT_CTM_NONE)
-            goto out; /* fork or join in the region */
-        int mem = c->vars[o].kind == FT_VAR_MEMORY;
-        objs[no++] = (vo_obj){o, (uint8_t)(!mem || ft_ctm_writes(c, x)), 1};
-        if (c->obj2[x] != FT_CTM_NONE)
-            objs[no++] = (vo_obj){c->obj2[x], 1, 1};
-        int acq;
-        uint32_t lk = vo_lock_op(c, x, &acq);
-        if (lk != VO_NONE)
-            locks[nl++] = lk;
-    }
-    qsort(objs, no, sizeof *objs, cmp_obj);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < no; i++)
-        if (!k || objs[i].obj != objs[k - 1].obj)
-            objs[k++] = objs[i];
-    no = k;
-    int loud = 0;
+    /* which objects another thread may touch inside the region */
     for (uint32_t t = 0; t < nt; t++) {
-        lo[t] = t == a ? 0 : vo_before(v, a, g->first, t);
-        hi[t] = t == a ? 0 : ft_value_order_first_after(v, t, a, g->last);
-        for (uint32_t i = 0; i < no; i++)
-            if (objs[i].quiet && conflict_in(v, &objs[i], t, lo[t], hi[t])) {
+        if (t == a)
+            continue;
+        uint32_t lo = vo_before(v, a, g->first, t);
+        uint32_t hi = ft_value_order_first_after(v, t, a, g->last);
+        for (long i = 0; i < no; i++)
+            if (objs[i].quiet && conflict_in(v, &objs[i], t, lo, hi)) {
                 objs[i].quiet = 0;
                 loud = 1;
             }
@@ -148,54 +156,46 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
         ok = 1;
         goto out;
     }
-    /* the locks whose sections of thread a hold the region's noisy
-     * transitions; the first and the last of those */
-    uint32_t qf = VO_NONE, ql = 0;
+    uint32_t qf = VO_NONE, ql = 0; /* the first and last noisy ones */
     for (uint32_t q = g->first; q <= g->last; q++) {
         uint32_t x = ft_ctm_at(c, a, q);
-        if (ft_ctm_is_shared(c, x) && noisy(c, objs, no, x)) {
+        if (ft_ctm_is_shared(c, x) && noisy(c, objs, (uint32_t)no, x)) {
             qf = qf == VO_NONE ? q : qf;
             ql = q;
         }
     }
-    k = 0;
+    /* the locks whose sections of thread a hold every noisy one */
+    uint32_t k = 0;
     for (uint32_t i = 0; i < nl; i++) {
-        uint32_t lk = locks[i], q;
-        int dup = 0;
-        for (uint32_t j = 0; j < k; j++)
-            dup |= locks[j] == lk;
-        for (q = qf; !dup && q <= ql; q++) {
+        uint32_t q;
+        for (q = qf; q <= ql; q++) {
             uint32_t x = ft_ctm_at(c, a, q);
-            if (ft_ctm_is_shared(c, x) && noisy(c, objs, no, x) &&
-                !vo_cs_at(v, lk, a, q))
+            if (ft_ctm_is_shared(c, x) && noisy(c, objs, (uint32_t)no, x) &&
+                !vo_cs_at(v, locks[i], a, q))
                 break;
         }
-        if (!dup && q > ql)
-            locks[k++] = lk;
+        if (q > ql)
+            locks[k++] = locks[i];
     }
     nl = k;
     for (uint32_t t = 0; t < nt; t++) {
         if (t == a)
             continue;
-        /* what runs inside the region conflicts with a noisy transition
-         * of it and runs between two of them */
-        lo[t] = vo_before(v, a, qf, t);
-        hi[t] = ft_value_order_first_after(v, t, a, ql);
+        uint32_t lo = vo_before(v, a, qf, t);
+        uint32_t hi = ft_value_order_first_after(v, t, a, ql);
         for (uint32_t i = 0; i < nl; i++) {
-            const vo_cs *s = vo_cs_at(v, locks[i], t, hi[t]);
-            if (s && s->acq < hi[t])
-                hi[t] = s->acq;
+            const vo_cs *s = vo_cs_at(v, locks[i], t, hi);
+            if (s && s->acq < hi)
+                hi = s->acq;
         }
-        for (uint32_t i = 0; i < no; i++)
-            if (!objs[i].quiet && conflict_in(v, &objs[i], t, lo[t], hi[t]))
+        for (long i = 0; i < no; i++)
+            if (!objs[i].quiet && conflict_in(v, &objs[i], t, lo, hi))
                 goto out;
     }
     ok = 1;
 out:
     free(objs);
     free(locks);
-    free(lo);
-    free(hi);
     return ok;
 }
 

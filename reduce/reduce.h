@@ -136,6 +136,10 @@ typedef struct ft_slice_index {
 } ft_slice_index;
 ft_slice_index *ft_slice_index_new(const ft_ctm *c);
 void ft_slice_index_free(ft_slice_index *ix);
+/* In list[a, b) (one of the index's lists: by thread, then position),
+ * one past the last entry of thread j at a position below hi. */
+uint32_t ft_slice_upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
+                        uint32_t b, uint32_t j, uint32_t hi);
 /* cut[t] (in: unused; out): thread t keeps positions lo[t] .. cut[t]-1.
  * prop ids must lie inside the window.  0 ok, -1 bad id or OOM. */
 int ft_slice_mark_window(ft_ctm *c, const ft_slice_index *ix,

@@ -158,10 +158,8 @@ void ft_slice_index_free(ft_slice_index *ix)
     free(ix);
 }
 
-/* In list[a, b) (sorted by thread, position), the index one past the
- * last entry of thread j at a position below hi. */
-static uint32_t upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
-                      uint32_t b, uint32_t j, uint32_t hi)
+uint32_t ft_slice_upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
+                        uint32_t b, uint32_t j, uint32_t hi)
 {
     while (a < b) {
         uint32_t m = a + (b - a) / 2, y = list[m];
@@ -198,8 +196,8 @@ static uint32_t last_conflict(ft_ctm *c, const ft_slice_index *ix, uint32_t x,
         const uint32_t *list = wr ? ix->wr : ix->all;
         uint32_t a = (wr ? ix->wr_first : ix->all_first)[s[k]];
         uint32_t b = (wr ? ix->wr_first : ix->all_first)[s[k] + 1];
-        uint32_t lo = upper(c, list, a, b, j, 0);
-        for (uint32_t q = upper(c, list, a, b, j, hi); q > lo; q--) {
+        uint32_t lo = ft_slice_upper(c, list, a, b, j, 0);
+        for (uint32_t q = ft_slice_upper(c, list, a, b, j, hi); q > lo; q--) {
             uint32_t y = list[q - 1];
             if (c->pos[y] < best)
                 break;
