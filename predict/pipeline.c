@@ -264,8 +264,10 @@ static int prop_key_cmp(const void *pa, const void *pb)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static int order_near_first(ft_pipeline *pl, const ft_window_index *w,
-                            const ft_predict_opts *o)
+/* Returns how many properties, now first, the value order decided (their
+ * results are filled), or -1 out of memory. */
+static long order_near_first(ft_pipeline *pl, const ft_window_index *w,
+                             const ft_predict_opts *o)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
@@ -274,7 +276,7 @@ static int order_near_first(ft_pipeline *pl, const ft_window_index *w,
     uint32_t *run_hi = malloc(sizeof *run_hi * ((size_t)n + 1));
     prop_key *k = malloc(sizeof *k * (pl->nprops + 1));
     ft_prop *sorted = malloc(sizeof *sorted * (pl->nprops + 1));
-    int rc = -1;
+    long rc = -1, decided = 0;
     if (!run_lo || !run_hi || !k || !sorted)
         goto out;
     for (uint32_t x = 0; x < n; x++)
@@ -297,17 +299,21 @@ static int order_near_first(ft_pipeline *pl, const ft_window_index *w,
         }
         /* equal distances: CMA first, as before; the ones the value
          * order decides before all (they cost nothing) */
-        if (ft_window_value_holds(w, p, o))
+        if (ft_window_value_holds(w, p, o)) {
             key = 0;
-        else
+            decided++;
+        } else {
             key += 1;
+        }
         k[i] = (prop_key){2 * key + (p->kind != FT_PROP_CMA), i};
     }
     qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
     for (size_t i = 0; i < pl->nprops; i++)
         sorted[i] = pl->props[k[i].index];
     memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
-    rc = 0;
+    for (long i = 0; i < decided; i++)
+        ft_presult_value_order(c, &pl->results[i]);
+    rc = decided;
 out:
     free(run_lo);
     free(run_hi);
@@ -334,15 +340,19 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         if (!ft_window_covers_all(pl->ctm, &pl->props[i], o->window) &&
             !(w = ft_window_index_new(pl->ctm)))
             return -1;
-    /* a trace long enough for windows: near properties first */
-    if (w && order_near_first(pl, w, o) < 0) {
+    /* a trace long enough for windows: the ones the value order decides
+     * (not solved again), then the near ones */
+    long decided = w ? order_near_first(pl, w, o) : 0;
+    if (decided < 0) {
         ft_window_index_free(w);
         return -1;
     }
+    if (progress && decided)
+        progress(arg, (size_t)decided, pl->nprops);
     ft_predict_opts own = *o;
     own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
     o = &own;
-    for (size_t done = 0; done < pl->nprops;) {
+    for (size_t done = (size_t)decided; done < pl->nprops;) {
         size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
         if (ft_predict_run_in(pl->ctm, pl->reduced, w, pl->props + done, n,
                               o, pl->results + done) < 0) {

@@ -135,21 +135,6 @@ static uint32_t pos_before(const ft_ctm *c, uint32_t t, uint32_t k)
     return a;
 }
 
-/* In list[a, b) (sorted by thread, position): one past the last entry of
- * thread j below position hi. */
-static uint32_t upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
-                      uint32_t b, uint32_t j, uint32_t hi)
-{
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2, y = list[m];
-        if (c->tid[y] < j || (c->tid[y] == j && c->pos[y] < hi))
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
-}
-
 /* The hold of lock v by thread j at its position lo (entries e0 .. e1 of
  * the index are j's operations on v before lo), walked the way
  * smt/sync.c walks a thread.  A plain mutex needs only its last
@@ -335,8 +320,8 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
             uint32_t last = NONE;
             uint32_t wa = ix->wr_first[v], wb = ix->wr_first[v + 1];
             for (uint32_t j = 0; j < nt; j++) {
-                uint32_t e0 = upper(c, wr, wa, wb, j, 0);
-                uint32_t e1 = upper(c, wr, wa, wb, j, lo[j]);
+                uint32_t e0 = ft_slice_upper(c, wr, wa, wb, j, 0);
+                uint32_t e1 = ft_slice_upper(c, wr, wa, wb, j, lo[j]);
                 if (e1 > e0 && (last == NONE || wr[e1 - 1] > last))
                     last = wr[e1 - 1];
             }
@@ -346,8 +331,9 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
             }
         } else if (kind == FT_VAR_MUTEX || kind == FT_VAR_RWLOCK) {
             for (uint32_t j = 0; j < nt; j++) {
-                uint32_t e0 = upper(c, all, a, b, j, 0);
-                uint32_t e1 = upper(c, all, a, b, j, lo[j]), depth, rd;
+                uint32_t e0 = ft_slice_upper(c, all, a, b, j, 0);
+                uint32_t e1 = ft_slice_upper(c, all, a, b, j, lo[j]);
+                uint32_t depth, rd;
                 lock_state(c, v, all, e0, e1, &depth, &rd);
                 if (depth)
                     st->holds[st->nholds++] = (ft_smt_hold){v, j, depth, 0};
@@ -490,55 +476,78 @@ out:
     return rc;
 }
 
-/* A hunt for a violation on the first window, clipped (clip_cut): the
- * regions' threads stop at their region's end and the others where the
- * value order says they must follow every region, since what comes later
- * cannot take part in the violation.  On a lock-heavy trace the window's
- * slice otherwise holds every later critical section on the regions'
- * locks, up to where the recording last switched threads.  1 with res
- * filled when a violation was found. */
+/* The window of half-width half around transitions first .. last: the
+ * cut *k (moved earlier until no wait or barrier episode is open across
+ * it) and the end *e. */
+static void window_range(const ft_ctm *c, const ft_window_index *w,
+                         uint32_t first, uint32_t last, uint64_t half,
+                         uint32_t *k, uint32_t *e)
+{
+    *k = first > half ? first - (uint32_t)half : 0;
+    while (*k > 0 && !w->cut_ok[*k])
+        (*k)--;
+    uint64_t e64 = (uint64_t)last + 1 + half;
+    *e = e64 < c->ntrans ? (uint32_t)e64 : c->ntrans;
+}
+
+/* The data-rule terms a window may have to be encoded before until. */
+static uint64_t terms_until(double until)
+{
+    if (until <= 0)
+        return FT_WINDOW_MAX_TERMS;
+    double fit = (until - ft_predict_now()) * FT_TERMS_PER_SECOND;
+    return fit >= FT_WINDOW_MAX_TERMS ? FT_WINDOW_MAX_TERMS
+           : fit > 0                  ? (uint64_t)fit
+                                      : 0;
+}
+
+/* A quarter of the time left before deadline (0: none). */
+static double quarter_until(double deadline)
+{
+    return deadline > 0
+               ? ft_predict_now() + (deadline - ft_predict_now()) / 4
+               : 0;
+}
+
+/* A hunt for a violation on a narrow first window, clipped (clip_cut):
+ * the regions' threads stop at their region's end and the others where
+ * the value order says they must follow every region, since what comes
+ * later cannot take part in the violation.  On a lock-heavy trace the
+ * window's slice otherwise holds every later critical section on the
+ * regions' locks, up to where the recording last switched threads.  1
+ * with res filled when a violation was found; else what the solver
+ * spent is added to *iters and *solve_s. */
 static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
-                const ft_predict_opts *o, double deadline, ft_presult *res)
+                const ft_predict_opts *o, double deadline, ft_presult *res,
+                uint32_t *iters, double *solve_s)
 {
     uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1;
-    uint32_t first, last, size = 0;
+    uint32_t first, last, k, e, size = 0;
     if (!w->vorder || !o->window)
         return 0;
     uint32_t *clip = calloc(nt + 1, sizeof *clip);
     if (!clip)
         return 0;
-    for (uint32_t g = 0; g < nreg; g++)
+    for (uint32_t g = 0; g < nreg; g++) {
+        const ft_pregion *r = &p->r[g];
         for (uint32_t t = 0; t < nt; t++) {
-            const ft_pregion *r = &p->r[g];
-            uint32_t q = t == r->thread ? 0 :
-                         ft_value_order_first_after(w->vorder, t, r->thread,
+            uint32_t q = ft_value_order_first_after(w->vorder, t, r->thread,
                                                     r->last);
-            if (q > clip[t])
+            if (t != r->thread && q > clip[t])
                 clip[t] = q;
         }
+    }
     for (uint32_t g = 0; g < nreg; g++)
         clip[p->r[g].thread] = p->r[g].last + 1;
     /* narrow: what a clipped window drops is what made it slow */
-    uint32_t half = o->window < FT_HUNT_HALF ? o->window : FT_HUNT_HALF;
     prop_span(c, p, &first, &last);
-    uint32_t k = first > half ? first - half : 0;
-    while (k > 0 && !w->cut_ok[k])
-        k--;
-    uint64_t e64 = (uint64_t)last + 1 + half;
-    uint32_t e = e64 < c->ntrans ? (uint32_t)e64 : c->ntrans;
-    double until = deadline;
-    if (deadline > 0)
-        until = ft_predict_now() + (deadline - ft_predict_now()) / 4;
-    uint64_t max_terms = FT_WINDOW_MAX_TERMS;
-    if (until > 0) {
-        double fit = (until - ft_predict_now()) * FT_TERMS_PER_SECOND;
-        if (fit < (double)max_terms)
-            max_terms = fit > 0 ? (uint64_t)fit : 0;
-    }
+    window_range(c, w, first, last,
+                 o->window < FT_HUNT_HALF ? o->window : FT_HUNT_HALF, &k, &e);
+    double until = quarter_until(deadline);
     window_model m;
     int found = 0;
     if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
-              max_terms, clip, &size, &m)) {
+              terms_until(until), clip, &size, &m)) {
         free(clip);
         return 0;
     }
@@ -547,7 +556,11 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         memset(&cur, 0, sizeof cur);
         cur.verdict = FT_ERROR;
         ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, until, &cur);
+        *iters += cur.iterations;
+        *solve_s += cur.solve_seconds;
         if (cur.verdict == FT_VIOLATED) {
+            cur.iterations = *iters;
+            cur.solve_seconds = *solve_s;
             cur.windows = 1;
             cur.window_first = k;
             cur.window_end = e;
@@ -556,14 +569,22 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
             *res = cur;
             found = 1;
         } else {
-            res->iterations += cur.iterations;
-            res->solve_seconds += cur.solve_seconds;
             ft_presult_free(&cur);
         }
     }
     window_model_free(&m); /* a model too big to solve has its start */
     free(clip);
     return found;
+}
+
+void ft_presult_value_order(const ft_ctm *c, ft_presult *res)
+{
+    res->verdict = FT_HOLDS;
+    res->window_first = 0;
+    res->window_end = c->ntrans;
+    res->windows = 0;
+    snprintf(res->reason, sizeof res->reason,
+             "the recorded values order the regions (value order)");
 }
 
 int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
@@ -575,42 +596,28 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         snprintf(res->reason, sizeof res->reason, "out of memory");
         return res->verdict = FT_ERROR;
     }
-    if (ft_window_value_holds(w, p, o)) {
-        res->verdict = FT_HOLDS;
-        res->window_first = 0;
-        res->window_end = c->ntrans;
-        res->windows = 0;
-        snprintf(res->reason, sizeof res->reason,
-                 "the recorded values order the regions (value order)");
-        ft_window_index_free(own);
-        return res->verdict;
-    }
-    if (hunt(c, w, p, o, deadline, res)) {
+    uint32_t iters = 0;
+    double solve_s = 0;
+    int decided = ft_window_value_holds(w, p, o);
+    if (decided)
+        ft_presult_value_order(c, res);
+    else
+        decided = hunt(c, w, p, o, deadline, res, &iters, &solve_s);
+    if (decided) {
         ft_window_index_free(own);
         return res->verdict;
     }
     uint32_t first, last, held_first = 0, held_end = 0, windows = 0;
     int narrowed = 0;
-    uint32_t iters = 0;
-    double solve_s = 0;
     char why[96] = "";
     prop_span(c, p, &first, &last);
     for (uint64_t half = o->window;; half *= 4) {
-        uint32_t k = first > half ? first - (uint32_t)half : 0;
-        while (k > 0 && !w->cut_ok[k])
-            k--;
-        uint64_t e64 = (uint64_t)last + 1 + half;
-        uint32_t e = e64 < c->ntrans ? (uint32_t)e64 : c->ntrans;
+        uint32_t k, e;
+        window_range(c, w, first, last, half, &k, &e);
         int whole = k == 0 && e == c->ntrans;
         window_model m;
         uint32_t size = 0;
-        uint64_t max_terms = FT_WINDOW_MAX_TERMS;
-        if (deadline > 0) {
-            double left = deadline - ft_predict_now();
-            double fit = left > 0 ? left * FT_TERMS_PER_SECOND : 0;
-            if (fit < (double)max_terms)
-                max_terms = (uint64_t)fit;
-        }
+        uint64_t max_terms = terms_until(deadline);
         if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
                   max_terms, NULL, &size, &m)) {
             ft_presult_free(res);
@@ -660,9 +667,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
          * recording): it gets a quarter of the time, and if the solver
          * gives up within it, a window 4x narrower is tried. */
         int narrowable = !windows && !narrowed && half > 16 && deadline > 0;
-        double until = deadline;
-        if (narrowable)
-            until = ft_predict_now() + (deadline - ft_predict_now()) / 4;
+        double until = narrowable ? quarter_until(deadline) : deadline;
         ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, until, &cur);
         window_model_free(&m);
         if (narrowable && cur.verdict == FT_UNKNOWN &&

@@ -24,6 +24,9 @@ int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window);
 int ft_window_value_holds(const ft_window_index *w, const ft_prop *p,
                           const ft_predict_opts *o);
 
+/* Fills res with the value order's verdict: holds, on the whole trace. */
+void ft_presult_value_order(const ft_ctm *c, ft_presult *res);
+
 /* Solves p on growing windows (w NULL: an index is built and freed). */
 int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                         const ft_predict_opts *o, double deadline,
