@@ -23,8 +23,6 @@ int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
 /* Collects inferred, annotated and spec regions (infer/regions.c). */
 int fi_collect_regions(fi_analysis *a);
 
-
-
 /* Must happen-before clocks (infer/musthb.c): fork, join, and barriers
  * whose generations are fixed. */
 typedef struct fi_mhb {

@@ -124,6 +124,17 @@ static int pick_region(const ft_ctm *c, uint64_t *rs, uint32_t t,
     return 0;
 }
 
+/* "seed S CA (tT F..L / tT F..L)": a property in a failure message. */
+static const char *prop_name(uint64_t seed, const ft_prop *p, char *buf,
+                             size_t n)
+{
+    snprintf(buf, n, "seed %llu %s (t%u %u..%u / t%u %u..%u)",
+             (unsigned long long)seed, p->kind ? "CMA" : "CA", p->r[0].thread,
+             p->r[0].first, p->r[0].last, p->r[1].thread, p->r[1].first,
+             p->r[1].last);
+    return buf;
+}
+
 /* Checks one witness against the enumerated valid prefixes. */
 static int witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                       const struct hset *valid)
@@ -248,13 +259,10 @@ static void test_predict_matches_oracle(void **state)
             vo_claims++;
             if (w.found[i]) {
                 failures++;
-                fprintf(stderr, "seed %llu %s (t%u %u..%u / t%u %u..%u): "
-                        "value order claims holds, oracle violates\n",
-                        (unsigned long long)seed,
-                        props[i].kind ? "CMA" : "CA", props[i].r[0].thread,
-                        props[i].r[0].first, props[i].r[0].last,
-                        props[i].r[1].thread, props[i].r[1].first,
-                        props[i].r[1].last);
+                char name[96];
+                fprintf(stderr, "%s: value order claims holds, oracle "
+                        "violates\n", prop_name(seed, &props[i], name,
+                                                 sizeof name));
             }
         }
         ft_value_order_free(vo);
@@ -318,14 +326,11 @@ static void test_predict_matches_oracle(void **state)
                 }
                 if (bad) {
                     failures++;
+                    char name[96];
                     fprintf(stderr,
-                            "seed %llu %s (t%u %u..%u / t%u %u..%u) mode %d: "
-                            "predicted %d, oracle %d%s %s\n",
-                            (unsigned long long)seed,
-                            props[i].kind ? "CMA" : "CA", props[i].r[0].thread,
-                            props[i].r[0].first, props[i].r[0].last,
-                            props[i].r[1].thread, props[i].r[1].first,
-                            props[i].r[1].last, mode, v, w.found[i],
+                            "%s mode %d: predicted %d, oracle %d%s %s\n",
+                            prop_name(seed, &props[i], name, sizeof name),
+                            mode, v, w.found[i],
                             bad == 2   ? " (bad witness)"
                             : bad == 3 ? " (bad trimmed witness)"
                             : bad == 4 ? " (holds claimed for a window)"
@@ -473,13 +478,11 @@ static void test_value_order_counters(void **state)
             }
             if (bad) {
                 failures++;
-                fprintf(stderr, "counters seed %llu %s (t%u %u..%u / t%u "
-                        "%u..%u): value order %d, predicted %d, oracle %d: "
-                        "%s\n", (unsigned long long)seed,
-                        props[i].kind ? "CMA" : "CA", props[i].r[0].thread,
-                        props[i].r[0].first, props[i].r[0].last,
-                        props[i].r[1].thread, props[i].r[1].first,
-                        props[i].r[1].last, claim, v, w.found[i], res.reason);
+                char name[96];
+                fprintf(stderr, "counters %s: value order %d, predicted %d, "
+                        "oracle %d: %s\n",
+                        prop_name(seed, &props[i], name, sizeof name), claim,
+                        v, w.found[i], res.reason);
             }
             ft_presult_free(&res);
         }
