@@ -14,7 +14,9 @@
 #   record    `foretell record -o T -- prog` (what a user runs: rt plus the
 #             command's own work before and after)
 # and prints record/native, record/tsan, rt/tsan, events, trace bytes per
-# event and events per second of `record`.
+# event and events per second of `record`.  Last, dense_bound.c: the
+# dense kernel's two threads encoding and writing their events at once,
+# with no hooks at all (a lower bound for any recorder), against libtsan.
 #
 # Environment: RUNS (default 5), DENSE_ROUNDS (1000), LOCK_OPS (200000),
 # WORKQ_ITEMS (100000), QUANTUM (unset: the runtime's default),
@@ -88,6 +90,7 @@ for k in dense locks workq; do
     "$build/bin/foretell-cc" -O2 -o "$tmp/$k.ft" "$here/$k.c"
     nat=$(median_ms "$tmp/$k.native" "$args")
     tsan=$(median_ms "$tmp/$k.tsan" "$args")
+    [ "$k" = dense ] && dense_tsan=$tsan
     pass=$(env -u FORETELL_TRACE "$tmp/$k.ft" "$args" >/dev/null &&
         median_ms env -u FORETELL_TRACE "$tmp/$k.ft" "$args")
     rt=$(median_ms env FORETELL_TRACE="$tmp/$k.rt.ftrace" "$tmp/$k.ft" "$args")
@@ -106,4 +109,11 @@ for k in dense locks workq; do
             k, nat, tsan, pass, rt, rec, rec / nat, rec / tsan, rt / tsan,
             ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
 done
+gcc -O2 -g -pthread -I"$root" -o "$tmp/dense_bound" "$here/dense_bound.c" \
+    "$root/recorder/encode.c"
+bound=$(median_ms "$tmp/dense_bound" "${DENSE_ROUNDS:-1000}" \
+    "$tmp/bound.ftrace")
+awk -v b="$bound" -v t="$dense_tsan" 'BEGIN {
+    printf "dense_bound (two threads encode and write at once, no hooks): %.1f ms, %.2fx tsan\n",
+        b, b / t }'
 echo "runs per figure: $runs (median); quantum: ${FORETELL_QUANTUM:-default}"
