@@ -29,22 +29,26 @@ typedef struct vo_write {
 } vo_write;
 
 typedef struct vo_held {
-    uint32_t lock, depth, acq;
+    uint32_t lock, depth, acq, excl;
 } vo_held;
 
-typedef struct vo_locks { /* the mutexes a thread holds */
+typedef struct vo_locks { /* the mutexes and rwlocks a thread holds */
     vo_held *h;
     uint32_t n, cap;
 } vo_locks;
 
-/* The mutex x acquires (*acq 1) or releases (*acq 0), or VO_NONE. */
+/* The mutex or rwlock x acquires (*acq 1) or releases (*acq 0), or
+ * VO_NONE. */
 uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq)
 {
     switch (c->op[x]) {
     case FT_OP_LOCK:
+    case FT_OP_RDLOCK:
+    case FT_OP_WRLOCK:
         *acq = 1;
         return c->obj[x];
     case FT_OP_UNLOCK:
+    case FT_OP_RWUNLOCK:
         *acq = 0;
         return c->obj[x];
     case FT_OP_WAIT_POST:
@@ -82,13 +86,15 @@ static int track(vo_locks *L, const ft_ctm *c, uint32_t x, vo_cs *closed)
             L->h = h;
             L->cap = cap;
         }
-        L->h[L->n++] = (vo_held){lk, 1, c->pos[x]};
+        L->h[L->n++] =
+            (vo_held){lk, 1, c->pos[x], c->op[x] != FT_OP_RDLOCK};
         return 0;
     }
     if (i == L->n)
         return 0;
     if (c->op[x] == FT_OP_WAIT_PRE || --L->h[i].depth == 0) {
-        *closed = (vo_cs){lk, c->tid[x], L->h[i].acq, c->pos[x]};
+        *closed = (vo_cs){lk, c->tid[x], L->h[i].acq, c->pos[x],
+                          L->h[i].excl, VO_NONE};
         L->h[i] = L->h[--L->n];
     }
     return 0;
@@ -135,11 +141,19 @@ static int collect_cs(ft_value_order *v)
         }
         for (uint32_t i = 0; i < L.n && !rc; i++)
             rc = push_cs(&v->cs, &v->ncs, &cap,
-                         (vo_cs){L.h[i].lock, t, L.h[i].acq, VO_NONE});
+                         (vo_cs){L.h[i].lock, t, L.h[i].acq, VO_NONE,
+                                 L.h[i].excl, VO_NONE});
     }
     free(L.h);
     if (!rc && v->ncs)
         qsort(v->cs, v->ncs, sizeof *v->cs, cmp_cs);
+    for (size_t i = 0; !rc && i < v->ncs; i++) {
+        vo_cs *s = &v->cs[i];
+        int same = i && s[-1].lock == s->lock && s[-1].tid == s->tid;
+        s->last_excl = s->excl ? (uint32_t)i
+                       : same  ? s[-1].last_excl
+                               : VO_NONE;
+    }
     return rc;
 }
 
@@ -163,6 +177,17 @@ const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock, uint32_t t,
         return NULL;
     const vo_cs *s = &v->cs[a - 1];
     return s->lock == lock && s->tid == t ? s : NULL;
+}
+
+/* Read holds exclude only write holds; every other pair of sections of
+ * one lock excludes each other. */
+const vo_cs *vo_cs_excluding(const ft_value_order *v, uint32_t lock,
+                             uint32_t t, uint32_t lim, int excl)
+{
+    const vo_cs *s = vo_cs_before(v, lock, t, lim);
+    if (!s || excl)
+        return s;
+    return s->last_excl == VO_NONE ? NULL : &v->cs[s->last_excl];
 }
 
 /* The section of (lock, t) that holds position q, or NULL. */
@@ -247,7 +272,8 @@ static int append_row(ft_value_order *v, uint32_t t, uint32_t p,
 
 /* Mutual exclusion: thread t holds the locks in L at its current
  * transition, whose clock is cl.  A section of another thread on one of
- * them that was acquired before cl ended before ours began. */
+ * them that was acquired before cl, and that excludes ours (read holds
+ * do not exclude each other), ended before ours began. */
 static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
                      uint32_t *cl)
 {
@@ -260,7 +286,8 @@ static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
             for (uint32_t b = 0; b < v->nt; b++) {
                 if (b == t || !cl[b])
                     continue;
-                const vo_cs *s = vo_cs_before(v, L->h[i].lock, b, cl[b]);
+                const vo_cs *s = vo_cs_excluding(v, L->h[i].lock, b, cl[b],
+                                                 (int)L->h[i].excl);
                 /* (a section ending later in the recording would mean
                  * a trace at odds with itself: no claim then) */
                 if (s && s->rel != VO_NONE && cl[b] < s->rel + 1 &&

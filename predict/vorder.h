@@ -8,8 +8,12 @@
 
 #define VO_NONE UINT32_MAX
 
-typedef struct vo_cs { /* an outermost critical section of a mutex */
+typedef struct vo_cs { /* an outermost critical section of a mutex or
+                         rwlock */
     uint32_t lock, tid, acq, rel; /* rel VO_NONE: never released */
+    uint32_t excl;   /* 1: a mutex or write hold; 0: a read hold */
+    uint32_t last_excl; /* index in cs of the latest exclusive section
+                           of (lock, tid) up to this one, or VO_NONE */
 } vo_cs;
 
 struct ft_value_order {
@@ -23,11 +27,16 @@ struct ft_value_order {
     const ft_slice_index *ix; /* per object: ids by thread, position */
 };
 
-/* The mutex x acquires (*acq 1) or releases (*acq 0), or VO_NONE. */
+/* The mutex or rwlock x acquires (*acq 1) or releases (*acq 0), or
+ * VO_NONE.  An acquisition is exclusive unless it is a read lock. */
 uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq);
 /* The last section of (lock, t) acquired below position lim, or NULL. */
 const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock, uint32_t t,
                           uint32_t lim);
+/* The last section of (lock, t) acquired below lim that excludes a
+ * section of mode excl (any section when excl, else an exclusive one). */
+const vo_cs *vo_cs_excluding(const ft_value_order *v, uint32_t lock,
+                             uint32_t t, uint32_t lim, int excl);
 /* The section of (lock, t) that holds position q, or NULL. */
 const vo_cs *vo_cs_at(const ft_value_order *v, uint32_t lock, uint32_t t,
                       uint32_t q);

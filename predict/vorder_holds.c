@@ -81,7 +81,8 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The objects region g touches (sorted, unique, all quiet) into objs
- * and the mutexes it takes or releases (sorted, unique) into locks.
+ * and the mutexes and rwlocks it takes or releases (sorted, unique)
+ * into locks.
  * Returns the object count; -1 when the region forks or joins. */
 static long region_objects(const ft_ctm *c, const ft_pregion *g,
                            vo_obj *objs, uint32_t *locks, uint32_t *nl)
@@ -124,9 +125,9 @@ static long region_objects(const ft_ctm *c, const ft_pregion *g,
  * them, so the gaps shrink to what may run between the first and the
  * last noisy one.  Transitions of t inside a critical section whose end
  * must follow the last noisy one, on a lock whose sections of the
- * region's thread hold every noisy one, cannot either: had that section
- * begun inside the region, the region could not go on
- * (docs/prediction.md). */
+ * region's thread hold every noisy one, cannot either when one of the
+ * two sections is exclusive: had that section begun inside the region,
+ * the region could not go on (docs/prediction.md). */
 static int ca_holds(const ft_value_order *v, const ft_pregion *g)
 {
     const ft_ctm *c = v->c;
@@ -135,8 +136,10 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
         return 0;
     vo_obj *objs = malloc(sizeof *objs * (2 * (size_t)n + 1));
     uint32_t *locks = malloc(sizeof *locks * ((size_t)n + 1));
+    uint8_t *aexcl = malloc((size_t)n + 1);
     uint32_t nl = 0;
-    long no = objs && locks ? region_objects(c, g, objs, locks, &nl) : -1;
+    long no = objs && locks && aexcl ? region_objects(c, g, objs, locks, &nl)
+                                     : -1;
     int ok = 0, loud = 0;
     if (no < 0)
         goto out;
@@ -164,18 +167,25 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
             ql = q;
         }
     }
-    /* the locks whose sections of thread a hold every noisy one */
+    /* the locks whose sections of thread a hold every noisy one, and
+     * whether those sections are all exclusive (then they exclude read
+     * holds too) */
     uint32_t k = 0;
     for (uint32_t i = 0; i < nl; i++) {
-        uint32_t q;
+        uint32_t q, excl = 1;
         for (q = qf; q <= ql; q++) {
             uint32_t x = ft_ctm_at(c, a, q);
-            if (ft_ctm_is_shared(c, x) && noisy(c, objs, (uint32_t)no, x) &&
-                !vo_cs_at(v, locks[i], a, q))
+            if (!ft_ctm_is_shared(c, x) || !noisy(c, objs, (uint32_t)no, x))
+                continue;
+            const vo_cs *s = vo_cs_at(v, locks[i], a, q);
+            if (!s)
                 break;
+            excl &= s->excl;
         }
-        if (q > ql)
+        if (q > ql) {
+            aexcl[k] = excl;
             locks[k++] = locks[i];
+        }
     }
     nl = k;
     for (uint32_t t = 0; t < nt; t++) {
@@ -185,7 +195,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
         uint32_t hi = ft_value_order_first_after(v, t, a, ql);
         for (uint32_t i = 0; i < nl; i++) {
             const vo_cs *s = vo_cs_at(v, locks[i], t, hi);
-            if (s && s->acq < hi)
+            if (s && s->acq < hi && (s->excl || aexcl[i]))
                 hi = s->acq;
         }
         for (long i = 0; i < no; i++)
@@ -196,6 +206,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
 out:
     free(objs);
     free(locks);
+    free(aexcl);
     return ok;
 }
 

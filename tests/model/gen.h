@@ -42,7 +42,9 @@ void gen_small_params(uint64_t seed, gen_params *p);
 /* A run of lock-protected counter updates (gen_counter.c): 2-3 workers,
  * 1-2 counters, each update in one critical section or split in two,
  * each preceded by a read of a bound only main writes (at
- * gen_counters_bound_addr()), recorded under a quantum scheduler. */
+ * gen_counters_bound_addr()), recorded under a quantum scheduler.
+ * Returns 1 when rwlocks guard the counters (with read-only peeks under
+ * read holds), 0 when mutexes do. */
 int gen_counters(uint64_t seed, evbuf *b);
 uint64_t gen_counters_bound_addr(void);
 

@@ -4,7 +4,9 @@
  * read a shared bound that only main writes.  A quantum scheduler runs
  * one thread for several steps at a time, as the recorder does, so that
  * a later update reads a value an earlier one wrote: the shape the value
- * order (predict/vorder.c) decides and the windows cannot. */
+ * order (predict/vorder.c) decides and the windows cannot.  A third of
+ * the runs guard the counters with rwlocks instead: updates under the
+ * write hold, and read-only peeks under read holds that may overlap. */
 #include "gen.h"
 
 #include <string.h>
@@ -17,7 +19,8 @@
 #define C_COUNTER(k) (0x7100u + 8u * (k))
 #define C_MUTEX(k) (0x7200u + 64u * (k))
 
-enum { OP_BOUND, OP_LOCK, OP_READ, OP_UNLOCK, OP_WRITE };
+enum { OP_BOUND, OP_LOCK, OP_READ, OP_UNLOCK, OP_WRITE, OP_RDLOCK, OP_PEEK,
+       OP_RDUNLOCK };
 
 typedef struct cop {
     uint8_t op, k;
@@ -31,14 +34,22 @@ static uint64_t crnd(uint64_t *s)
     return *s;
 }
 
-/* One worker's program: iters updates of random counters. */
-static unsigned program(uint64_t *s, unsigned iters, unsigned nk, cop *out)
+/* One worker's program: iters updates of random counters, with a peek
+ * at one before each update half the time when peeks (rwlocks) are on. */
+static unsigned program(uint64_t *s, unsigned iters, unsigned nk, int peeks,
+                        cop *out)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < iters; i++) {
         uint8_t k = (uint8_t)(crnd(s) % nk);
         int split = (int)(crnd(s) % 2);
         out[n++] = (cop){OP_BOUND, 0};
+        if (peeks && crnd(s) % 2) {
+            uint8_t j = (uint8_t)(crnd(s) % nk);
+            out[n++] = (cop){OP_RDLOCK, j};
+            out[n++] = (cop){OP_PEEK, j};
+            out[n++] = (cop){OP_RDUNLOCK, j};
+        }
         out[n++] = (cop){OP_LOCK, k};
         out[n++] = (cop){OP_READ, k};
         if (split) {
@@ -59,12 +70,13 @@ int gen_counters(uint64_t seed, evbuf *b)
     unsigned nw = 2 + (unsigned)(crnd(&s) % 2);
     unsigned nk = 1 + (unsigned)(crnd(&s) % CK);
     unsigned iters = nw == 2 ? 2 + (unsigned)(crnd(&s) % 2) : 1;
+    int rw = seed % 3 == 0;
     cop prog[CW][COPS];
-    unsigned len[CW], pc[CW] = {0}, seen[CW] = {0};
+    unsigned len[CW], pc[CW] = {0}, seen[CW] = {0}, readers[CK] = {0};
     int owner[CK] = {-1, -1};
     uint64_t val[CK] = {0};
     for (unsigned w = 0; w < nw; w++)
-        len[w] = program(&s, iters, nk, prog[w]);
+        len[w] = program(&s, iters, nk, rw, prog[w]);
     /* main: the bound, the counters' initial values, the workers */
     evbuf_add(b, FT_EV_WRITE, 0, C_BOUND, 0, iters, 0, 0);
     for (unsigned k = 0; k < nk; k++)
@@ -81,7 +93,9 @@ int gen_counters(uint64_t seed, evbuf *b)
         if (!live)
             break;
         const cop *o = pc[cur] < len[cur] ? &prog[cur][pc[cur]] : NULL;
-        int blocked = o && o->op == OP_LOCK && owner[o->k] >= 0;
+        int blocked = o && ((o->op == OP_LOCK &&
+                             (owner[o->k] >= 0 || readers[o->k])) ||
+                            (o->op == OP_RDLOCK && owner[o->k] >= 0));
         if (!o || blocked || quantum == 0) {
             cur = (unsigned)(crnd(&s) % nw);
             quantum = 1 + (unsigned)(crnd(&s) % 12);
@@ -93,9 +107,21 @@ int gen_counters(uint64_t seed, evbuf *b)
             evbuf_add(b, FT_EV_READ, t, C_BOUND, 0, iters, 0, 0);
             break;
         case OP_LOCK:
-            evbuf_add(b, FT_EV_MUTEX_LOCK, t, C_MUTEX(o->k), 0, 0,
-                      FT_HOW_BLOCK, 0);
+            evbuf_add(b, rw ? FT_EV_RW_WRLOCK : FT_EV_MUTEX_LOCK, t,
+                      C_MUTEX(o->k), 0, 0, FT_HOW_BLOCK, 0);
             owner[o->k] = (int)cur;
+            break;
+        case OP_RDLOCK:
+            evbuf_add(b, FT_EV_RW_RDLOCK, t, C_MUTEX(o->k), 0, 0,
+                      FT_HOW_BLOCK, 0);
+            readers[o->k]++;
+            break;
+        case OP_PEEK:
+            evbuf_add(b, FT_EV_READ, t, C_COUNTER(o->k), 0, val[o->k], 0, 0);
+            break;
+        case OP_RDUNLOCK:
+            evbuf_add(b, FT_EV_RW_UNLOCK, t, C_MUTEX(o->k), 0, 0, 0, 0);
+            readers[o->k]--;
             break;
         case OP_READ:
             seen[cur] = (unsigned)val[o->k];
@@ -106,7 +132,8 @@ int gen_counters(uint64_t seed, evbuf *b)
             evbuf_add(b, FT_EV_WRITE, t, C_COUNTER(o->k), 0, val[o->k], 0, 0);
             break;
         default:
-            evbuf_add(b, FT_EV_MUTEX_UNLOCK, t, C_MUTEX(o->k), 0, 0, 0, 0);
+            evbuf_add(b, rw ? FT_EV_RW_UNLOCK : FT_EV_MUTEX_UNLOCK, t,
+                      C_MUTEX(o->k), 0, 0, 0, 0);
             owner[o->k] = -1;
             break;
         }
@@ -119,7 +146,7 @@ int gen_counters(uint64_t seed, evbuf *b)
         evbuf_add(b, FT_EV_THREAD_JOIN, 0, 0, 0, w + 1, 0, 0);
     for (unsigned k = 0; k < nk; k++)
         evbuf_add(b, FT_EV_READ, 0, C_COUNTER(k), 0, val[k], 0, 0);
-    return 0;
+    return rw;
 }
 
 uint64_t gen_counters_bound_addr(void)

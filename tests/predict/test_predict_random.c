@@ -407,9 +407,10 @@ static void test_value_order_counters(void **state)
     (void)state;
     unsigned n = nseeds() / 2, traces = 0, props_n = 0, viol = 0;
     unsigned claims = 0, holds = 0, failures = 0, wviol = 0;
+    unsigned rw_traces = 0, rw_claims = 0, rw_holds = 0;
     for (uint64_t seed = 1; seed <= n; seed++) {
         evbuf b = {0};
-        gen_counters(seed, &b);
+        int rw = gen_counters(seed, &b);
         ft_ctm *c = load_events(&b, "ctr");
         evbuf_free(&b);
         assert_non_null(c);
@@ -445,6 +446,7 @@ static void test_value_order_counters(void **state)
             continue;
         }
         traces++;
+        rw_traces += rw;
         oo.max_visits = 0;
         assert_true(oracle_walk(c, &oo, visit, &w) > 0);
         for (int i = 0; i < np; i++)
@@ -460,6 +462,8 @@ static void test_value_order_counters(void **state)
             holds += !w.found[i];
             int claim = ft_value_order_holds(vo, &props[i]);
             claims += claim;
+            rw_holds += rw && !w.found[i];
+            rw_claims += rw && claim;
             ft_predict_opts o;
             ft_predict_opts_default(&o);
             o.timeout_ms = 0;
@@ -495,11 +499,16 @@ static void test_value_order_counters(void **state)
     }
     fprintf(stderr, "counter runs: %u traces, %u properties (%u violable), "
             "%u failures; value order: holds claimed for %u of %u that "
-            "hold; %u violations after a recorded prefix\n",
-            traces, props_n, viol, failures, claims, holds, wviol);
+            "hold (rwlock runs: %u traces, %u of %u); %u violations after "
+            "a recorded prefix\n",
+            traces, props_n, viol, failures, claims, holds, rw_traces,
+            rw_claims, rw_holds, wviol);
     assert_true(traces > n / 20);
     assert_true(viol > props_n / 20);
     assert_true(claims > holds / 4);
+    /* read and write holds of rwlocks are used, not only mutexes */
+    assert_true(rw_traces > traces / 20);
+    assert_true(rw_claims > rw_holds / 4);
     assert_true(wviol > 0);
     assert_int_equal(failures, 0);
 }
