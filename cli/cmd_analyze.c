@@ -8,6 +8,7 @@
 #include "cli/analyze_cmd.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
+#include "replay/replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -324,6 +325,7 @@ static int run(struct args *a, ft_pipeline *pl)
         ao.schedule[i] = strdup(path);
     }
     if (a->prog && exit_code == ok) {
+        fr_check_binary(a->path, a->prog[0], stderr);
         analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
                                    a->tails, &a->fo, &a->po,
                                    !a->flag[O_QUIET]};

@@ -218,6 +218,7 @@ int cmd_replay(int argc, char **argv)
             fprintf(stderr, "%s: error: malformed schedule\n", msg);
             return FT_EXIT_BAD_INPUT;
         }
+        fr_check_binary(s.trace, args[0], stderr);
         ft_schedule_free(&s);
     } else {
         if (fr_schedule_from_trace(trace, &s, &err) < 0) {
@@ -225,6 +226,7 @@ int cmd_replay(int argc, char **argv)
                     (unsigned long long)err.offset, err.message);
             return FT_EXIT_BAD_INPUT;
         }
+        fr_check_binary(trace, args[0], stderr);
         tmpfd = mkstemp(tmpsched);
         FILE *f = tmpfd >= 0 ? fdopen(tmpfd, "w") : NULL;
         int rc = f ? ft_schedule_write(f, &s) : -1;

@@ -106,6 +106,28 @@ static void open_module(module_dw *m, const ft_module *tm, unsigned flags,
     m->usable = 1;
 }
 
+int ft_file_build_id(const char *path, char *out, size_t len)
+{
+    out[0] = 0;
+    Dwfl *dwfl = dwfl_begin(&own_file);
+    if (!dwfl)
+        return -1;
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, path, path, -1, 0, false);
+    dwfl_report_end(dwfl, NULL, NULL);
+    int rc = -1;
+    if (mod) {
+        const unsigned char *bits;
+        GElf_Addr vaddr;
+        int n = dwfl_module_build_id(mod, &bits, &vaddr);
+        if (n > 0)
+            hex(bits, n, out, len);
+        rc = n > 0;
+    }
+    dwfl_end(dwfl);
+    return rc;
+}
+
 /* Line info: the module's aranges first, then (clang objects often have
  * no .debug_aranges) every CU that covers the address. */
 static const char *find_line(Dwfl_Module *mod, Dwarf_Addr a, int *line,

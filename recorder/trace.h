@@ -355,6 +355,11 @@ int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
  * symbolised, or -1 with *err set. */
 int ft_symbolize(const char *path, FILE *warn, ft_error *err);
 
+/* The GNU build id of the ELF file at path, as lowercase hex (as the
+ * module table records it), into out: 1 found, 0 the file has none
+ * (out ""), -1 it cannot be read as ELF. */
+int ft_file_build_id(const char *path, char *out, size_t len);
+
 /* ft_symbolize with flags: FT_SYM_DEBUGINFO also searches separate
  * debuginfo files (build-id and debug-link, /usr/lib/debug), for modules
  * stripped of their DWARF; without it each module's own file is read. */

@@ -112,6 +112,12 @@ typedef struct fr_outcome {
  * missing: err says so; trace unwritable; fork failed). */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
+/* Whether prog (as execvp finds it) is the binary the trace recorded, by
+ * the main program's build id (replay/binary_check.c): 1 the same, 0 not
+ * (then a warning naming both goes to warn, which may be NULL), -1 not
+ * known (no trace at hand, no build id, program not found). */
+int fr_check_binary(const char *trace, const char *prog, FILE *warn);
+
 /* Classifies a finished run from its trace and wait status (exposed for
  * the tests and for `foretell replay --trace` reports). */
 int fr_outcome_from_trace(const char *trace, int wait_status, int hung,

@@ -3,8 +3,8 @@
 # best_fig2's predicted violations replay to its assertion at the BUG line
 # s13; config_swap confirmed with an input its recording did not have
 # departs from the schedules (spurious, with the step named) and one
-# refinement round follows them (refined); usage and missing-program
-# errors.
+# refinement round follows them (refined); another binary than the
+# recorded one is named by its build id; usage and missing-program errors.
 set -u
 F=$FT_BIN/foretell
 rm -rf "$FT_WORK" && mkdir -p "$FT_WORK" && cd "$FT_WORK" || exit 1
@@ -27,8 +27,13 @@ assert all(os.path.exists(x["confirmation"]["replay_trace"]) for x in v)
 assert all(set(x["variables"]) <= {"x", "y", "z"} and x["variables"]
            for x in v), [x["variables"] for x in v]
 ' || fail "best_fig2: no violation confirmed with the abort at best_fig2.c:71, or variables not named"
-"$F" analyze fig2.ft -o out-fig2t -q --confirm -- "$FT_INST/best_fig2" >fig2.txt
+"$F" analyze fig2.ft -o out-fig2t -q --confirm -- "$FT_INST/best_fig2" >fig2.txt 2>fig2.err
+grep -q "build id" fig2.err && fail "the recorded binary's confirmation warned about its build id"
 grep -q "confirmed; the run then failed: abort at .*best_fig2.c:71" fig2.txt || fail "text report lacks the confirmation"
+# confirming against another binary than the recorded one: named first
+"$F" analyze fig2.ft -o out-wrong -q --confirm -- "$FT_INST/counter_rmw" >wrong.txt 2>wrong.err
+grep -q "warning: .*counter_rmw has build id .*, but fig2.ft was recorded from .*best_fig2 with build id" wrong.err ||
+    fail "--confirm against another binary: no build id warning ($(head -2 wrong.err))"
 grep -q "confirmation: [1-9][0-9]* of [0-9]* predicted violations confirmed" fig2.txt || fail "text summary"
 grep -Eq "^  variables: [xyz]( [xyz])*$" fig2.txt || fail "text report: variables not named ($(grep variables: fig2.txt | head -1))"
 "$F" stats fig2.ft >stats.txt

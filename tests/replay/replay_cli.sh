@@ -1,6 +1,7 @@
 #!/bin/bash
 # replay_cli.sh - `foretell replay` end to end: a recorded watchdog steal
-# replayed at the same point; (c) hand-edited schedules
+# replayed at the same point; a binary other than the recorded one named
+# by its build id; (c) hand-edited schedules
 # that cannot be followed (exit 3, the message names step, thread, index,
 # expected and found), (d) bad input (missing or malformed schedule, both
 # or neither of --schedule/--trace, missing program, a hanging program
@@ -39,6 +40,17 @@ PC=$INST/prodcons_sem
 record pc.ft 5 1 "$PC"
 expect 0 "finished" "$F" replay --trace pc.ft -o pc_rep.ft --save-schedule pc.sched -q -- "$PC"
 [ -s pc.sched ] || fail "--save-schedule wrote no pc.sched"
+grep -q "build id" out.txt && fail "the recorded binary's replay warned about its build id"
+# Another binary than the one recorded is named before it diverges: by the
+# trace's build id (a copy of the right one is fine), with --trace and
+# through a schedule's trace: line.
+cp "$PC" pc_copy
+expect 0 "finished" "$F" replay --trace pc.ft -o pc_copy.ft -q -- ./pc_copy
+grep -q "build id" out.txt && fail "a copy of the recorded binary warned about its build id"
+expect 3 "warning: .*counter_rmw has build id [0-9a-f]+, but pc.ft was recorded from .*prodcons_sem with build id" \
+    "$F" replay --trace pc.ft -o wrong.ft -q -- "$INST/counter_rmw"
+expect 3 "warning: .*counter_rmw has build id .*, but pc_rep.ft was recorded from" \
+    "$F" replay --schedule pc.sched -o wrong2.ft -q -- "$INST/counter_rmw"
 # A step naming a thread the program never creates: the runtime stops.
 awk 'NR==12 {$1 = 9} {print}' pc.sched > absent.sched
 expect 3 "step 4: thread 9 .*never created" "$F" replay --schedule absent.sched -o d1.ft -q -- "$PC"
