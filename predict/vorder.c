@@ -7,7 +7,9 @@
  * run, when it may return anything).  With program order, fork/join and
  * mutual exclusion (a critical section that must start before something
  * inside another section of the same lock ends before that section
- * starts) this is a must-happen-before relation the recorded order
+ * starts, unless both are read holds of an rwlock) and condition
+ * variables (a woken wait follows one of the other threads' notifies)
+ * this is a must-happen-before relation the recorded order
  * extends, so one pass in recorded order computes it as vector clocks.
  * vorder_holds.c decides properties with it, without a solver: on a
  * long lock-heavy trace the windows the solver can take rarely hold both
@@ -17,14 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads whose value more writes wrote give no order (the meet of so many
- * clocks is rarely worth its time). */
-#define VO_MAX_SOURCES 64
 /* Clock cells kept (rows x threads): past this the order is not built. */
 #define VO_MAX_CELLS ((uint64_t)1 << 26)
 
-typedef struct vo_write {
-    uint32_t obj, id;
+typedef struct vo_write { /* a write, or a notify (val 0) */
+    uint32_t obj, id, tid;
     uint64_t val;
 } vo_write;
 
@@ -301,6 +300,8 @@ static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
     return any;
 }
 
+/* Writes by (object, value, thread, id); notifies by (object, thread,
+ * id) with val 0: each thread's first source of a value is one search. */
 static int cmp_write(const void *a, const void *b)
 {
     const vo_write *p = a, *q = b;
@@ -308,15 +309,18 @@ static int cmp_write(const void *a, const void *b)
         return p->obj < q->obj ? -1 : 1;
     if (p->val != q->val)
         return p->val < q->val ? -1 : 1;
+    if (p->tid != q->tid)
+        return p->tid < q->tid ? -1 : 1;
     return (p->id > q->id) - (p->id < q->id);
 }
 
-/* The first of w[0, n) at or after (obj, val, id). */
-static size_t write_lower(const vo_write *w, size_t n, uint32_t obj,
-                          uint64_t val, uint32_t id)
+/* The id of thread tid's first entry of (obj, val) in w[0, n), or
+ * VO_NONE. */
+static uint32_t first_of(const vo_write *w, size_t n, uint32_t obj,
+                         uint64_t val, uint32_t tid)
 {
     size_t a = 0, b = n;
-    vo_write key = {obj, id, val};
+    vo_write key = {obj, 0, tid, val};
     while (a < b) {
         size_t m = a + (b - a) / 2;
         if (cmp_write(&w[m], &key) < 0)
@@ -324,58 +328,89 @@ static size_t write_lower(const vo_write *w, size_t n, uint32_t obj,
         else
             b = m;
     }
-    return a;
+    return a < n && w[a].obj == obj && w[a].val == val && w[a].tid == tid
+               ? w[a].id
+               : VO_NONE;
 }
 
-/* What read x (thread t) returning its recorded value implies: the
- * meet of the clocks of the writes it may read, into meet.  0 when it
- * implies nothing (initial value possible, too many writes, none of
- * them before x in the recording). */
-static int read_meet(const ft_value_order *v, const vo_write *w, size_t nw,
-                     const uint32_t *cur, uint32_t x, uint32_t *meet)
+/* The meet, into meet, of the clocks of the possible sources first[j]
+ * (thread j's first one, VO_NONE for none): clocks only grow along a
+ * thread, so its first source stands for all of its.  A source not yet
+ * reached counts with its thread's clock so far.  0 when there is none,
+ * or none before x in the recording (a trace at odds with itself). */
+static int meet_firsts(const ft_value_order *v, const uint32_t *first,
+                       const uint32_t *cur, uint32_t x, uint32_t *meet)
 {
     const ft_ctm *c = v->c;
-    uint32_t obj = c->obj[x], t = c->tid[x], nt = v->nt;
+    uint32_t nt = v->nt;
+    unsigned k = 0;
+    int earlier = 0;
+    for (uint32_t j = 0; j < nt; j++) {
+        uint32_t id = first[j];
+        if (id == VO_NONE)
+            continue;
+        uint32_t pw = c->pos[id];
+        const uint32_t *r =
+            id < x ? vo_row_at(v, j, pw) : &cur[(size_t)j * nt];
+        earlier |= id < x;
+        for (uint32_t m = 0; m < nt; m++) {
+            uint32_t val = m == j ? pw + 1 : r ? r[m] : 0;
+            meet[m] = k == 0 || val < meet[m] ? val : meet[m];
+        }
+        k++;
+    }
+    return k && earlier;
+}
+
+/* What read x (thread t) returning its recorded value implies: it read
+ * one of the writes of that value.  Nothing when the initial value is
+ * that value too, or when its own thread wrote it before (that write's
+ * clock is already its own). */
+static int read_meet(const ft_value_order *v, const vo_write *w, size_t nw,
+                     const uint32_t *cur, uint32_t x, uint32_t *first,
+                     uint32_t *meet)
+{
+    const ft_ctm *c = v->c;
+    uint32_t obj = c->obj[x], t = c->tid[x];
     const ft_ctm_var *var = &c->vars[obj];
     if (!var->shared || (var->has_init && var->init == c->value[x]))
         return 0;
-    size_t lo = write_lower(w, nw, obj, c->value[x], 0);
-    size_t hi = write_lower(w, nw, obj, c->value[x], UINT32_MAX); /* ids
-                                                         are below it */
-    if (hi - lo > 4 * VO_MAX_SOURCES)
+    for (uint32_t j = 0; j < v->nt; j++)
+        first[j] = first_of(w, nw, obj, c->value[x], j);
+    if (first[t] < x)
         return 0;
-    unsigned n = 0;
-    int earlier = 0;
-    for (size_t i = lo; i < hi; i++) {
-        uint32_t id = w[i].id, tw = c->tid[id], pw = c->pos[id];
-        if (id == x || (tw == t && id > x))
-            continue; /* itself, or later in its own thread */
-        if (++n > VO_MAX_SOURCES)
-            return 0;
-        /* a write not yet reached: its thread's clock so far bounds it */
-        const uint32_t *r =
-            id < x ? vo_row_at(v, tw, pw) : &cur[(size_t)tw * nt];
-        earlier |= id < x;
-        for (uint32_t j = 0; j < nt; j++) {
-            uint32_t val = j == tw ? pw + 1 : r ? r[j] : 0;
-            meet[j] = n == 1 || val < meet[j] ? val : meet[j];
-        }
-    }
-    return n && earlier;
+    first[t] = VO_NONE; /* itself (an RMW), or later in its thread */
+    return meet_firsts(v, first, cur, x, meet);
+}
+
+/* What wait x (thread t) returning woken, not timed out, implies: a
+ * notify of its condition variable by another thread came before it
+ * (smt/sync.c). */
+static int wake_meet(const ft_value_order *v, const vo_write *notes,
+                     size_t nn, const uint32_t *cur, uint32_t x,
+                     uint32_t *first, uint32_t *meet)
+{
+    const ft_ctm *c = v->c;
+    for (uint32_t j = 0; j < v->nt; j++)
+        first[j] = first_of(notes, nn, c->obj[x], 0, j);
+    first[c->tid[x]] = VO_NONE;
+    return meet_firsts(v, first, cur, x, meet);
 }
 
 /* The pass in recorded order. */
-static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw)
+static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw,
+                          const vo_write *notes, size_t nnotes)
 {
     const ft_ctm *c = v->c;
     uint32_t nt = v->nt;
     uint32_t *cur = calloc((size_t)nt * nt + 1, sizeof *cur);
     uint32_t *pend = calloc((size_t)nt * nt + 1, sizeof *pend);
     uint32_t *meet = malloc(sizeof *meet * (nt + 1));
+    uint32_t *first = malloc(sizeof *first * (nt + 1));
     uint8_t *haspend = calloc(nt + 1, 1), *dirty = calloc(nt + 1, 1);
     vo_locks *held = calloc(nt + 1, sizeof *held);
     int rc = -1;
-    if (!cur || !pend || !meet || !haspend || !dirty || !held)
+    if (!cur || !pend || !meet || !first || !haspend || !dirty || !held)
         goto out;
     for (uint32_t x = 0; x < c->ntrans; x++) {
         uint32_t t = c->tid[x], p = c->pos[x], op = c->op[x];
@@ -392,6 +427,9 @@ static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw)
             if (k != t && c->len[k])
                 ch |= join_at(v, cl, k, c->len[k] - 1);
         }
+        if (op == FT_OP_WAIT_POST && c->value[x] == 0 &&
+            wake_meet(v, notes, nnotes, cur, x, first, meet))
+            ch |= join(cl, meet, nt);
         int acq = 0;
         uint32_t lk = vo_lock_op(c, x, &acq);
         vo_cs closed;
@@ -410,7 +448,7 @@ static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw)
                 dirty[k] = 1;
         }
         if (ft_ctm_reads(c, x) && c->obj[x] < c->nvars &&
-            read_meet(v, w, nw, cur, x, meet)) {
+            read_meet(v, w, nw, cur, x, first, meet)) {
             join(&pend[(size_t)t * nt], meet, nt);
             haspend[t] = 1;
         }
@@ -424,6 +462,7 @@ out:
     free(cur);
     free(pend);
     free(meet);
+    free(first);
     free(haspend);
     free(dirty);
     return rc;
@@ -451,6 +490,7 @@ ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
 {
     ft_value_order *v = calloc(1, sizeof *v);
     vo_write *w = NULL;
+    vo_write *notes = NULL;
     if (!v)
         return NULL;
     v->c = c;
@@ -471,14 +511,28 @@ ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
     nw = 0;
     for (uint32_t x = 0; x < c->ntrans; x++)
         if (ft_ctm_writes(c, x) && c->obj[x] < c->nvars)
-            w[nw++] = (vo_write){c->obj[x], x, ft_ctm_written(c, x)};
+            w[nw++] = (vo_write){c->obj[x], x, c->tid[x],
+                                 ft_ctm_written(c, x)};
     qsort(w, nw, sizeof *w, cmp_write);
-    if (collect_cs(v) || compute_clocks(v, w, nw))
+    size_t nn = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        nn += c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL;
+    notes = malloc(sizeof *notes * (nn + 1));
+    if (!notes)
+        goto fail;
+    nn = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL)
+            notes[nn++] = (vo_write){c->obj[x], x, c->tid[x], 0};
+    qsort(notes, nn, sizeof *notes, cmp_write);
+    if (collect_cs(v) || compute_clocks(v, w, nw, notes, nn))
         goto fail;
     free(w);
+    free(notes);
     return v;
 fail:
     free(w);
+    free(notes);
     ft_value_order_free(v);
     return NULL;
 }
