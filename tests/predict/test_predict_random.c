@@ -398,6 +398,40 @@ static uint32_t counter_regions(const ft_ctm *c, uint32_t t, int variant,
     return n;
 }
 
+/* Thread t's first write: its position, or len[t] if none. */
+static uint32_t first_write_pos(const ft_ctm *c, uint32_t t)
+{
+    uint32_t q = 0;
+    while (q < c->len[t] && c->op[ft_ctm_at(c, t, q)] != FT_OP_WRITE)
+        q++;
+    return q;
+}
+
+/* Loads b (freed) into a model, and into p the CMA property of thread
+ * 1's first write against thread 2's first two writes. */
+static ft_ctm *load_first_writes(evbuf *b, const char *tag, ft_prop *p)
+{
+    ft_ctm *c = load_events(b, tag);
+    evbuf_free(b);
+    assert_non_null(c);
+    uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
+    assert_true(wa < c->len[1] && wb + 1 < c->len[2]);
+    *p = (ft_prop){0, FT_PROP_CMA, {{1, wa, wa}, {2, wb, wb + 1}}};
+    return c;
+}
+
+/* Whether the value order of c claims that p holds. */
+static int value_order_claims(const ft_ctm *c, const ft_prop *p)
+{
+    ft_slice_index *ix = ft_slice_index_new(c);
+    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+    assert_non_null(vo);
+    int claim = ft_value_order_holds(vo, p);
+    ft_value_order_free(vo);
+    ft_slice_index_free(ix);
+    return claim;
+}
+
 /* A read of a value that 65 writes wrote (the value order once gave up
  * past 64): thread 2's read of F = 1 can only read thread 1's writes of
  * it, the first of which follows thread 1's write of A, so thread 2's
@@ -422,22 +456,9 @@ static void test_value_order_many_writes(void **state)
     evbuf_add(&b, FT_EV_WRITE, 2, C, 0, 1, 0, 0);
     evbuf_add(&b, FT_EV_READ, 1, B, 0, 1, 0, 0);
     evbuf_add(&b, FT_EV_READ, 2, A, 0, 1, 0, 0);
-    ft_ctm *c = load_events(&b, "many");
-    evbuf_free(&b);
-    assert_non_null(c);
-    /* thread 1's write of A, against thread 2's writes after its read */
-    uint32_t wb = 0;
-    while (wb < c->len[2] && c->op[ft_ctm_at(c, 2, wb)] != FT_OP_WRITE)
-        wb++;
-    assert_true(wb + 1 < c->len[2]);
-    ft_prop p = {0, FT_PROP_CMA, {{1, 0, 0}, {2, wb, wb + 1}}};
-    assert_int_equal(c->op[ft_ctm_at(c, 1, 0)], FT_OP_WRITE);
-    ft_slice_index *ix = ft_slice_index_new(c);
-    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
-    assert_non_null(vo);
-    assert_true(ft_value_order_holds(vo, &p));
-    ft_value_order_free(vo);
-    ft_slice_index_free(ix);
+    ft_prop p;
+    ft_ctm *c = load_first_writes(&b, "many", &p);
+    assert_true(value_order_claims(c, &p));
     ft_ctm_free(c);
 }
 
@@ -464,29 +485,15 @@ static void test_value_order_cond_wake(void **state)
     evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, M, 0, 0, 0, 0);
     evbuf_add(&b, FT_EV_WRITE, 2, A, 0, 3, 0, 0);
     evbuf_add(&b, FT_EV_WRITE, 2, C, 0, 1, 0, 0);
-    ft_ctm *c = load_events(&b, "wake");
-    evbuf_free(&b);
-    assert_non_null(c);
-    uint32_t wb = 0; /* thread 2's write of A */
-    while (wb < c->len[2] && c->op[ft_ctm_at(c, 2, wb)] != FT_OP_WRITE)
-        wb++;
-    uint32_t wa = 0; /* thread 1's first write of A */
-    while (wa < c->len[1] && c->op[ft_ctm_at(c, 1, wa)] != FT_OP_WRITE)
-        wa++;
-    assert_true(wb + 1 < c->len[2] && wa < c->len[1]);
-    ft_prop p = {0, FT_PROP_CMA, {{1, wa, wa}, {2, wb, wb + 1}}};
-    ft_slice_index *ix = ft_slice_index_new(c);
-    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
-    assert_non_null(vo);
-    assert_true(ft_value_order_holds(vo, &p));
+    ft_prop p;
+    ft_ctm *c = load_first_writes(&b, "wake", &p);
+    assert_true(value_order_claims(c, &p));
     struct walk_ctx w = {c, &p, 1, {0}, {{0}}};
     oracle_opts oo;
     memset(&oo, 0, sizeof oo);
     assert_true(oracle_walk(c, &oo, visit, &w) > 0);
     assert_false(w.found[0]);
     free(w.valid[0].k);
-    ft_value_order_free(vo);
-    ft_slice_index_free(ix);
     ft_ctm_free(c);
 }
 
