@@ -7,9 +7,10 @@
  * run, when it may return anything).  With program order, fork/join and
  * mutual exclusion (a critical section that must start before something
  * inside another section of the same lock ends before that section
- * starts, unless both are read holds of an rwlock) and condition
- * variables (a woken wait follows one of the other threads' notifies)
- * this is a must-happen-before relation the recorded order
+ * starts, unless both are read holds of an rwlock), condition variables
+ * (a woken wait follows one of the other threads' notifies) and
+ * semaphores (vorder_sem.c: a wait follows the posts it needs) this is
+ * a must-happen-before relation the recorded order
  * extends, so one pass in recorded order computes it as vector clocks.
  * vorder_holds.c decides properties with it, without a solver: on a
  * long lock-heavy trace the windows the solver can take rarely hold both
@@ -399,7 +400,8 @@ static int wake_meet(const ft_value_order *v, const vo_write *notes,
 
 /* The pass in recorded order. */
 static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw,
-                          const vo_write *notes, size_t nnotes)
+                          const vo_write *notes, size_t nnotes,
+                          const vo_sems *sems)
 {
     const ft_ctm *c = v->c;
     uint32_t nt = v->nt;
@@ -430,6 +432,8 @@ static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw,
         if (op == FT_OP_WAIT_POST && c->value[x] == 0 &&
             wake_meet(v, notes, nnotes, cur, x, first, meet))
             ch |= join(cl, meet, nt);
+        if (op == FT_OP_SEM_WAIT)
+            ch |= vo_sem_rule(v, sems, x, cl, cl);
         int acq = 0;
         uint32_t lk = vo_lock_op(c, x, &acq);
         vo_cs closed;
@@ -491,6 +495,7 @@ ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
     ft_value_order *v = calloc(1, sizeof *v);
     vo_write *w = NULL;
     vo_write *notes = NULL;
+    vo_sems *sems = NULL;
     if (!v)
         return NULL;
     v->c = c;
@@ -525,14 +530,17 @@ ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
         if (c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL)
             notes[nn++] = (vo_write){c->obj[x], x, c->tid[x], 0};
     qsort(notes, nn, sizeof *notes, cmp_write);
-    if (collect_cs(v) || compute_clocks(v, w, nw, notes, nn))
+    sems = vo_sems_new(c);
+    if (!sems || collect_cs(v) || compute_clocks(v, w, nw, notes, nn, sems))
         goto fail;
     free(w);
     free(notes);
+    vo_sems_free(sems);
     return v;
 fail:
     free(w);
     free(notes);
+    vo_sems_free(sems);
     ft_value_order_free(v);
     return NULL;
 }

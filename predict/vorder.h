@@ -47,4 +47,14 @@ const uint32_t *vo_row_at(const ft_value_order *v, uint32_t t, uint32_t p);
 uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,
                    uint32_t j);
 
+/* ---- vorder_sem.c: semaphore counting ---- */
+typedef struct vo_sems vo_sems;
+vo_sems *vo_sems_new(const ft_ctm *c);
+void vo_sems_free(vo_sems *s);
+/* What successful semaphore wait x needs, given its clock cl: the posts
+ * that must come before it, joined into out (x's clock).  Returns
+ * whether out grew. */
+int vo_sem_rule(const ft_value_order *v, const vo_sems *s, uint32_t x,
+                const uint32_t *cl, uint32_t *out);
+
 #endif

@@ -497,6 +497,37 @@ static void test_value_order_cond_wake(void **state)
     ft_ctm_free(c);
 }
 
+/* A semaphore wait that needs one post, when only thread 1 posts:
+ * thread 2's writes after it follow thread 1's write of A before the
+ * post.  The oracle agrees that the CMA property of the two (both write
+ * A) holds. */
+static void test_value_order_sem_post(void **state)
+{
+    (void)state;
+    enum { A = 0x100, C = 0x118, S = 0x400 };
+    evbuf b = {0};
+    evbuf_add(&b, FT_EV_SEM_INIT, 0, S, 0, 0, 0, 0);
+    for (uint32_t t = 1; t <= 2; t++)
+        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 1, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 1, A, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_SEM_POST, 1, S, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 2, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_SEM_WAIT, 2, S, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_WRITE, 2, A, 0, 2, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 2, C, 0, 1, 0, 0);
+    ft_prop p;
+    ft_ctm *c = load_first_writes(&b, "sem", &p);
+    assert_true(value_order_claims(c, &p));
+    struct walk_ctx w = {c, &p, 1, {0}, {{0}}};
+    oracle_opts oo;
+    memset(&oo, 0, sizeof oo);
+    assert_true(oracle_walk(c, &oo, visit, &w) > 0);
+    assert_false(w.found[0]);
+    free(w.valid[0].k);
+    ft_ctm_free(c);
+}
+
 /* Lock-protected counter runs recorded in quanta (tests/model/
  * gen_counter.c): the value order's claims and the windowed prediction
  * (whose first step is the clipped hunt) against the oracle, on every
@@ -620,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_value_order_counters),
         cmocka_unit_test(test_value_order_many_writes),
         cmocka_unit_test(test_value_order_cond_wake),
+        cmocka_unit_test(test_value_order_sem_post),
         cmocka_unit_test(test_predict_matches_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
