@@ -432,6 +432,22 @@ static int value_order_claims(const ft_ctm *c, const ft_prop *p)
     return claim;
 }
 
+/* The value order claims that b's first-writes property holds, and the
+ * oracle finds no violation of it. */
+static void claim_holds_for_oracle(evbuf *b, const char *tag)
+{
+    ft_prop p;
+    ft_ctm *c = load_first_writes(b, tag, &p);
+    assert_true(value_order_claims(c, &p));
+    struct walk_ctx w = {c, &p, 1, {0}, {{0}}};
+    oracle_opts oo;
+    memset(&oo, 0, sizeof oo);
+    assert_true(oracle_walk(c, &oo, visit, &w) > 0);
+    assert_false(w.found[0]);
+    free(w.valid[0].k);
+    ft_ctm_free(c);
+}
+
 /* A read of a value that 65 writes wrote (the value order once gave up
  * past 64): thread 2's read of F = 1 can only read thread 1's writes of
  * it, the first of which follows thread 1's write of A, so thread 2's
@@ -485,16 +501,7 @@ static void test_value_order_cond_wake(void **state)
     evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, M, 0, 0, 0, 0);
     evbuf_add(&b, FT_EV_WRITE, 2, A, 0, 3, 0, 0);
     evbuf_add(&b, FT_EV_WRITE, 2, C, 0, 1, 0, 0);
-    ft_prop p;
-    ft_ctm *c = load_first_writes(&b, "wake", &p);
-    assert_true(value_order_claims(c, &p));
-    struct walk_ctx w = {c, &p, 1, {0}, {{0}}};
-    oracle_opts oo;
-    memset(&oo, 0, sizeof oo);
-    assert_true(oracle_walk(c, &oo, visit, &w) > 0);
-    assert_false(w.found[0]);
-    free(w.valid[0].k);
-    ft_ctm_free(c);
+    claim_holds_for_oracle(&b, "wake");
 }
 
 /* A semaphore wait that needs one post, when only thread 1 posts:
@@ -516,16 +523,7 @@ static void test_value_order_sem_post(void **state)
     evbuf_add(&b, FT_EV_SEM_WAIT, 2, S, 0, 0, FT_HOW_BLOCK, 0);
     evbuf_add(&b, FT_EV_WRITE, 2, A, 0, 2, 0, 0);
     evbuf_add(&b, FT_EV_WRITE, 2, C, 0, 1, 0, 0);
-    ft_prop p;
-    ft_ctm *c = load_first_writes(&b, "sem", &p);
-    assert_true(value_order_claims(c, &p));
-    struct walk_ctx w = {c, &p, 1, {0}, {{0}}};
-    oracle_opts oo;
-    memset(&oo, 0, sizeof oo);
-    assert_true(oracle_walk(c, &oo, visit, &w) > 0);
-    assert_false(w.found[0]);
-    free(w.valid[0].k);
-    ft_ctm_free(c);
+    claim_holds_for_oracle(&b, "sem");
 }
 
 /* Lock-protected counter runs recorded in quanta (tests/model/
