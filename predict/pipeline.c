@@ -351,6 +351,8 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         progress(arg, (size_t)decided, pl->nprops);
     ft_predict_opts own = *o;
     own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+    if (w) /* the value order was asked about every property already */
+        own.no_value_order = 1;
     o = &own;
     for (size_t done = (size_t)decided; done < pl->nprops;) {
         size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;

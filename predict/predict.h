@@ -69,7 +69,8 @@ typedef struct ft_predict_opts {
      * unknown ("not solved"). */
     unsigned total_ms;
     /* Windows only: no "holds" from the value order (predict/vorder.c,
-     * docs/prediction.md "value order"); for ablation. */
+     * docs/prediction.md "value order"): for ablation, and set by the
+     * pipeline once it has asked the value order itself. */
     int no_value_order;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
 } ft_predict_opts;

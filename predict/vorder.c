@@ -23,11 +23,6 @@
 /* Clock cells kept (rows x threads): past this the order is not built. */
 #define VO_MAX_CELLS ((uint64_t)1 << 26)
 
-typedef struct vo_write { /* a write, or a notify (val 0) */
-    uint32_t obj, id, tid;
-    uint64_t val;
-} vo_write;
-
 typedef struct vo_held {
     uint32_t lock, depth, acq, excl;
 } vo_held;
@@ -234,8 +229,8 @@ static int join(uint32_t *a, const uint32_t *b, uint32_t n)
     return ch;
 }
 
-static int join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
-                   uint32_t p)
+int vo_join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
+               uint32_t p)
 {
     const uint32_t *r = vo_row_at(v, t, p);
     int ch = r ? join(cl, r, v->nt) : 0;
@@ -292,7 +287,7 @@ static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
                  * a trace at odds with itself: no claim then) */
                 if (s && s->rel != VO_NONE && cl[b] < s->rel + 1 &&
                     ft_ctm_at(c, b, s->rel) < x)
-                    ch |= join_at(v, cl, b, s->rel);
+                    ch |= vo_join_at(v, cl, b, s->rel);
             }
         if (!ch)
             break;
@@ -301,8 +296,8 @@ static int lock_rule(const ft_value_order *v, const vo_locks *L, uint32_t x,
     return any;
 }
 
-/* Writes by (object, value, thread, id); notifies by (object, thread,
- * id) with val 0: each thread's first source of a value is one search. */
+/* Writes by (object, value, thread, id); notifies with val 0: each
+ * thread's first source of a value is one search. */
 static int cmp_write(const void *a, const void *b)
 {
     const vo_write *p = a, *q = b;
@@ -315,13 +310,16 @@ static int cmp_write(const void *a, const void *b)
     return (p->id > q->id) - (p->id < q->id);
 }
 
-/* The id of thread tid's first entry of (obj, val) in w[0, n), or
- * VO_NONE. */
-static uint32_t first_of(const vo_write *w, size_t n, uint32_t obj,
-                         uint64_t val, uint32_t tid)
+void vo_writes_sort(vo_write *w, size_t n)
+{
+    qsort(w, n, sizeof *w, cmp_write);
+}
+
+size_t vo_write_lower(const vo_write *w, size_t n, uint32_t obj,
+                      uint64_t val, uint32_t tid, uint32_t id)
 {
     size_t a = 0, b = n;
-    vo_write key = {obj, 0, tid, val};
+    vo_write key = {obj, id, tid, val};
     while (a < b) {
         size_t m = a + (b - a) / 2;
         if (cmp_write(&w[m], &key) < 0)
@@ -329,6 +327,15 @@ static uint32_t first_of(const vo_write *w, size_t n, uint32_t obj,
         else
             b = m;
     }
+    return a;
+}
+
+/* The id of thread tid's first entry of (obj, val) in w[0, n), or
+ * VO_NONE. */
+static uint32_t first_of(const vo_write *w, size_t n, uint32_t obj,
+                         uint64_t val, uint32_t tid)
+{
+    size_t a = vo_write_lower(w, n, obj, val, tid, 0);
     return a < n && w[a].obj == obj && w[a].val == val && w[a].tid == tid
                ? w[a].id
                : VO_NONE;
@@ -427,7 +434,7 @@ static int compute_clocks(ft_value_order *v, const vo_write *w, size_t nw,
         if (op == FT_OP_JOIN && c->value[x] < nt) {
             uint32_t k = (uint32_t)c->value[x];
             if (k != t && c->len[k])
-                ch |= join_at(v, cl, k, c->len[k] - 1);
+                ch |= vo_join_at(v, cl, k, c->len[k] - 1);
         }
         if (op == FT_OP_WAIT_POST && c->value[x] == 0 &&
             wake_meet(v, notes, nnotes, cur, x, first, meet))
@@ -518,7 +525,7 @@ ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
         if (ft_ctm_writes(c, x) && c->obj[x] < c->nvars)
             w[nw++] = (vo_write){c->obj[x], x, c->tid[x],
                                  ft_ctm_written(c, x)};
-    qsort(w, nw, sizeof *w, cmp_write);
+    vo_writes_sort(w, nw);
     size_t nn = 0;
     for (uint32_t x = 0; x < c->ntrans; x++)
         nn += c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL;
@@ -529,7 +536,7 @@ ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix)
     for (uint32_t x = 0; x < c->ntrans; x++)
         if (c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL)
             notes[nn++] = (vo_write){c->obj[x], x, c->tid[x], 0};
-    qsort(notes, nn, sizeof *notes, cmp_write);
+    vo_writes_sort(notes, nn);
     sems = vo_sems_new(c);
     if (!sems || collect_cs(v) || compute_clocks(v, w, nw, notes, nn, sems))
         goto fail;

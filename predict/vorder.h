@@ -27,6 +27,17 @@ struct ft_value_order {
     const ft_slice_index *ix; /* per object: ids by thread, position */
 };
 
+/* A transition on an object, sorted by (obj, val, tid, id): a write and
+ * its value, a notify (val 0), a semaphore operation (val its op). */
+typedef struct vo_write {
+    uint32_t obj, id, tid;
+    uint64_t val;
+} vo_write;
+void vo_writes_sort(vo_write *w, size_t n);
+/* The first of w[0, n) at or after (obj, val, tid, id). */
+size_t vo_write_lower(const vo_write *w, size_t n, uint32_t obj,
+                      uint64_t val, uint32_t tid, uint32_t id);
+
 /* The mutex or rwlock x acquires (*acq 1) or releases (*acq 0), or
  * VO_NONE.  An acquisition is exclusive unless it is a read lock. */
 uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq);
@@ -42,6 +53,10 @@ const vo_cs *vo_cs_at(const ft_value_order *v, uint32_t lock, uint32_t t,
                       uint32_t q);
 /* Thread t's clock row in force at position p, NULL before its first. */
 const uint32_t *vo_row_at(const ft_value_order *v, uint32_t t, uint32_t p);
+/* Joins into clock cl what thread t's transition at position p must
+ * follow, and that transition; returns whether cl grew. */
+int vo_join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
+               uint32_t p);
 /* How many of thread j's transitions must come before (or be) thread
  * t's transition at position p. */
 uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,

@@ -10,43 +10,25 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* A semaphore operation: sorted by object, op, thread, id, so that a
- * thread's successful waits or posts on one semaphore are one range. */
-typedef struct vo_semop {
-    uint32_t obj, op, tid, id;
-} vo_semop;
-
+/* The semaphores' inits, posts and successful waits, as vo_write with
+ * the op for the value: a thread's posts or waits on one semaphore are
+ * one range. */
 struct vo_sems {
-    vo_semop *v;
+    vo_write *v;
     size_t n;
 };
 
-static int cmp_semop(const void *a, const void *b)
-{
-    const vo_semop *p = a, *q = b;
-    if (p->obj != q->obj)
-        return p->obj < q->obj ? -1 : 1;
-    if (p->op != q->op)
-        return p->op < q->op ? -1 : 1;
-    if (p->tid != q->tid)
-        return p->tid < q->tid ? -1 : 1;
-    return (p->id > q->id) - (p->id < q->id);
-}
-
-/* The first entry at or after (obj, op, tid, id). */
 static size_t lower(const vo_sems *s, uint32_t obj, uint32_t op, uint32_t tid,
                     uint32_t id)
 {
-    vo_semop key = {obj, op, tid, id};
-    size_t a = 0, b = s->n;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (cmp_semop(&s->v[m], &key) < 0)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
+    return vo_write_lower(s->v, s->n, obj, op, tid, id);
+}
+
+/* A failed wait takes nothing: only these count. */
+static int counted(uint32_t op)
+{
+    return op == FT_OP_SEM_INIT || op == FT_OP_SEM_POST ||
+           op == FT_OP_SEM_WAIT;
 }
 
 vo_sems *vo_sems_new(const ft_ctm *c)
@@ -55,8 +37,7 @@ vo_sems *vo_sems_new(const ft_ctm *c)
     if (!s)
         return NULL;
     for (uint32_t x = 0; x < c->ntrans; x++)
-        s->n += c->op[x] == FT_OP_SEM_INIT || c->op[x] == FT_OP_SEM_POST ||
-                c->op[x] == FT_OP_SEM_WAIT;
+        s->n += counted(c->op[x]);
     s->v = malloc(sizeof *s->v * (s->n + 1));
     if (!s->v) {
         free(s);
@@ -64,10 +45,9 @@ vo_sems *vo_sems_new(const ft_ctm *c)
     }
     s->n = 0;
     for (uint32_t x = 0; x < c->ntrans; x++)
-        if (c->op[x] == FT_OP_SEM_INIT || c->op[x] == FT_OP_SEM_POST ||
-            c->op[x] == FT_OP_SEM_WAIT)
-            s->v[s->n++] = (vo_semop){c->obj[x], c->op[x], c->tid[x], x};
-    qsort(s->v, s->n, sizeof *s->v, cmp_semop);
+        if (counted(c->op[x]))
+            s->v[s->n++] = (vo_write){c->obj[x], x, c->tid[x], c->op[x]};
+    vo_writes_sort(s->v, s->n);
     return s;
 }
 
@@ -118,6 +98,15 @@ static uint32_t waits_since(const ft_value_order *v, const vo_sems *s,
     return (uint32_t)(b - lo);
 }
 
+/* Thread j's posts on obj that may come before x (of thread t): all of
+ * them, or for t itself those before x. */
+static uint64_t posts_of(const vo_sems *s, uint32_t obj, uint32_t j,
+                         uint32_t t, uint32_t x)
+{
+    return lower(s, obj, FT_OP_SEM_POST, j, j == t ? x : UINT32_MAX) -
+           lower(s, obj, FT_OP_SEM_POST, j, 0);
+}
+
 int vo_sem_rule(const ft_value_order *v, const vo_sems *s, uint32_t x,
                 const uint32_t *cl, uint32_t *out)
 {
@@ -135,34 +124,23 @@ int vo_sem_rule(const ft_value_order *v, const vo_sems *s, uint32_t x,
     int64_t need = (int64_t)before + 1 - (int64_t)c->value[init];
     if (need <= 0)
         return 0;
-    uint64_t total = 0, *mine = calloc(nt + 1, sizeof *mine);
-    if (!mine)
-        return 0;
-    for (uint32_t j = 0; j < nt; j++) {
-        size_t a = lower(s, obj, FT_OP_SEM_POST, j, 0);
-        size_t b = lower(s, obj, FT_OP_SEM_POST, j, j == t ? x : UINT32_MAX);
-        mine[j] = b - a; /* its own thread's only before it */
-        total += mine[j];
-    }
+    uint64_t total = 0;
+    for (uint32_t j = 0; j < nt; j++)
+        total += posts_of(s, obj, j, t, x);
+    if (total < (uint64_t)need)
+        return 0; /* a trace at odds with itself */
     int any = 0;
-    for (uint32_t j = 0; j < nt && total >= (uint64_t)need; j++) {
-        int64_t m = need - (int64_t)(total - mine[j]);
+    for (uint32_t j = 0; j < nt; j++) {
+        uint64_t mine = posts_of(s, obj, j, t, x);
+        int64_t m = need - (int64_t)(total - mine);
         if (j == t || m <= 0)
             continue;
         /* j's m-th post: before x in the recording, as the recorded
          * count says, unless the trace is at odds with itself */
-        uint32_t y = s->v[lower(s, obj, FT_OP_SEM_POST, j, 0) + (size_t)m - 1].id;
-        if (y > x)
-            continue;
-        const uint32_t *r = vo_row_at(v, j, c->pos[y]);
-        for (uint32_t k = 0; k < nt; k++) {
-            uint32_t val = k == j ? c->pos[y] + 1 : r ? r[k] : 0;
-            if (val > out[k]) {
-                out[k] = val;
-                any = 1;
-            }
-        }
+        size_t first = lower(s, obj, FT_OP_SEM_POST, j, 0);
+        uint32_t y = s->v[first + (size_t)m - 1].id;
+        if (y < x)
+            any |= vo_join_at(v, out, j, c->pos[y]);
     }
-    free(mine);
     return any;
 }

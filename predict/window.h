@@ -33,7 +33,8 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                         ft_presult *res);
 
 /* The value order of c (vorder.c): a must-happen-before relation that
- * the data rule adds to program order, fork/join and mutual exclusion.
+ * the data rule adds to program order, fork/join, mutual exclusion,
+ * condition variables and semaphores.
  * ix (kept, not owned) lists each object's transitions.  NULL when out
  * of memory or too big to keep. */
 typedef struct ft_value_order ft_value_order;
