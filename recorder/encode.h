@@ -94,6 +94,21 @@ static inline uint8_t *ft_put_int(uint8_t *p, int64_t v)
     return ft_put_be64(p + 1, (uint64_t)v);
 }
 
+/* A READ or WRITE event of at most 8 bytes (trace.h): opcode, site,
+ * address as a delta against *reg (then set to addr), size, value.  The
+ * runtime's hot path (recorder/rt/rt_emit.h) inlines it. */
+static inline __attribute__((always_inline)) uint8_t *
+ft_put_access(uint8_t *p, int kind, uint32_t site, uint64_t *reg,
+              uint64_t addr, uint32_t size, uint64_t value)
+{
+    *p++ = (uint8_t)kind;
+    p = ft_put_uint(p, site);
+    p = ft_put_int(p, (int64_t)(addr - *reg));
+    *reg = addr;
+    *p++ = (uint8_t)size;
+    return ft_put_uint(p, value);
+}
+
 static inline uint8_t *ft_put_nil(uint8_t *p)
 {
     *p = 0xc0;

@@ -76,19 +76,6 @@ static void *writer(void *arg)
     return (void *)(uintptr_t)crc;
 }
 
-/* One access event as the runtime encodes it (rt_emit.h). */
-static inline uint8_t *event(uint8_t *p, int kind, uint32_t site,
-                             uint64_t *reg, uintptr_t addr, uint32_t size,
-                             uint64_t value)
-{
-    *p++ = (uint8_t)kind;
-    p = ft_put_uint(p, site);
-    p = ft_put_int(p, (int64_t)(addr - *reg));
-    *reg = addr;
-    *p++ = (uint8_t)size;
-    return ft_put_uint(p, value);
-}
-
 static uint8_t *new_chunk(void)
 {
     uint8_t *b = malloc(CHUNK);
@@ -112,11 +99,12 @@ static void *sweep(void *arg)
                 rreg = wreg = 0;
             }
             int t = *(volatile int *)&table[i];
-            p = event(p, 1, 3, &rreg, (uintptr_t)&table[i], 4, (uint32_t)t);
+            p = ft_put_access(p, 1, 3, &rreg, (uintptr_t)&table[i], 4,
+                              (uint32_t)t);
             sum += t ^ (int)r;
             out[id][i] = sum;
-            p = event(p, 2, 4, &wreg, (uintptr_t)&out[id][i], 8,
-                      (uint64_t)sum);
+            p = ft_put_access(p, 2, 4, &wreg, (uintptr_t)&out[id][i], 8,
+                              (uint64_t)sum);
         }
     submit(b, (size_t)(p - b));
     return NULL;

@@ -53,12 +53,7 @@ ft_emit_access_fast(int kind, uint32_t site, uintptr_t addr, uint32_t size,
     /* kind is a constant at every call: the register is chosen at
      * compile time (version 3 splits READ's, trace.h) */
     uint64_t *reg = kind == FT_EV_READ ? &ft_tbh.regs.read : &ft_tbh.regs.any;
-    *p++ = (uint8_t)kind;
-    p = ft_put_uint(p, site);
-    p = ft_put_int(p, (int64_t)(addr - *reg));
-    *reg = addr;
-    *p++ = (uint8_t)size;
-    ft_tbh.ev.pos = ft_put_uint(p, value);
+    ft_tbh.ev.pos = ft_put_access(p, kind, site, reg, addr, size, value);
     ft_tbh.nevents++;
 }
 
