@@ -66,17 +66,40 @@ static void hex(const unsigned char *b, int n, char *out, size_t len)
     out[k] = 0;
 }
 
+/* The module of the ELF file at path in a new session, or NULL. */
+static Dwfl_Module *report_file(Dwfl **dwfl, const Dwfl_Callbacks *cb,
+                                const char *path)
+{
+    *dwfl = dwfl_begin(cb);
+    if (!*dwfl)
+        return NULL;
+    dwfl_report_begin(*dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(*dwfl, path, path, -1, 0, false);
+    dwfl_report_end(*dwfl, NULL, NULL);
+    return mod;
+}
+
+/* mod's GNU build id as lowercase hex into out ("" if none). */
+static int module_build_id(Dwfl_Module *mod, char *out, size_t len)
+{
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int n = dwfl_module_build_id(mod, &bits, &vaddr);
+    out[0] = 0;
+    if (n > 0)
+        hex(bits, n, out, len);
+    return n > 0;
+}
+
 static void open_module(module_dw *m, const ft_module *tm, unsigned flags,
                         FILE *warn)
 {
     memset(m, 0, sizeof *m);
-    m->dwfl = dwfl_begin(flags & FT_SYM_DEBUGINFO ? &with_debuginfo
-                                                  : &own_file);
+    m->mod = report_file(&m->dwfl, flags & FT_SYM_DEBUGINFO ? &with_debuginfo
+                                                             : &own_file,
+                         tm->path);
     if (!m->dwfl)
         return;
-    dwfl_report_begin(m->dwfl);
-    m->mod = dwfl_report_elf(m->dwfl, tm->path, tm->path, -1, 0, false);
-    dwfl_report_end(m->dwfl, NULL, NULL);
     Elf *elf = m->mod ? dwfl_module_getelf(m->mod, &m->bias) : NULL;
     if (!elf) {
         if (warn)
@@ -88,12 +111,8 @@ static void open_module(module_dw *m, const ft_module *tm, unsigned flags,
     if (gelf_getehdr(elf, &eh))
         m->is_exec = eh.e_type == ET_EXEC;
     if (tm->build_id && tm->build_id[0]) {
-        const unsigned char *bits;
-        GElf_Addr vaddr;
-        int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
-        char got[129] = "";
-        if (n > 0)
-            hex(bits, n, got, sizeof got);
+        char got[129];
+        module_build_id(m->mod, got, sizeof got);
         if (strcmp(got, tm->build_id)) {
             if (warn)
                 fprintf(warn, "warning: %s has build id %s but the trace "
@@ -108,23 +127,12 @@ static void open_module(module_dw *m, const ft_module *tm, unsigned flags,
 
 int ft_file_build_id(const char *path, char *out, size_t len)
 {
+    Dwfl *dwfl;
+    Dwfl_Module *mod = report_file(&dwfl, &own_file, path);
     out[0] = 0;
-    Dwfl *dwfl = dwfl_begin(&own_file);
-    if (!dwfl)
-        return -1;
-    dwfl_report_begin(dwfl);
-    Dwfl_Module *mod = dwfl_report_elf(dwfl, path, path, -1, 0, false);
-    dwfl_report_end(dwfl, NULL, NULL);
-    int rc = -1;
-    if (mod) {
-        const unsigned char *bits;
-        GElf_Addr vaddr;
-        int n = dwfl_module_build_id(mod, &bits, &vaddr);
-        if (n > 0)
-            hex(bits, n, out, len);
-        rc = n > 0;
-    }
-    dwfl_end(dwfl);
+    int rc = mod ? module_build_id(mod, out, len) : -1;
+    if (dwfl)
+        dwfl_end(dwfl);
     return rc;
 }
 

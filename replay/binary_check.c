@@ -6,28 +6,7 @@
  * /proc/self/exe), so a mismatch is named before the run instead. */
 #include "replay/replay.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* prog as execvp would find it, into buf; NULL when not found. */
-static const char *resolve(const char *prog, char *buf, size_t len)
-{
-    if (strchr(prog, '/'))
-        return prog;
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        if (n > 0 && (size_t)snprintf(buf, len, "%.*s/%s", (int)n, path,
-                                      prog) < len &&
-            access(buf, X_OK) == 0)
-            return buf;
-        path += n + (path[n] == ':');
-    }
-    return NULL;
-}
 
 int fr_check_binary(const char *trace, const char *prog, FILE *warn)
 {
@@ -43,7 +22,7 @@ int fr_check_binary(const char *trace, const char *prog, FILE *warn)
                  h->modules[0].path ? h->modules[0].path : "");
     }
     ft_reader_close(r);
-    const char *file = resolve(prog, buf, sizeof buf);
+    const char *file = fr_which(prog, buf, sizeof buf);
     if (!want[0] || !file || ft_file_build_id(file, got, sizeof got) < 0)
         return -1;
     if (!strcmp(want, got))

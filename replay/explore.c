@@ -68,26 +68,6 @@ static int seterr(ft_error *err, const char *path, const char *fmt,
     return -1;
 }
 
-/* Like execvp's lookup: 1 if prog names an executable file. */
-static int program_exists(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    char buf[4096];
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t len = colon ? (size_t)(colon - path) : strlen(path);
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)len, len ? path : ".", prog);
-        if (access(buf, X_OK) == 0)
-            return 1;
-        path += len + (colon != NULL);
-    }
-    return 0;
-}
-
 typedef struct driver {
     const fx_opts *o;
     fx_result *res;
@@ -281,9 +261,10 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     memset(res, 0, sizeof *res);
     memset(err, 0, sizeof *err);
     driver d = {.o = o, .res = res, .s = find_strategy(o->strategy)};
+    char pbuf[4096];
     if (!d.s)
         return seterr(err, NULL, "unknown strategy '%s'", o->strategy);
-    if (!o->argv || !o->argv[0] || !program_exists(o->argv[0]))
+    if (!o->argv || !o->argv[0] || !fr_which(o->argv[0], pbuf, sizeof pbuf))
         return seterr(err, o->argv && o->argv[0] ? o->argv[0] : "",
                       "program not found%s", "");
     snprintf(d.work, sizeof d.work, "%s/foretell-explore-XXXXXX",

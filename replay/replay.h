@@ -112,6 +112,10 @@ typedef struct fr_outcome {
  * missing: err says so; trace unwritable; fork failed). */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
+/* prog as execvp would find it (PATH, or /usr/bin:/bin without one):
+ * prog itself or buf, NULL when there is no such executable. */
+const char *fr_which(const char *prog, char *buf, size_t len);
+
 /* Whether prog (as execvp finds it) is the binary the trace recorded, by
  * the main program's build id (replay/binary_check.c): 1 the same, 0 not
  * (then a warning naming both goes to warn, which may be NULL), -1 not

@@ -101,6 +101,25 @@ static const char *end_reason(ft_reader *r, int status, int hung,
     return "exit";
 }
 
+const char *fr_which(const char *prog, char *buf, size_t len)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0 ? prog : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t n = colon ? (size_t)(colon - path) : strlen(path);
+        if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".",
+                             prog) < len &&
+            access(buf, X_OK) == 0)
+            return buf;
+        path += n + (colon != NULL);
+    }
+    return NULL;
+}
+
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
 {
     memset(out, 0, sizeof *out);
