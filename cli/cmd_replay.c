@@ -252,6 +252,8 @@ int cmd_replay(int argc, char **argv)
         unlink(tmpsched);
     if (rc < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
+        if (rc == -2) /* the harness's own failure, not the input's */
+            return FT_EXIT_INTERNAL;
         return saved_errno == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
     }
     const char *sched_name = trace ? trace : schedule;

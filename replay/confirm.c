@@ -148,7 +148,7 @@ static int try_tails(const fr_confirm_opts *o, fr_confirmation *c,
         snprintf(note, sizeof note, "the violation, then tail %s: %s", spec,
                  fr_failure_name(out.failure));
         ft_error e;
-        if (fx_schedule_from_trace(trace, path, note, &e) == 0)
+        if (fx_schedule_from_trace(trace, path, note, 0, &e) == 0)
             snprintf(c->failing_schedule, sizeof c->failing_schedule, "%s",
                      path);
         return 0;

@@ -30,6 +30,7 @@
 #define FORETELL_REPLAY_H
 
 #include "predict/predict.h"
+#include "recorder/report.h"
 #include "recorder/trace.h"
 
 #include <stdint.h>
@@ -108,8 +109,11 @@ typedef struct fr_outcome {
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,
- * which *out describes), -1 with err set when it could not be run (program
- * missing: err says so; trace unwritable; fork failed). */
+ * which *out describes); -1 with err set when the input is to blame
+ * (program missing: errno ENOENT; not built with foretell-cc; the runtime
+ * refused the schedule or strategy, its reason in err); -2 with err set
+ * when the harness or the system failed (fork, pipe, /dev/null, the
+ * report page, a trace the runtime cannot write). */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
 /* prog as execvp would find it (PATH, or /usr/bin:/bin without one):
@@ -142,6 +146,37 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
  * err set (unreadable or damaged trace). */
 int fr_schedule_from_trace(const char *trace, ft_schedule *s,
                            ft_error *err);
+/* The same for what a damaged trace (a run killed with SIGKILL) still
+ * holds: its readable prefix. */
+int fr_schedule_from_prefix(const char *trace, ft_schedule *s,
+                            ft_error *err);
+
+/* ---- report.c: the runtime's report channel (recorder/report.h) ---- */
+typedef struct fr_report {
+    int fd;                 /* memfd, close-on-exec in the harness */
+    ft_report_page *page;   /* shared with the runtime: atomics only */
+    char env[40];           /* "FORETELL_REPORT_FD=N" for the child */
+    /* progress as the harness last saw it (fr_report_look) */
+    uint64_t last_kp, last_cpu_ns;
+    double last_look, last_progress, last_kp_time;
+} fr_report;
+
+/* Creates the page; -1 with err set. */
+int fr_report_open(fr_report *r, ft_error *err);
+/* Clears it for the next run. */
+void fr_report_reset(fr_report *r);
+void fr_report_close(fr_report *r);
+/* The runtime started in the program (it was built with foretell-cc). */
+int fr_report_started(const fr_report *r);
+/* The status the runtime refused the run with (its reason copied to why),
+ * or 0 when it did not refuse (whatever the exit status says). */
+int fr_report_refused(const fr_report *r, char *why, size_t len);
+/* Takes a look at the run's progress at time now (seconds, any clock):
+ * last_progress is when key points or CPU time last moved, last_kp_time
+ * when key points last moved (the first look is the baseline). */
+void fr_report_look(fr_report *r, double now);
+/* In a forked child before exec: keep fd open across exec. */
+int fr_child_keep_fd(int fd);
 
 /* Schedule file line of step i (the header takes 8 lines). */
 #define FR_STEP_LINE(i) ((unsigned)(i) + 8u)

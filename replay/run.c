@@ -42,9 +42,19 @@ static void set_err(ft_error *err, const char *path, const char *fmt,
     snprintf(err->message, sizeof err->message, fmt, arg);
 }
 
-static void child(const fr_run_opts *o, int errfd)
+/* What the child tells the parent before exec fails: the errno and
+ * whether exec (the program) or the harness's own setup failed. */
+struct child_error {
+    int err;
+    int setup; /* 1: opening /dev/null failed, not the program */
+};
+
+static void child(const fr_run_opts *o, int errfd, const fr_report *rep)
 {
+    struct child_error ce = {0, 0};
     setenv("FORETELL_TRACE", o->trace_out, 1);
+    if (fr_child_keep_fd(rep->fd) == 0)
+        putenv((char *)rep->env);
     if (o->schedule)
         setenv("FORETELL_SCHEDULE", o->schedule, 1);
     else
@@ -65,15 +75,18 @@ static void child(const fr_run_opts *o, int errfd)
         personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
     if (o->quiet) {
         int fd = open("/dev/null", O_WRONLY);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+            ce.err = errno;
+            ce.setup = 1;
+            if (write(errfd, &ce, sizeof ce) < 0)
+                _exit(127);
+            _exit(127);
         }
+        close(fd);
     }
     execvp(o->argv[0], o->argv);
-    int e = errno;
-    if (write(errfd, &e, sizeof e) < 0)
+    ce.err = errno;
+    if (write(errfd, &ce, sizeof ce) < 0)
         _exit(127);
     _exit(127);
 }
@@ -129,10 +142,14 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         set_err(err, "fr_run", "%s", "no program or no trace path");
         return -1;
     }
+    fr_report rep;
+    if (fr_report_open(&rep, err) < 0)
+        return -2;
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0) {
         set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
-        return -1;
+        fr_report_close(&rep);
+        return -2;
     }
     unlink(o->trace_out);
     double start = now_s();
@@ -141,31 +158,48 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         close(pfd[0]);
         close(pfd[1]);
         set_err(err, o->argv[0], "cannot fork: %s", strerror(errno));
-        return -1;
+        fr_report_close(&rep);
+        return -2;
     }
     if (pid == 0) {
         close(pfd[0]);
-        child(o, pfd[1]);
+        child(o, pfd[1], &rep);
     }
     close(pfd[1]);
-    int e = 0;
+    struct child_error ce = {0, 0};
     ssize_t n;
-    while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
+    while ((n = read(pfd[0], &ce, sizeof ce)) < 0 && errno == EINTR)
         ;
     close(pfd[0]);
     int status = 0, hung = 0;
     if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
         set_err(err, o->argv[0], "cannot wait for the program: %s",
                 strerror(errno));
-        return -1;
+        fr_report_close(&rep);
+        return -2;
     }
     double seconds = now_s() - start;
-    if (n == (ssize_t)sizeof e) {
+    char why[sizeof err->message - 40];
+    int refused = fr_report_refused(&rep, why, sizeof why);
+    int started = fr_report_started(&rep);
+    fr_report_close(&rep);
+    if (n == (ssize_t)sizeof ce && ce.setup) {
+        set_err(err, "/dev/null", "cannot open it to discard the program's "
+                "output: %s", strerror(ce.err));
+        return -2;
+    }
+    if (n == (ssize_t)sizeof ce) {
         set_err(err, o->argv[0],
-                e == ENOENT ? "program not found (%s)" : "cannot execute: %s",
-                strerror(e));
-        errno = e;
+                ce.err == ENOENT ? "program not found (%s)" : "cannot execute: %s",
+                strerror(ce.err));
+        errno = ce.err;
         return -1;
+    }
+    if (refused) {
+        /* The runtime's reason names the file to blame, if any. */
+        set_err(err, o->argv[0], "the runtime refused the run: %s", why);
+        errno = 0;
+        return refused == FT_OPEN_FAIL_STATUS ? -2 : -1;
     }
     struct stat st;
     if (stat(o->trace_out, &st) < 0 || st.st_size == 0) {
@@ -173,13 +207,13 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         snprintf(msg, sizeof msg, "%d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         set_err(err, o->argv[0],
-                WIFEXITED(status) && WEXITSTATUS(status) == 81
-                    ? "the runtime refused the schedule (status %s)"
-                    : "wrote no trace: not built with foretell-cc? "
-                      "(exit status %s)",
+                started ? "the runtime started but wrote no trace (exit "
+                          "status %s)"
+                        : "not built with foretell-cc (no foretell runtime "
+                          "started in it; exit status %s)",
                 msg);
         errno = 0;
-        return -1;
+        return started ? -2 : -1;
     }
     char rbuf[64];
     uint64_t events;

@@ -84,6 +84,7 @@ void ft_init(void)
     if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
         return;
     ft_rt.verbose = env_int("FORETELL_RT_VERBOSE", 0) != 0;
+    ft_report_init(); /* first: refusals below go through it */
     const char *path = getenv("FORETELL_TRACE");
     if (!path || !*path) {
         ft_rt_verbose("FORETELL_TRACE unset: passthrough");
@@ -94,7 +95,7 @@ void ft_init(void)
     ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
-        _exit(FT_BAD_STRATEGY_STATUS);
+        ft_refuse_exit(FT_BAD_STRATEGY_STATUS);
     /* Replay (docs/replay.md): a schedule to follow, deterministic time,
      * the heap oracle, a bound on key points. */
     const char *schedule = getenv("FORETELL_SCHEDULE");
@@ -102,17 +103,18 @@ void ft_init(void)
     if (schedule && *schedule) {
         const char *dv = getenv("FORETELL_DIVERGE");
         if (ft_replay_load(schedule, dv && !strcmp(dv, "continue")) < 0)
-            _exit(FT_BAD_SCHEDULE_STATUS);
+            ft_refuse_exit(FT_BAD_SCHEDULE_STATUS);
     }
     ft_rt.virtual_time = (int)env_int("FORETELL_VIRTUAL_TIME", controlled);
     ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
     ft_rt.max_steps = (uint64_t)env_int("FORETELL_MAX_STEPS", 0);
+    ft_rt.spin_looks = (uint64_t)env_int("FORETELL_SPIN_LOOKS",
+                                         controlled ? FT_SPIN_LOOKS : 0);
     ft_rt.pid = getpid();
     ft_fence_init();
     if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {
-        fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,
-                strerror(errno));
-        _exit(FT_OPEN_FAIL_STATUS);
+        ft_refusal_note("cannot write trace %s: %s", path, strerror(errno));
+        ft_refuse_exit(FT_OPEN_FAIL_STATUS);
     }
     /* Programs this one runs must not overwrite our trace. */
     unsetenv("FORETELL_TRACE");

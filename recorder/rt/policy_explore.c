@@ -215,7 +215,8 @@ static int explore_preempt(int tid)
         return 1;
     }
     if (ex.ncp) {
-        if (t->kp_kind != FT_KP_OTHER && t->kp_addr) { /* access or lock */
+        if ((t->kp_kind == FT_KP_READ || t->kp_kind == FT_KP_WRITE ||
+             t->kp_kind == FT_KP_LOCK) && t->kp_addr) { /* access or lock */
             int c = cp_reached(t->kp_addr);
             if (c >= 0) {
                 prio_of(tid);
@@ -302,7 +303,7 @@ static const ft_policy ft_policy_explore = {
 
 static int bad(const char *spec, const char *why, const char *what)
 {
-    fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: %s%s\n", spec, why,
+    ft_refusal_note("FORETELL_STRATEGY=%s: %s%s", spec, why,
             what ? what : "");
     return -1;
 }

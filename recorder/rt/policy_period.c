@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include "rt.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,7 +236,7 @@ int ft_period_select(const char *spec)
 {
     const char *p = spec + strlen("period");
     if (strncmp(p, ":p=", 3) != 0) {
-        fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: expected period:p=T.C,...\n",
+        ft_refusal_note("FORETELL_STRATEGY=%s: expected period:p=T.C,...",
                 spec);
         return -1;
     }
@@ -260,15 +261,16 @@ int ft_period_select(const char *spec)
         goto bad;
     const char *log = getenv("FORETELL_EXPLORE_LOG");
     if (log && *log && open_log(log) < 0) {
-        fprintf(stderr, "foretell: cannot write FORETELL_EXPLORE_LOG=%s\n", log);
+        ft_refusal_note("cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
+                        strerror(errno));
         return -1;
     }
     ft_rt.policy = &ft_policy_period;
     ft_rt_verbose("strategy %s: %d period(s)", spec, pd.np);
     return 0;
 bad:
-    fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: bad period list near '%s' "
-            "(expected T.C pairs, T >= 0 not twice in a row, C >= 1, at most %d)\n",
+    ft_refusal_note("FORETELL_STRATEGY=%s: bad period list near '%s' "
+            "(expected T.C pairs, T >= 0 not twice in a row, C >= 1, at most %d)",
             spec, p, PD_MAX_PERIODS);
     return -1;
 }

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "rt.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,7 +168,7 @@ int ft_prefix_select(const char *spec)
     const char *p = spec + strlen("prefix");
     if (*p == ':') {
         if (strncmp(p, ":at=", 4) != 0) {
-            fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: expected prefix:at=S.T,...\n",
+            ft_refusal_note("FORETELL_STRATEGY=%s: expected prefix:at=S.T,...",
                     spec);
             return -1;
         }
@@ -194,14 +195,15 @@ int ft_prefix_select(const char *spec)
     if (log && *log) {
         px.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (px.log_fd < 0) {
-            fprintf(stderr, "foretell: cannot write FORETELL_EXPLORE_LOG=%s\n", log);
+            ft_refusal_note("cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
+                            strerror(errno));
             return -1;
         }
     }
     ft_rt.policy = &ft_policy_prefix;
     return 0;
 bad:
-    fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: bad step list near '%s' "
-            "(expected ascending S.T pairs)\n", spec, p);
+    ft_refusal_note("FORETELL_STRATEGY=%s: bad step list near '%s' "
+            "(expected ascending S.T pairs)", spec, p);
     return -1;
 }

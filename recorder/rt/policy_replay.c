@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "rt.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,7 +101,7 @@ static struct {
 
 static int bad(const char *path, unsigned line, const char *what)
 {
-    fprintf(stderr, "foretell: %s:%u: %s\n", path, line, what);
+    ft_refusal_note("%s:%u: %s", path, line, what);
     return -1;
 }
 
@@ -158,7 +159,7 @@ int ft_replay_load(const char *path, int diverge_continue)
     char *text;
     size_t len;
     if (load_text(path, &text, &len) < 0) {
-        fprintf(stderr, "foretell: cannot read schedule %s\n", path);
+        ft_refusal_note("cannot read schedule %s: %s", path, strerror(errno));
         return -1;
     }
     const char *p = text, *end = text + len;

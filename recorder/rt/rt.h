@@ -18,16 +18,13 @@
 #include <time.h>
 
 #include "recorder/encode.h"
+#include "recorder/report.h"
 #include "recorder/trace.h"
 
 #define FT_MAX_THREADS 1024
-#define FT_DEADLOCK_STATUS 86   /* exit status of a deadlocked run */
-#define FT_OPEN_FAIL_STATUS 85  /* the trace file cannot be written */
-#define FT_BAD_STRATEGY_STATUS 84 /* FORETELL_STRATEGY malformed */
-#define FT_DIVERGED_STATUS 83   /* replay left its schedule (stop) */
-#define FT_MAX_STEPS_STATUS 82  /* FORETELL_MAX_STEPS key points reached */
-#define FT_BAD_SCHEDULE_STATUS 81 /* FORETELL_SCHEDULE unreadable/malformed */
 #define FT_WIDE_MAX 4096
+#define FT_SPIN_ADDRS 8 /* addresses a spin loop may look at */
+#define FT_SPIN_LOOKS 1000 /* looks before a spinning thread yields */
 
 #define FT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -86,11 +83,21 @@ typedef struct ft_thread {
     int64_t pbudget;
     int heap_abort;
     uint64_t kp_counted;  /* keypoints already added to ft_rt.kp_total */
+    /* Spin detection (sched.c): the key points since ft_rt.wseq was
+     * spin_wseq that only looked at state, on these few addresses. */
+    uint64_t spin_wseq;
+    uint64_t spin_looks;
+    int spin_naddr;
+    uintptr_t spin_addr[FT_SPIN_ADDRS];
 } ft_thread;
 
 /* What kind of key point a thread is entering (ft_thread.kp_kind), for
  * policies that preempt only at some of them (policy_explore.c). */
-enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC };
+enum ft_kp {
+    FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC,
+    FT_KP_UNLOCK,         /* mutex, spin or rwlock release (kp_addr: it) */
+    FT_KP_ATOMIC,         /* an atomic operation (kp_addr: its address) */
+};
 
 /* Scheduling decisions.  The recording policy is policy_record.c; replay
  * and exploration will provide others. */
@@ -155,6 +162,13 @@ struct ft_rt {
     int heap_check;       /* heap oracle on: UAF, double free, null deref */
     uint64_t max_steps;   /* FORETELL_MAX_STEPS, 0 none */
     uint64_t kp_total;    /* key points counted so far (max_steps) */
+    /* Spin detection (controlled runs): a thread that looks at the same
+     * few addresses spin_looks times while nobody changes anything is
+     * spinning, and yields (sched.c).  wseq counts the key points that
+     * may change state (writes, atomics that change a value, other sync
+     * than lock and unlock). */
+    uint64_t spin_looks;
+    uint64_t wseq;
     int asym_fence;       /* fence.c: hooks store in_hook without a fence */
 };
 extern struct ft_rt ft_rt;
@@ -182,6 +196,8 @@ void ft_block(ft_thread *t, int kind, uintptr_t obj, uintptr_t pc,
               int64_t deadline_ns);
 /* Under the lock: every thread blocked on (kind, obj) becomes runnable. */
 int ft_wake_all(int kind, uintptr_t obj);
+/* Sets t's budget from the policy (and the oracles' needs). */
+void ft_set_budget(ft_thread *t);
 /* Key point slow path: baton lost or budget exhausted. */
 void ft_keypoint_slow(ft_thread *t);
 /* Yield point: another enabled thread may run. */
@@ -367,6 +383,16 @@ void ft_fence_init(void);
 /* After clearing a holder's has_baton, before reading its in_hook: 0, or
  * -1 when the fence failed (then treat the holder as inside a hook). */
 int ft_fence_remote(void);
+
+/* ---- report.c: the report channel to the harness (recorder/report.h) ---- */
+void ft_report_init(void);
+/* Why the run is refused (also printed on stderr); the first one wins. */
+void ft_refusal_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Ends a refused run with status, the reason on the report page. */
+void ft_refuse_exit(int status) __attribute__((noreturn));
+/* The watchdog's tick: progress (key points, CPU, thread states). */
+void ft_report_tick(void);
+int ft_report_active(void);
 
 /* ---- watchdog.c / signals.c ---- */
 void ft_watchdog_start(void);

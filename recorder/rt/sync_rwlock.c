@@ -128,7 +128,7 @@ int __wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l);
 int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_UNLOCK, (uintptr_t)l, 0, 0);
     if (!t)
         return __real_pthread_rwlock_unlock(l);
     uintptr_t obj = (uintptr_t)l;

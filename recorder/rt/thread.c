@@ -46,7 +46,7 @@ void ft_thread_init_main(void)
     ft_rt.running = 0;
     t->state = FT_T_RUNNING;
     t->has_baton = 1;
-    t->budget = ft_rt.policy->budget(0);
+    ft_set_budget(t); /* the oracles' budget too, or main escapes them */
     t->in_hook = 1; /* until init is done */
     ft_self = t;
     pthread_setspecific(exit_key, t);

@@ -7,7 +7,9 @@
  * thread inside the runtime (in_hook) is never stolen from: the two sides
  * use a store-then-load handshake on has_baton and in_hook (the fence
  * of the hooks' side is done here, by membarrier: fence.c).
- * It also starts timed waits that expire while nobody holds the baton. */
+ * It also starts timed waits that expire while nobody holds the baton, and
+ * publishes the run's progress on the report page (report.c) at each
+ * tick, also when stealing is off (FORETELL_WATCHDOG_MS=0). */
 #define _GNU_SOURCE
 #include "rt.h"
 
@@ -46,6 +48,7 @@ static void *watchdog_main(void *arg)
         __real_nanosleep(&ts, NULL);
         if (ft_rt.finished)
             return NULL;
+        ft_report_tick();
         int64_t now = ft_now_ns();
         ft_lock();
         if (ft_rt.finished) {
@@ -63,7 +66,8 @@ static void *watchdog_main(void *arg)
                 last_tid = r;
                 last_kp = kp;
                 since = now;
-            } else if (now - since >= limit_ns && ft_others_enabled(r) &&
+            } else if (limit_ns > 0 && now - since >= limit_ns &&
+                       ft_others_enabled(r) &&
                        ft_replay_steal_ok(r)) {
                 last_tid = -1;
                 if (steal_locked(t))
@@ -76,7 +80,7 @@ static void *watchdog_main(void *arg)
 
 void ft_watchdog_start(void)
 {
-    if (ft_rt.watchdog_ms <= 0)
+    if (ft_rt.watchdog_ms <= 0 && !ft_report_active())
         return;
     sigset_t all, old;
     sigfillset(&all);
