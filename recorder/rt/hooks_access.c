@@ -172,17 +172,28 @@ void __tsan_vptr_update(void **vptr, void *new_val)
     on_write((uintptr_t)vptr, sizeof(void *), FT_PC());
 }
 
-void __tsan_func_entry(void *caller_pc)
+/* Function entry and exit.  The compiler calls __tsan_func_exit after a
+ * function's last statement and before its return: in a function that
+ * falls off its end (a `void main`, a non-void function without
+ * `return`), the caller gets whatever was left in the return registers,
+ * which natively is the last call's result.  So the two hooks are
+ * assembly trampolines that keep rax, rdx and xmm0 around the C code:
+ * the instrumented program then returns what the native one does. */
+void ft_func_entry_hook(void *caller_pc, uintptr_t pc)
+    __attribute__((visibility("hidden")));
+void ft_func_exit_hook(void) __attribute__((visibility("hidden")));
+
+void ft_func_entry_hook(void *caller_pc, uintptr_t pc)
 {
     ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
     if (!t)
         return;
-    uint32_t site = ft_site_id(FT_PC());
+    uint32_t site = ft_site_id(pc);
     ft_emit_func_entry(site, ft_site_id((uintptr_t)caller_pc));
     ft_leave(t);
 }
 
-void __tsan_func_exit(void)
+void ft_func_exit_hook(void)
 {
     ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
     if (!t)
@@ -190,6 +201,32 @@ void __tsan_func_exit(void)
     ft_emit_func_exit();
     ft_leave(t);
 }
+
+/* At entry rsp is 8 mod 16; two pushes and 48 bytes keep the call
+ * aligned.  The entry hook's own return address (the instrumented
+ * function's site) is at 64(%rsp) then. */
+#define SAVE_RETURN_REGS                                                      \
+    "push %rax\n\tpush %rdx\n\tsub $48, %rsp\n\tmovdqu %xmm0, (%rsp)\n\t"
+#define RESTORE_RETURN_REGS                                                   \
+    "movdqu (%rsp), %xmm0\n\tadd $48, %rsp\n\tpop %rdx\n\tpop %rax\n\tret\n"
+__asm__(".text\n"
+        ".globl __tsan_func_entry\n"
+        ".type __tsan_func_entry, @function\n"
+        "__tsan_func_entry:\n\t"
+        ".cfi_startproc\n\t" SAVE_RETURN_REGS
+        ".cfi_adjust_cfa_offset 64\n\t"
+        "mov 64(%rsp), %rsi\n\t"
+        "call ft_func_entry_hook\n\t" RESTORE_RETURN_REGS
+        ".cfi_endproc\n"
+        ".size __tsan_func_entry, .-__tsan_func_entry\n"
+        ".globl __tsan_func_exit\n"
+        ".type __tsan_func_exit, @function\n"
+        "__tsan_func_exit:\n\t"
+        ".cfi_startproc\n\t" SAVE_RETURN_REGS
+        ".cfi_adjust_cfa_offset 64\n\t"
+        "call ft_func_exit_hook\n\t" RESTORE_RETURN_REGS
+        ".cfi_endproc\n"
+        ".size __tsan_func_exit, .-__tsan_func_exit\n");
 
 /* Ignoring accesses would make the trace inconsistent (reads whose writes
  * are missing), so these annotations are accepted and have no effect. */
