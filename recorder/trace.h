@@ -108,6 +108,10 @@ enum ft_heap_what {
     FT_HEAP_USE_AFTER_FREE = 1,
     FT_HEAP_DOUBLE_FREE = 2,
     FT_HEAP_NULL_DEREF = 3,
+    FT_HEAP_WRITE_BEFORE = 4, /* heap corruption: a write before a block
+                                 (its chunk header); value: alloc site */
+    FT_HEAP_WRITE_AFTER = 5,  /* a write past a block's end; value: alloc
+                                 site */
 };
 
 /* How a lock-like operation was attempted (the "how" field). */

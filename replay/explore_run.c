@@ -32,11 +32,7 @@ double fx_now(void)
 
 const char *fx_failure_name(int f)
 {
-    static const char *const names[FR_NFAILURES] = {
-        "ok", "abort", "crash", "null-deref", "use-after-free", "double-free",
-        "deadlock", "hang", "exit", "diverged",
-    };
-    return f >= 0 && f < FR_NFAILURES ? names[f] : "?";
+    return fr_failure_name(f);
 }
 
 /* The environment of a run: ours without the runtime's variables, then

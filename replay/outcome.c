@@ -15,7 +15,7 @@
 
 static const char *const failure_names[FR_NFAILURES] = {
     "ok", "abort", "crash", "null-deref", "use-after-free", "double-free",
-    "deadlock", "hang", "exit", "diverged",
+    "deadlock", "hang", "exit", "diverged", "heap-corruption",
 };
 
 const char *fr_failure_name(int failure)
@@ -54,7 +54,7 @@ typedef struct scan {
     tinfo *t;
     uint32_t nt;
     /* heap error waiting for its access event */
-    int heap_what, heap_tid, heap_pending;
+    int heap_what, heap_tid, heap_pending, heap_found_at_free;
     uint64_t heap_addr;
     uint32_t heap_site, heap_free_site, heap_before_site;
     int deadlock, nblocked, signo, sig_tid;
@@ -121,6 +121,7 @@ static void on_event(scan *sc, const ft_reader *r, const ft_event *ev,
         sc->heap_free_site = (uint32_t)ev->value;
         sc->heap_before_site = ti->last_site;
         sc->heap_pending = ev->site == 0;
+        sc->heap_found_at_free = ev->site != 0;
         sc->frozen = 1;
         return;
     case FT_EV_DEADLOCK:
@@ -192,17 +193,38 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
                  why[sc->div_why < 6 ? sc->div_why : 0]);
     }
     if (sc->heap_what) {
-        out->failure = sc->heap_what == FT_HEAP_DOUBLE_FREE ? FR_DOUBLE_FREE
+        int corrupt = sc->heap_what == FT_HEAP_WRITE_BEFORE ||
+                      sc->heap_what == FT_HEAP_WRITE_AFTER;
+        out->failure = corrupt ? FR_HEAP_CORRUPTION
+                       : sc->heap_what == FT_HEAP_DOUBLE_FREE ? FR_DOUBLE_FREE
                        : sc->heap_what == FT_HEAP_NULL_DEREF
                            ? FR_NULL_DEREF
                            : FR_USE_AFTER_FREE;
         out->tid = sc->heap_tid;
         uint32_t site = sc->heap_site ? sc->heap_site : sc->heap_before_site;
         ft_site_format(r, site, out->site, sizeof out->site);
-        if (sc->heap_free_site)
+        char alloc[160] = "?";
+        if (sc->heap_free_site && corrupt)
+            ft_site_format(r, sc->heap_free_site, alloc, sizeof alloc);
+        else if (sc->heap_free_site)
             ft_site_format(r, sc->heap_free_site, out->free_site,
                            sizeof out->free_site);
-        if (out->failure == FR_NULL_DEREF)
+        if (corrupt && sc->heap_site && sc->heap_pending == 0 &&
+            sc->heap_found_at_free)
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d frees %#llx, whose heap header was "
+                     "overwritten (by code foretell does not see); the block "
+                     "was allocated at %s", out->tid,
+                     (unsigned long long)sc->heap_addr, alloc);
+        else if (corrupt)
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d writes %#llx, %s the heap block allocated "
+                     "at %s", out->tid,
+                     (unsigned long long)sc->heap_addr,
+                     sc->heap_what == FT_HEAP_WRITE_BEFORE ? "before"
+                                                           : "past the end of",
+                     alloc);
+        else if (out->failure == FR_NULL_DEREF)
             snprintf(out->detail, sizeof out->detail,
                      "thread %d dereferences %#llx (a null pointer)%s",
                      out->tid, (unsigned long long)sc->heap_addr,

@@ -66,6 +66,7 @@ enum fr_failure {
     FR_HANG,            /* time or step bound reached */
     FR_EXIT,            /* non-zero exit status */
     FR_DIVERGED,        /* the schedule could not be followed (stop) */
+    FR_HEAP_CORRUPTION, /* a write before or past a heap block */
     FR_NFAILURES
 };
 

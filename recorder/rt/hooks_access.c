@@ -43,10 +43,10 @@ void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
 
 /* ft_enter_kp with the pending write's flush inlined. */
 static inline __attribute__((always_inline)) ft_thread *
-enter(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size)
+enter(int kind, uintptr_t addr, size_t size)
 {
     int defer;
-    ft_thread *t = ft_enter_core(kind, addr, read_addr, read_size, &defer);
+    ft_thread *t = ft_enter_core(kind, addr, size, &defer);
     if (t && !defer && t->pw_size != 0)
         pending_flush_inline(t);
     return t;
@@ -54,7 +54,7 @@ enter(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size)
 
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_READ, a, a, size);
+    ft_thread *t = enter(FT_KP_READ, a, size);
     if (!t)
         return;
     uint32_t site = ft_site_id_fast(pc);
@@ -68,7 +68,7 @@ static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, 0, 0);
+    ft_thread *t = enter(FT_KP_WRITE, a, size);
     if (!t)
         return;
     if (size) {
@@ -81,7 +81,7 @@ static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, 0, 0);
+    ft_thread *t = enter(FT_KP_WRITE, a, size);
     if (!t)
         return;
     uint32_t site = ft_site_id_fast(pc);
@@ -185,7 +185,7 @@ void ft_func_exit_hook(void) __attribute__((visibility("hidden")));
 
 void ft_func_entry_hook(void *caller_pc, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0);
     if (!t)
         return;
     uint32_t site = ft_site_id(pc);
@@ -195,7 +195,7 @@ void ft_func_entry_hook(void *caller_pc, uintptr_t pc)
 
 void ft_func_exit_hook(void)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0);
     if (!t)
         return;
     ft_emit_func_exit();

@@ -59,6 +59,7 @@ typedef struct ft_thread {
      * exploring policy keeps budget at 1 to see every one of them). */
     int kp_kind;          /* enum ft_kp */
     uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
+    size_t kp_size;       /* bytes accessed, 0 unknown */
 
     /* Scheduler fields, under the scheduler lock. */
     int tid;
@@ -247,6 +248,21 @@ uint64_t ft_trace_tid_events(int tid);
 /* ---- heap.c: the heap oracle (ft_rt.heap_check) ---- */
 /* At a key point's slow path: t is about to access t->kp_addr. */
 void ft_heap_check_kp(ft_thread *t);
+/* A HEAP_ERROR event (what: enum ft_heap_what; site 0: the access is the
+ * thread's next event; other_site: where the block was freed or
+ * allocated), also on stderr. */
+void ft_heap_report(int what, uint32_t site, uintptr_t addr,
+                    uint32_t other_site);
+/* ---- heap_bounds.c: heap corruption, at the write ---- */
+void ft_heap_track(uintptr_t mem, size_t size, uint32_t site);
+/* At free or realloc of mem: 1 when its chunk header was overwritten
+ * (reported), else 0 (and mem is forgotten). */
+int ft_heap_untrack(uintptr_t mem, uint32_t site);
+/* Before a write of [a, a+n) (n 0: unknown, one byte): whether it
+ * touches the bytes around a live block, FT_HEAP_WRITE_BEFORE or _AFTER
+ * with the block's allocation site and the first such byte, else 0. */
+int ft_heap_bad_write(uintptr_t a, size_t n, uint32_t *alloc_site,
+                      uintptr_t *bad_byte);
 
 /* Flushes t's pending write (its value is read back now). */
 void ft_pending_flush_slow(ft_thread *t);
@@ -264,28 +280,22 @@ ft_thread *ft_adopt(void);
  * not recorded (passthrough, nested, exited, or fork child).  On success
  * the thread holds the baton and has its pending write emitted.  The
  * global test comes first: with static glibc, libc's own startup calls the
- * wrapped memcpy before TLS exists. */
-static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
-                                     uintptr_t read_addr, size_t read_size);
-static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size)
-{
-    return ft_enter_kp(FT_KP_READ, read_addr, read_addr, read_size);
-}
+ * wrapped memcpy before TLS exists.  kind, addr and size say what the key
+ * point is (enum ft_kp; size 0 when unknown). */
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr, size_t size);
 static inline ft_thread *ft_enter(void)
 {
-    return ft_enter_kp(FT_KP_OTHER, 0, 0, 0);
+    return ft_enter_kp(FT_KP_OTHER, 0, 0);
 }
 
-/* For a plain read of [read_addr, +read_size) (size 0: any other key
- * point).  gcc instruments a memory-to-memory assignment `*a = *b` as
+/* gcc instruments a memory-to-memory assignment `*a = *b` as
  * write-hook(a), read-hook(b), load, store: the store happens after the
- * read hook.  So at a read that does not overlap the pending write, the
- * write stays pending (to be read back at the next key point) and the
+ * read hook.  So at a plain read that does not overlap the pending write,
+ * the write stays pending (to be read back at the next key point) and the
  * thread is not preempted here; recording the read first is the order in
  * which the load and the store really happen. */
 static inline __attribute__((always_inline)) ft_thread *
-ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
-              int *deferp)
+ft_enter_core(int kind, uintptr_t addr, size_t size, int *deferp)
 {
     if (FT_LIKELY(!ft_rt.recording))
         return NULL;
@@ -304,13 +314,13 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
         __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
     }
     t->keypoints++;
-    int defer = t->pw_size != 0 && read_size != 0 &&
-                (read_addr + read_size <= t->pw_addr ||
-                 t->pw_addr + t->pw_size <= read_addr);
+    int defer = kind == FT_KP_READ && t->pw_size != 0 && size != 0 &&
+                (addr + size <= t->pw_addr || t->pw_addr + t->pw_size <= addr);
     if (FT_UNLIKELY(!__atomic_load_n(&t->has_baton, __ATOMIC_RELAXED) ||
                     (--t->budget <= 0 && !defer))) {
         t->kp_kind = kind; /* the slow path only: recording pays nothing */
         t->kp_addr = addr;
+        t->kp_size = size;
         ft_keypoint_slow(t);
         /* Only here: an exited thread has no baton, and ft_trace_end
          * takes every thread's baton when the run is finished. */
@@ -325,11 +335,10 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
 
 /* ft_enter_core, then the pending write flushed unless deferred.  The
  * access hooks do that flush themselves, inlined (hooks_access.c). */
-static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
-                                     uintptr_t read_addr, size_t read_size)
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr, size_t size)
 {
     int defer;
-    ft_thread *t = ft_enter_core(kind, addr, read_addr, read_size, &defer);
+    ft_thread *t = ft_enter_core(kind, addr, size, &defer);
     if (t && !defer)
         ft_pending_flush(t);
     return t;
