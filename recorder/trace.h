@@ -112,6 +112,9 @@ enum ft_heap_what {
                                  (its chunk header); value: alloc site */
     FT_HEAP_WRITE_AFTER = 5,  /* a write past a block's end; value: alloc
                                  site */
+    FT_HEAP_HEADER_OVERWRITTEN = 6, /* found at free (site): the block's
+                                 header was overwritten by a write the
+                                 hooks did not see; value: alloc site */
 };
 
 /* How a lock-like operation was attempted (the "how" field). */

@@ -54,7 +54,7 @@ typedef struct scan {
     tinfo *t;
     uint32_t nt;
     /* heap error waiting for its access event */
-    int heap_what, heap_tid, heap_pending, heap_found_at_free;
+    int heap_what, heap_tid, heap_pending;
     uint64_t heap_addr;
     uint32_t heap_site, heap_free_site, heap_before_site;
     int deadlock, nblocked, signo, sig_tid;
@@ -121,7 +121,6 @@ static void on_event(scan *sc, const ft_reader *r, const ft_event *ev,
         sc->heap_free_site = (uint32_t)ev->value;
         sc->heap_before_site = ti->last_site;
         sc->heap_pending = ev->site == 0;
-        sc->heap_found_at_free = ev->site != 0;
         sc->frozen = 1;
         return;
     case FT_EV_DEADLOCK:
@@ -194,7 +193,8 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
     }
     if (sc->heap_what) {
         int corrupt = sc->heap_what == FT_HEAP_WRITE_BEFORE ||
-                      sc->heap_what == FT_HEAP_WRITE_AFTER;
+                      sc->heap_what == FT_HEAP_WRITE_AFTER ||
+                      sc->heap_what == FT_HEAP_HEADER_OVERWRITTEN;
         out->failure = corrupt ? FR_HEAP_CORRUPTION
                        : sc->heap_what == FT_HEAP_DOUBLE_FREE ? FR_DOUBLE_FREE
                        : sc->heap_what == FT_HEAP_NULL_DEREF
@@ -209,8 +209,7 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
         else if (sc->heap_free_site)
             ft_site_format(r, sc->heap_free_site, out->free_site,
                            sizeof out->free_site);
-        if (corrupt && sc->heap_site && sc->heap_pending == 0 &&
-            sc->heap_found_at_free)
+        if (sc->heap_what == FT_HEAP_HEADER_OVERWRITTEN)
             snprintf(out->detail, sizeof out->detail,
                      "thread %d frees %#llx, whose heap header was "
                      "overwritten (by code foretell does not see); the block "

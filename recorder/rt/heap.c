@@ -95,14 +95,54 @@ void ft_heap_report(int what, uint32_t site, uintptr_t addr,
     static const char *const names[] = {
         "", "use-after-free", "double free", "null dereference",
         "heap corruption (a write before a heap block)",
-        "heap corruption (a write past a heap block's end)"};
+        "heap corruption (a write past a heap block's end)",
+        "heap corruption (a block's header found overwritten at free)"};
     ft_event ev = {.kind = FT_EV_HEAP_ERROR, .site = site, .addr = addr,
                    .arg = (uint32_t)what, .value = other_site};
     ft_emit(&ev);
     ft_trace_flush();
     fprintf(stderr, "foretell: %s at %#lx (thread %d)\n",
-            what > 0 && what <= FT_HEAP_WRITE_AFTER ? names[what] : "?",
+            what > 0 && what <= FT_HEAP_HEADER_OVERWRITTEN ? names[what] : "?",
             (unsigned long)addr, ft_self ? ft_self->tid : -1);
+}
+
+static void check(ft_thread *t, int flush)
+{
+    int k = t->kp_kind;
+    if (k != FT_KP_READ && k != FT_KP_WRITE && k != FT_KP_LOCK)
+        return;
+    uintptr_t a = t->kp_addr;
+    /* The previous write goes first whether or not this key point switched
+     * threads (a switch would have flushed it), so that recording and
+     * replay agree on the order. */
+    if (flush && (a < 4096 || quarantine_find(a)) && t->pw_size &&
+        t->pw_addr >= 4096)
+        ft_pending_flush(t);
+    /* The access's own site when the hook gave it, else 0: the access is
+     * the thread's next event. */
+    uint32_t site = t->kp_pc ? ft_site_id(t->kp_pc) : 0;
+    uint32_t alloc_site;
+    uintptr_t at;
+    int bad = k == FT_KP_WRITE && a >= 4096
+                  ? ft_heap_bad_write(a, t->kp_size, &alloc_site, &at)
+                  : 0;
+    if (bad) {
+        if (flush)
+            ft_pending_flush(t);
+        ft_heap_report(bad, site, at, alloc_site);
+        t->heap_abort = 1;
+        return;
+    }
+    if (a < 4096) {
+        ft_heap_report(FT_HEAP_NULL_DEREF, site, a, 0);
+        t->heap_abort = 1;
+        return;
+    }
+    struct qblock *b = quarantine_find(a);
+    if (b) {
+        ft_heap_report(FT_HEAP_USE_AFTER_FREE, site, a, b->free_site);
+        t->heap_abort = 1;
+    }
 }
 
 void ft_heap_check_kp(ft_thread *t)
@@ -111,36 +151,13 @@ void ft_heap_check_kp(ft_thread *t)
         ft_pending_flush(t);
         abort();
     }
-    int k = t->kp_kind;
-    if (k != FT_KP_READ && k != FT_KP_WRITE && k != FT_KP_LOCK)
-        return;
-    uintptr_t a = t->kp_addr;
-    /* The previous write goes first whether or not this key point switched
-     * threads (a switch would have flushed it), so that recording and
-     * replay agree on the order. */
-    if ((a < 4096 || quarantine_find(a)) && t->pw_size && t->pw_addr >= 4096)
-        ft_pending_flush(t);
-    uint32_t alloc_site;
-    uintptr_t at;
-    int bad = k == FT_KP_WRITE && a >= 4096
-                  ? ft_heap_bad_write(a, t->kp_size, &alloc_site, &at)
-                  : 0;
-    if (bad) {
-        ft_pending_flush(t);
-        ft_heap_report(bad, 0, at, alloc_site);
-        t->heap_abort = 1;
-        return;
-    }
-    if (a < 4096) {
-        ft_heap_report(FT_HEAP_NULL_DEREF, 0, a, 0);
-        t->heap_abort = 1;
-        return;
-    }
-    struct qblock *b = quarantine_find(a);
-    if (b) {
-        ft_heap_report(FT_HEAP_USE_AFTER_FREE, 0, a, b->free_site);
-        t->heap_abort = 1;
-    }
+    check(t, 1);
+}
+
+void ft_heap_check_deferred(ft_thread *t)
+{
+    if (!t->heap_abort)
+        check(t, 0);
 }
 
 /* free/delete under the oracle: 1 when handled (quarantined or reported). */

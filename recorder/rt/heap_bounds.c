@@ -200,7 +200,7 @@ int ft_heap_untrack(uintptr_t mem, uint32_t site)
         return 0;
     if (size_field(mem) != b->hdr) {
         /* Overwritten by code the hooks do not see: found only now. */
-        ft_heap_report(FT_HEAP_WRITE_BEFORE, site, mem, b->site);
+        ft_heap_report(FT_HEAP_HEADER_OVERWRITTEN, site, mem, b->site);
         return 1;
     }
     untrack(b);

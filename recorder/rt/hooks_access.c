@@ -43,10 +43,10 @@ void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
 
 /* ft_enter_kp with the pending write's flush inlined. */
 static inline __attribute__((always_inline)) ft_thread *
-enter(int kind, uintptr_t addr, size_t size)
+enter(int kind, uintptr_t addr, size_t size, uintptr_t pc)
 {
     int defer;
-    ft_thread *t = ft_enter_core(kind, addr, size, &defer);
+    ft_thread *t = ft_enter_core(kind, addr, size, pc, &defer);
     if (t && !defer && t->pw_size != 0)
         pending_flush_inline(t);
     return t;
@@ -54,9 +54,15 @@ enter(int kind, uintptr_t addr, size_t size)
 
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_READ, a, size);
+    ft_thread *t = enter(FT_KP_READ, a, size, pc);
     if (!t)
         return;
+    if (FT_UNLIKELY(a < 4096)) {
+        /* A null dereference: the program's own load faults, in its own
+         * code (signals.c takes the site from there), not ours. */
+        ft_leave(t);
+        return;
+    }
     uint32_t site = ft_site_id_fast(pc);
     if (size <= 8 && (size & (size - 1)) == 0)
         ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,
@@ -68,7 +74,7 @@ static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, size);
+    ft_thread *t = enter(FT_KP_WRITE, a, size, pc);
     if (!t)
         return;
     if (size) {
@@ -81,9 +87,13 @@ static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, size);
+    ft_thread *t = enter(FT_KP_WRITE, a, size, pc);
     if (!t)
         return;
+    if (FT_UNLIKELY(a < 4096)) { /* as on_read */
+        ft_leave(t);
+        return;
+    }
     uint32_t site = ft_site_id_fast(pc);
     if (size <= 8)
         ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,

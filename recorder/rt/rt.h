@@ -60,6 +60,7 @@ typedef struct ft_thread {
     int kp_kind;          /* enum ft_kp */
     uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
     size_t kp_size;       /* bytes accessed, 0 unknown */
+    uintptr_t kp_pc;      /* the access hook's return address, 0 unknown */
 
     /* Scheduler fields, under the scheduler lock. */
     int tid;
@@ -248,6 +249,8 @@ uint64_t ft_trace_tid_events(int tid);
 /* ---- heap.c: the heap oracle (ft_rt.heap_check) ---- */
 /* At a key point's slow path: t is about to access t->kp_addr. */
 void ft_heap_check_kp(ft_thread *t);
+/* The same for a read that leaves the pending write pending (rt.h). */
+void ft_heap_check_deferred(ft_thread *t);
 /* A HEAP_ERROR event (what: enum ft_heap_what; site 0: the access is the
  * thread's next event; other_site: where the block was freed or
  * allocated), also on stderr. */
@@ -281,7 +284,8 @@ ft_thread *ft_adopt(void);
  * the thread holds the baton and has its pending write emitted.  The
  * global test comes first: with static glibc, libc's own startup calls the
  * wrapped memcpy before TLS exists.  kind, addr and size say what the key
- * point is (enum ft_kp; size 0 when unknown). */
+ * point is (enum ft_kp; size 0 when unknown), and for the access hooks pc
+ * where (0 unknown). */
 static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr, size_t size);
 static inline ft_thread *ft_enter(void)
 {
@@ -295,7 +299,8 @@ static inline ft_thread *ft_enter(void)
  * thread is not preempted here; recording the read first is the order in
  * which the load and the store really happen. */
 static inline __attribute__((always_inline)) ft_thread *
-ft_enter_core(int kind, uintptr_t addr, size_t size, int *deferp)
+ft_enter_core(int kind, uintptr_t addr, size_t size, uintptr_t pc,
+              int *deferp)
 {
     if (FT_LIKELY(!ft_rt.recording))
         return NULL;
@@ -321,6 +326,7 @@ ft_enter_core(int kind, uintptr_t addr, size_t size, int *deferp)
         t->kp_kind = kind; /* the slow path only: recording pays nothing */
         t->kp_addr = addr;
         t->kp_size = size;
+        t->kp_pc = pc;
         ft_keypoint_slow(t);
         /* Only here: an exited thread has no baton, and ft_trace_end
          * takes every thread's baton when the run is finished. */
@@ -328,6 +334,14 @@ ft_enter_core(int kind, uintptr_t addr, size_t size, int *deferp)
             __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
             return NULL;
         }
+    } else if (FT_UNLIKELY(defer) && ft_rt.heap_check) {
+        /* No key point for the scheduler, but the heap oracle must see
+         * the read (its pending write stays pending). */
+        t->kp_kind = kind;
+        t->kp_addr = addr;
+        t->kp_size = size;
+        t->kp_pc = pc;
+        ft_heap_check_deferred(t);
     }
     *deferp = defer;
     return t;
@@ -338,7 +352,7 @@ ft_enter_core(int kind, uintptr_t addr, size_t size, int *deferp)
 static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr, size_t size)
 {
     int defer;
-    ft_thread *t = ft_enter_core(kind, addr, size, &defer);
+    ft_thread *t = ft_enter_core(kind, addr, size, 0, &defer);
     if (t && !defer)
         ft_pending_flush(t);
     return t;
