@@ -26,6 +26,8 @@ enum ft_chunk_kind {
     FT_CHUNK_SYMBOLS = 5, /* body: [site, function, file, line, column] */
     FT_CHUNK_END = 6,     /* body: msgpack map written at a clean end */
     FT_CHUNK_DATA = 7,    /* body: [module, offset, size, name] data symbols */
+    FT_CHUNK_INLINED = 8, /* body: [site, file, line]: where code inlined
+                             from a system header entered the program */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -206,6 +208,11 @@ typedef struct ft_site {
     const char *function; /* NULL until symbolised */
     const char *file;
     uint32_t line, column;
+    /* For a site in code inlined from a system header (std::vector::at
+     * inlined into main): the innermost place in the program's own code
+     * it was inlined into (INLINED chunk), else NULL and 0. */
+    const char *user_file;
+    uint32_t user_line;
 } ft_site;
 
 typedef struct ft_module {
@@ -298,6 +305,15 @@ int ft_kind_from_name(const char *name);
 /* "file:line" (or "module+0xoff", or "?") for a site, into buf. */
 const char *ft_site_format(const ft_reader *r, uint32_t site, char *buf,
                            size_t len);
+/* Whether a source path is a system header or library source rather than
+ * the program's own (/usr/include, /usr/lib, ...; NULL and "" too). */
+int ft_path_is_system(const char *file);
+/* As ft_site_format, but a site in code inlined from a system header is
+ * named by where that code entered the program (ft_site.user_file);
+ * returns NULL (buf untouched) when the site is a system one without
+ * such a place, so that the caller may look further out. */
+const char *ft_site_format_user(const ft_reader *r, uint32_t site, char *buf,
+                                size_t len);
 
 /* Writer: produces traces from decoded events (generators, importers,
  * tests).  The runtime uses encode.h directly.  Sites are defined with

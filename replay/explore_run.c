@@ -156,7 +156,8 @@ static void join_sites(ft_reader *r, const uint32_t *site, uint32_t n,
     uint32_t k = 0;
     for (uint32_t t = 0; t < n && k < 64; t++)
         if (site[t]) {
-            ft_site_format(r, site[t], names[k], sizeof names[k]);
+            if (!ft_site_format_user(r, site[t], names[k], sizeof names[k]))
+                ft_site_format(r, site[t], names[k], sizeof names[k]);
             sorted[k] = names[k];
             k++;
         }

@@ -66,6 +66,7 @@ typedef struct scan {
     unsigned nring;
     int cur;
     int frozen;           /* failure seen: keep the switches before it */
+    fr_frames *frames;    /* call stacks: sites in the program's code */
 } scan;
 
 static tinfo *thread_info(scan *sc, uint32_t tid)
@@ -136,10 +137,12 @@ static void on_event(scan *sc, const ft_reader *r, const ft_event *ev,
             appendf(out->detail, sizeof out->detail, " (thread %llu)",
                     (unsigned long long)ev->addr);
         appendf(out->detail, sizeof out->detail, " at %s",
-                ft_site_format(r, ev->site, a, sizeof a));
+                fr_frames_user_site(sc->frames, (int)ev->value, ev->site, a,
+                                    sizeof a));
         if (sc->nblocked++ == 0) {
             out->tid = (int)ev->value;
-            ft_site_format(r, ev->site, out->site, sizeof out->site);
+            fr_frames_user_site(sc->frames, out->tid, ev->site, out->site,
+                                sizeof out->site);
         }
         return;
     case FT_EV_SIGNAL:
@@ -202,7 +205,8 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
                            : FR_USE_AFTER_FREE;
         out->tid = sc->heap_tid;
         uint32_t site = sc->heap_site ? sc->heap_site : sc->heap_before_site;
-        ft_site_format(r, site, out->site, sizeof out->site);
+        fr_frames_user_site(sc->frames, out->tid, site, out->site,
+                            sizeof out->site);
         char alloc[160] = "?";
         if (sc->heap_free_site && corrupt)
             ft_site_format(r, sc->heap_free_site, alloc, sizeof alloc);
@@ -266,7 +270,8 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
                            : FR_EXIT;
         if (sc->signo) {
             out->tid = sc->sig_tid;
-            ft_site_format(r, sc->sig_site, out->site, sizeof out->site);
+            fr_frames_user_site(sc->frames, out->tid, sc->sig_site, out->site,
+                                sizeof out->site);
         }
         snprintf(out->detail, sizeof out->detail, "%s in thread %d (%s)",
                  strsignal(sig), out->tid,
@@ -301,7 +306,7 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
     ft_reader *r = ft_reader_open(trace, err);
     if (!r)
         return -1;
-    scan sc = {.cur = -1};
+    scan sc = {.cur = -1, .frames = fr_frames_new(r)};
     ft_event ev;
     int got;
     while ((got = ft_reader_next(r, &ev)) > 0) {
@@ -309,10 +314,13 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
         if (!ti) {
             set_err(err, trace, "out of memory");
             free(sc.t);
+            fr_frames_free(sc.frames);
             ft_reader_close(r);
             return -1;
         }
         note_switch(&sc, r, &ev);
+        if (!sc.frozen)
+            fr_frames_event(sc.frames, &ev);
         on_event(&sc, r, &ev, ti, out);
         ti->count++;
         out->events++;
@@ -320,6 +328,7 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
     /* A damaged tail (a killed run) still classifies from what was read. */
     classify(&sc, r, wait_status, hung, out);
     free(sc.t);
+    fr_frames_free(sc.frames);
     ft_reader_close(r);
     return 0;
 }

@@ -152,6 +152,19 @@ int fr_schedule_from_trace(const char *trace, ft_schedule *s,
 int fr_schedule_from_prefix(const char *trace, ft_schedule *s,
                             ft_error *err);
 
+/* ---- frames.c: a failure's site in the program's own code ---- */
+typedef struct fr_frames fr_frames;
+fr_frames *fr_frames_new(const ft_reader *r);
+/* Feed every event of the trace, in order. */
+void fr_frames_event(fr_frames *f, const ft_event *ev);
+/* site (of an event of thread tid) as file:line, or, when it is library
+ * code, where it entered the program's own code: the inlined call site,
+ * else the thread's innermost frame of program code (its last event
+ * there, or the call out of it). */
+const char *fr_frames_user_site(fr_frames *f, int tid, uint32_t site,
+                                char *buf, size_t len);
+void fr_frames_free(fr_frames *f);
+
 /* ---- report.c: the runtime's report channel (recorder/report.h) ---- */
 typedef struct fr_report {
     int fd;                 /* memfd, close-on-exec in the harness */
