@@ -212,20 +212,20 @@ void ft_func_exit_hook(void)
     ft_leave(t);
 }
 
-/* At entry rsp is 8 mod 16; two pushes and 48 bytes keep the call
- * aligned.  The entry hook's own return address (the instrumented
- * function's site) is at 64(%rsp) then. */
+/* At entry rsp is 8 mod 16; two pushes and 56 bytes make it 0 mod 16
+ * again for the call.  The entry hook's own return address (the
+ * instrumented function's site) is at 72(%rsp) then. */
 #define SAVE_RETURN_REGS                                                      \
-    "push %rax\n\tpush %rdx\n\tsub $48, %rsp\n\tmovdqu %xmm0, (%rsp)\n\t"
+    "push %rax\n\tpush %rdx\n\tsub $56, %rsp\n\tmovdqu %xmm0, (%rsp)\n\t"
 #define RESTORE_RETURN_REGS                                                   \
-    "movdqu (%rsp), %xmm0\n\tadd $48, %rsp\n\tpop %rdx\n\tpop %rax\n\tret\n"
+    "movdqu (%rsp), %xmm0\n\tadd $56, %rsp\n\tpop %rdx\n\tpop %rax\n\tret\n"
 __asm__(".text\n"
         ".globl __tsan_func_entry\n"
         ".type __tsan_func_entry, @function\n"
         "__tsan_func_entry:\n\t"
         ".cfi_startproc\n\t" SAVE_RETURN_REGS
-        ".cfi_adjust_cfa_offset 64\n\t"
-        "mov 64(%rsp), %rsi\n\t"
+        ".cfi_adjust_cfa_offset 72\n\t"
+        "mov 72(%rsp), %rsi\n\t"
         "call ft_func_entry_hook\n\t" RESTORE_RETURN_REGS
         ".cfi_endproc\n"
         ".size __tsan_func_entry, .-__tsan_func_entry\n"
@@ -233,7 +233,7 @@ __asm__(".text\n"
         ".type __tsan_func_exit, @function\n"
         "__tsan_func_exit:\n\t"
         ".cfi_startproc\n\t" SAVE_RETURN_REGS
-        ".cfi_adjust_cfa_offset 64\n\t"
+        ".cfi_adjust_cfa_offset 72\n\t"
         "call ft_func_exit_hook\n\t" RESTORE_RETURN_REGS
         ".cfi_endproc\n"
         ".size __tsan_func_exit, .-__tsan_func_exit\n");

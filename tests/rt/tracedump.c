@@ -28,7 +28,7 @@ static const char *const names[128] = {
     [62] = "REALLOC", [70] = "FUNC_ENTRY", [71] = "FUNC_EXIT", [72] = "SLEEP",
     [73] = "YIELD", [74] = "REGION_BEGIN", [75] = "REGION_END", [80] = "STEAL",
     [81] = "DEADLOCK", [82] = "SIGNAL", [83] = "DIVERGE",
-    [84] = "HEAP_ERROR", [85] = "BLOCKED",
+    [84] = "HEAP_ERROR", [85] = "BLOCKED", [86] = "ABORT",
 };
 static const int nfields[128] = {
     [1] = 1, [2] = 1, [3] = 2, [4] = 0, [5] = 2, [6] = 2, [10] = 4, [11] = 4,
@@ -37,7 +37,7 @@ static const int nfields[128] = {
     [41] = 4, [42] = 3, [43] = 3, [50] = 3, [51] = 2, [52] = 4, [53] = 3,
     [54] = 2, [55] = 3, [56] = 3, [57] = 2, [60] = 4, [61] = 2, [62] = 5,
     [70] = 2, [71] = 0, [72] = 2, [73] = 1, [74] = 1, [75] = 1, [80] = 1,
-    [81] = 0, [82] = 1, [83] = 4, [84] = 4, [85] = 4,
+    [81] = 0, [82] = 1, [83] = 4, [84] = 4, [85] = 4, [86] = 1,
 };
 
 static int is_addr(int kind, int i)
