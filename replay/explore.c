@@ -210,6 +210,14 @@ static double deadline_of(const fx_opts *o, double t0)
     return o->time_s > 0 ? t0 + o->time_s : 0;
 }
 
+/* The running exploration's deadline (fx_now() clock), 0 none. */
+static double time_limit;
+
+int fx_time_up(void)
+{
+    return time_limit > 0 && fx_now() >= time_limit;
+}
+
 static int stop_now(const driver *d, double t0, uint64_t started)
 {
     const fx_opts *o = d->o;
@@ -357,6 +365,7 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     }
     double t0 = fx_now();
     int rc = 0;
+    time_limit = deadline_of(o, t0);
     /* Calibration: the non-preemptive schedule, run 1. */
     snprintf(cal->trace, sizeof cal->trace, "%s/calib.ftrace", d.work);
     snprintf(cal->log, sizeof cal->log, "%s/calib.log", d.work);
@@ -404,6 +413,7 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
         rc = failed_after_work(res, err);
     d.s->fini(d.st);
 out:
+    time_limit = 0;
     fx_calib_free(&calib);
     res->seconds = fx_now() - t0;
     remove_work(d.work);

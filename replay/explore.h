@@ -100,6 +100,10 @@ enum {
 };
 int fx_explore(const fx_opts *o, fx_result *res, ft_error *err);
 
+/* Whether the running exploration's --time is up: strategies whose work
+ * between runs may be long (HaPSet/DPOR analysis) stop it there. */
+int fx_time_up(void);
+
 /* 1 if name is a strategy fx_explore knows. */
 int fx_strategy_known(const char *name);
 const char *fx_failure_name(int failure);
