@@ -13,6 +13,9 @@
 
 #define FT_CTM_MAX_THREADS (1u << 20)
 #define FT_CTM_MAX_TRANS (UINT32_MAX - 1u)
+/* The address of thread tid's cancellation flag: in the kernel half of
+ * the address space, which no program's memory is. */
+#define FT_CTM_CANCEL_FLAG(tid) (0xffffff0000000000ull | (uint64_t)(tid))
 
 void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to)
 {
@@ -370,6 +373,19 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
                  : FT_OP_WRITE;
         val = ev->value;
         v = intern_access(c, ev->addr, t, op, val);
+        break;
+    case FT_EV_THREAD_CANCEL:
+    case FT_EV_THREAD_CANCELED:
+        /* A write of the target's cancellation flag, and the target's
+         * read of it where it acts on the request: the data rule orders
+         * the cancel before the action (docs/ctm.md). */
+        op = ev->kind == FT_EV_THREAD_CANCEL ? FT_OP_WRITE : FT_OP_READ;
+        val = 1;
+        v = intern_access(c,
+                          FT_CTM_CANCEL_FLAG(ev->kind == FT_EV_THREAD_CANCEL
+                                                 ? ev->value
+                                                 : (uint64_t)t),
+                          t, op, val);
         break;
     case FT_EV_READ_WIDE:
     case FT_EV_WRITE_WIDE:

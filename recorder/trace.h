@@ -40,6 +40,11 @@ enum ft_kind {
     FT_EV_THREAD_EXIT = 4,    /* - */
     FT_EV_THREAD_JOIN = 5,    /* site child_tid */
     FT_EV_THREAD_DETACH = 6,  /* site child_tid */
+    FT_EV_THREAD_CANCEL = 7,  /* site tid: pthread_cancel(tid) */
+    FT_EV_THREAD_CANCELED = 8, /* site: the thread acts on a cancellation
+                                 request at this cancellation point; its
+                                 cleanup handlers, then THREAD_EXIT,
+                                 follow */
 
     FT_EV_READ = 10,          /* site addr size value  (size 1,2,4,8) */
     FT_EV_WRITE = 11,         /* site addr size value */

@@ -110,6 +110,8 @@ void ft_init(void)
     ft_rt.max_steps = (uint64_t)env_int("FORETELL_MAX_STEPS", 0);
     ft_rt.spin_looks = (uint64_t)env_int("FORETELL_SPIN_LOOKS",
                                          controlled ? FT_SPIN_LOOKS : 0);
+    ft_rt.fair_kps = (uint64_t)env_int("FORETELL_FAIR_KEYPOINTS",
+                                       controlled ? FT_FAIR_KPS : 0);
     ft_rt.pid = getpid();
     ft_fence_init();
     if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {

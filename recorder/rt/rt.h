@@ -25,6 +25,7 @@
 #define FT_WIDE_MAX 4096
 #define FT_SPIN_ADDRS 8 /* addresses a spin loop may look at */
 #define FT_SPIN_LOOKS 1000 /* looks before a spinning thread yields */
+#define FT_FAIR_KPS 1000000 /* key points before a running thread yields */
 
 #define FT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -85,10 +86,15 @@ typedef struct ft_thread {
     int64_t pbudget;
     int heap_abort;
     uint64_t kp_counted;  /* keypoints already added to ft_rt.kp_total */
+    /* Cancellation (cancel.c): a request not acted on yet, the thread's
+     * cancel state and type, and the futex word a real sleep waits on. */
+    int cancel_pending, cancel_disabled, cancel_async;
+    int sleep_word;
     /* Spin detection (sched.c): the key points since ft_rt.wseq was
      * spin_wseq that only looked at state, on these few addresses. */
     uint64_t spin_wseq;
     uint64_t spin_looks;
+    uint64_t run_kps;     /* key points since it last took the baton */
     int spin_naddr;
     uintptr_t spin_addr[FT_SPIN_ADDRS];
 } ft_thread;
@@ -171,6 +177,10 @@ struct ft_rt {
      * than lock and unlock). */
     uint64_t spin_looks;
     uint64_t wseq;
+    /* Fairness (controlled runs): a thread that keeps the baton this many
+     * key points while others wait yields, as an OS would preempt it; 0
+     * never.  Spin loops that write (a counter) are caught so. */
+    uint64_t fair_kps;
     int asym_fence;       /* fence.c: hooks store in_hook without a fence */
 };
 extern struct ft_rt ft_rt;
@@ -396,6 +406,16 @@ int ft_nanosleep(const struct timespec *req, struct timespec *rem, uintptr_t pc)
 
 /* ---- thread.c ---- */
 void ft_thread_init_main(void);
+/* The recorded thread th, not yet joined, or NULL (lock held). */
+ft_thread *ft_thread_of(pthread_t th);
+
+/* ---- cancel.c ---- */
+/* t has a cancellation request it must act on at a cancellation point. */
+int ft_cancel_due(const ft_thread *t);
+/* At a cancellation point (t in a hook, holding the baton, scheduler lock
+ * not held): acts on a due request (does not return), else nothing. */
+void ft_cancel_point(ft_thread *t, uintptr_t pc);
+void ft_cancel_act(ft_thread *t, uintptr_t pc) __attribute__((noreturn));
 
 /* ---- init.c ---- */
 void ft_init(void);

@@ -114,7 +114,7 @@ got:
 /* The heap oracle and spin detection must see every key point. */
 static int every_keypoint(void)
 {
-    return ft_rt.heap_check || ft_rt.spin_looks;
+    return ft_rt.heap_check || ft_rt.spin_looks || ft_rt.fair_kps;
 }
 
 /* Sets t's budget from the policy.  To see every key point, the budget
@@ -134,6 +134,7 @@ void ft_set_budget(ft_thread *t)
 
 static void take(ft_thread *n)
 {
+    n->run_kps = 0;
     n->state = FT_T_RUNNING;
     ft_rt.running = n->tid;
     ft_set_budget(n);
@@ -309,6 +310,10 @@ static void keypoint_end(ft_thread *t)
  * yields at the same key point. */
 static int spinning(ft_thread *t)
 {
+    if (ft_rt.fair_kps && ++t->run_kps >= ft_rt.fair_kps)
+        return 1; /* fairness: it has run long enough */
+    if (!ft_rt.spin_looks)
+        return 0;
     switch (t->kp_kind) {
     case FT_KP_FUNC:
         return 0;
@@ -352,9 +357,13 @@ void ft_keypoint_slow(ft_thread *t)
         ft_heap_check_kp(t); /* the faulty access is recorded: abort */
     if (!__atomic_load_n(&t->has_baton, __ATOMIC_SEQ_CST)) {
         ft_acquire(t);
+        if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
+            ft_cancel_act(t, t->kp_pc); /* asynchronous: any key point */
         keypoint_end(t);
         return;
     }
+    if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
+        ft_cancel_act(t, t->kp_pc);
     if (ft_rt.max_steps) {
         ft_rt.kp_total += t->keypoints - t->kp_counted;
         t->kp_counted = t->keypoints;
@@ -367,7 +376,7 @@ void ft_keypoint_slow(ft_thread *t)
             ft_die("max-steps", FT_MAX_STEPS_STATUS);
         }
     }
-    if (ft_rt.spin_looks && spinning(t)) {
+    if ((ft_rt.spin_looks || ft_rt.fair_kps) && spinning(t)) {
         ft_rt_verbose("thread %d spins: it yields", t->tid);
         ft_yield(t);
         keypoint_end(t);

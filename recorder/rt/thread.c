@@ -128,7 +128,7 @@ int ft_thread_create(pthread_t *th, const pthread_attr_t *attr,
     return rc;
 }
 
-static ft_thread *find(pthread_t th)
+ft_thread *ft_thread_of(pthread_t th)
 {
     for (int i = 0; i < ft_rt.nthreads; i++)
         if (ft_threads[i].state != FT_T_FREE && !ft_threads[i].joined &&
@@ -142,8 +142,9 @@ int ft_thread_join(pthread_t th, void **ret, uintptr_t pc)
     ft_thread *t = ft_enter();
     if (!t)
         return __real_pthread_join(th, ret);
+    ft_cancel_point(t, pc);
     ft_lock();
-    ft_thread *c = find(th);
+    ft_thread *c = ft_thread_of(th);
     if (!c || c == t) {
         ft_unlock();
         ft_leave(t);
@@ -152,6 +153,10 @@ int ft_thread_join(pthread_t th, void **ret, uintptr_t pc)
     while (c->state != FT_T_EXITED) {
         ft_block(t, FT_W_JOIN, (uintptr_t)c->tid, pc, 0);
         ft_lock();
+        if (c->state != FT_T_EXITED && ft_cancel_due(t)) {
+            ft_unlock();
+            ft_cancel_act(t, pc); /* the child stays joinable */
+        }
     }
     c->joined = 1;
     ft_unlock();
@@ -170,7 +175,7 @@ int ft_thread_detach(pthread_t th, uintptr_t pc)
     if (!t)
         return __real_pthread_detach(th);
     ft_lock();
-    ft_thread *c = find(th);
+    ft_thread *c = ft_thread_of(th);
     if (c)
         c->detached = 1;
     ft_unlock();
