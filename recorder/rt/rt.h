@@ -13,6 +13,7 @@
 #define FORETELL_RT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -90,6 +91,8 @@ typedef struct ft_thread {
      * cancel state and type, and the futex word a real sleep waits on. */
     int cancel_pending, cancel_disabled, cancel_async;
     int sleep_word;
+    int ktid;             /* the kernel's thread id (signals are sent to it) */
+    uint64_t sig_pending; /* signals whose handler waits for the baton */
     /* Spin detection (sched.c): the key points since ft_rt.wseq was
      * spin_wseq that only looked at state, on these few addresses. */
     uint64_t spin_wseq;
@@ -440,6 +443,13 @@ int ft_report_active(void);
 /* ---- watchdog.c / signals.c ---- */
 void ft_watchdog_start(void);
 void ft_signals_install(void);
+/* The default action of sig as the runtime keeps it: its own dying
+ * handler for the signals it writes the trace on, else SIG_DFL. */
+int ft_signals_default(int sig);
+/* Whether a disposition is the runtime's own dying handler. */
+int ft_signals_is_runtime(const struct sigaction *sa);
+/* ---- sigdeliver.c: program handlers, run holding the baton ---- */
+void ft_signals_run(ft_thread *t);
 
 /* Real functions behind -Wl,--wrap. */
 int __real_pthread_create(pthread_t *, const pthread_attr_t *,

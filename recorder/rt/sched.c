@@ -276,6 +276,8 @@ void ft_block(ft_thread *t, int kind, uintptr_t obj, uintptr_t pc,
     ft_switch_locked(t);
     t->wait_kind = FT_W_NONE;
     t->deadline_ns = 0;
+    if (FT_UNLIKELY(t->sig_pending) && !ft_rt.finished)
+        ft_signals_run(t);
 }
 
 int ft_wake_all(int kind, uintptr_t obj)
@@ -364,6 +366,8 @@ void ft_keypoint_slow(ft_thread *t)
     }
     if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
         ft_cancel_act(t, t->kp_pc);
+    if (FT_UNLIKELY(t->sig_pending))
+        ft_signals_run(t); /* handlers queued while it could not run them */
     if (ft_rt.max_steps) {
         ft_rt.kp_total += t->keypoints - t->kp_counted;
         t->kp_counted = t->keypoints;

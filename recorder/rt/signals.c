@@ -12,6 +12,8 @@
 #include <string.h>
 #include <ucontext.h>
 
+int __real_sigaction(int, const struct sigaction *, struct sigaction *);
+
 static const int handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
                               SIGTERM, SIGINT, SIGALRM};
 static int dying;
@@ -84,12 +86,31 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     struct sigaction sa;
     __real_memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
-    sigaction(sig, &sa, NULL);
+    __real_sigaction(sig, &sa, NULL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
+}
+
+int ft_signals_is_runtime(const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_fatal;
+}
+
+int ft_signals_default(int sig)
+{
+    struct sigaction sa;
+    __real_memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
+        if (handled[i] == sig && ft_rt.recording) {
+            sa.sa_sigaction = on_fatal;
+            sa.sa_flags = SA_SIGINFO;
+            sigfillset(&sa.sa_mask);
+        }
+    return __real_sigaction(sig, &sa, NULL);
 }
 
 void ft_signals_install(void)
@@ -102,8 +123,9 @@ void ft_signals_install(void)
     for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction old;
         /* Keep a handler or ignore disposition the program already has. */
-        if (sigaction(handled[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+        if (__real_sigaction(handled[i], NULL, &old) == 0 &&
+            old.sa_handler != SIG_DFL)
             continue;
-        sigaction(handled[i], &sa, NULL);
+        __real_sigaction(handled[i], &sa, NULL);
     }
 }

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 void __real_pthread_exit(void *) __attribute__((noreturn));
 
@@ -42,6 +44,7 @@ void ft_thread_init_main(void)
     t->tid = 0;
     t->parent = 0;
     t->pthread = pthread_self();
+    t->ktid = (int)syscall(SYS_gettid);
     ft_rt.nthreads = 1;
     ft_rt.running = 0;
     t->state = FT_T_RUNNING;
@@ -65,6 +68,7 @@ ft_thread *ft_adopt(void)
     t->tid = tid;
     t->parent = tid; /* creator unknown: it names itself, like main */
     t->pthread = pthread_self();
+    t->ktid = (int)syscall(SYS_gettid);
     t->state = FT_T_OUTSIDE;
     t->in_hook = 1;
     ft_unlock();
@@ -82,6 +86,7 @@ static void *trampoline(void *p)
     ft_thread *t = p;
     ft_self = t;
     t->in_hook = 1;
+    t->ktid = (int)syscall(SYS_gettid);
     ft_acquire_start(t);
     emit_simple(FT_EV_THREAD_START, 0, (uint64_t)t->parent);
     pthread_setspecific(exit_key, t);
