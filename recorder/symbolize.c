@@ -188,8 +188,16 @@ static const char *inlined_into(Dwfl_Module *mod, Dwarf_Addr a, int *line)
     size_t nfiles;
     if (!cu || dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
         return NULL;
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, a - bias, &scopes);
+    /* dwarf_getscopes follows an inlined instance to its abstract
+     * definition; the concrete chain of callers is dwarf_getscopes_die's,
+     * from the innermost scope. */
+    Dwarf_Die *inner = NULL, *scopes = NULL;
+    int n = dwarf_getscopes(cu, a - bias, &inner);
+    if (n > 0 && dwarf_tag(&inner[0]) == DW_TAG_inlined_subroutine)
+        n = dwarf_getscopes_die(&inner[0], &scopes);
+    else
+        n = 0;
+    free(inner);
     const char *found = NULL;
     for (int i = 0; i < n && !found; i++) {
         Dwarf_Attribute at;
