@@ -450,6 +450,8 @@ int ft_signals_default(int sig);
 int ft_signals_is_runtime(const struct sigaction *sa);
 /* ---- sigdeliver.c: program handlers, run holding the baton ---- */
 void ft_signals_run(ft_thread *t);
+/* t blocks: its queued process signals go to a thread that runs. */
+void ft_signals_pass_on(ft_thread *t);
 
 /* Real functions behind -Wl,--wrap. */
 int __real_pthread_create(pthread_t *, const pthread_attr_t *,

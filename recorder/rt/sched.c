@@ -130,6 +130,11 @@ void ft_set_budget(ft_thread *t)
         b = 1024;
     }
     t->budget = b;
+    /* A handler queued by a signal (sigdeliver.c) runs at the next key
+     * point: a signal that came before the store above saw its budget 0
+     * overwritten.  Checked after the store, a later one sets it itself. */
+    if (FT_UNLIKELY(__atomic_load_n(&t->sig_pending, __ATOMIC_ACQUIRE)))
+        t->budget = 1;
 }
 
 static void take(ft_thread *n)
@@ -224,6 +229,8 @@ void ft_switch_locked(ft_thread *t)
     }
     __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
     ft_unlock();
+    if (FT_UNLIKELY(t->sig_pending) && t->state == FT_T_BLOCKED)
+        ft_signals_pass_on(t);
     park(t);
     after_park(t);
 }

@@ -26,6 +26,7 @@ int __real_sigaction(int, const struct sigaction *, struct sigaction *);
 
 #define NSIGS 65
 #define FORWARDED 0x46545347 /* si_errno of a signal we forwarded: "FTSG" */
+#define FORWARDED_USER 0x46545355 /* the same, sent by kill(): "FTSU" */
 
 /* What the program asked for, per signal (valid once `known`). */
 static struct sigaction prog[NSIGS];
@@ -58,9 +59,57 @@ static void reset_if_once(int sig)
     ft_signals_default(sig);
 }
 
+/* Sends sig to thread `to` as a forwarded signal.  The kernel lets a
+ * thread queue only negative si_codes: a kill()'s SI_USER travels as
+ * SI_QUEUE, marked, and arrives as what it was (unforward). */
+static int forward(int to, int sig, const siginfo_t *si)
+{
+    siginfo_t fw = *si;
+    fw.si_errno = FORWARDED;
+    if (fw.si_code >= 0) {
+        fw.si_code = SI_QUEUE;
+        fw.si_errno = FORWARDED_USER;
+    }
+    return (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), ft_threads[to].ktid,
+                        sig, &fw);
+}
+
+/* A forwarded signal's info as the kernel first gave it. */
+static int unforward(siginfo_t *si)
+{
+    if (si->si_errno == FORWARDED_USER)
+        si->si_code = SI_USER;
+    else if (si->si_errno != FORWARDED)
+        return 0;
+    si->si_errno = 0;
+    return 1;
+}
+
+/* With the baton free (its holder sleeps for real), a signal sent to the
+ * process that lands in a blocked thread would wait as long as the block
+ * does (forever for a join): a thread that will run again takes it. */
+static int able_to_run(int self)
+{
+    int n = __atomic_load_n(&ft_rt.nthreads, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        int st = __atomic_load_n(&ft_threads[i].state, __ATOMIC_ACQUIRE);
+        if (i != self && (st == FT_T_RUNNABLE || st == FT_T_RUNNING ||
+                          st == FT_T_OUTSIDE))
+            return i;
+    }
+    return -1;
+}
+
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
+    siginfo_t info;
+    int forwarded = 0;
+    if (si) {
+        info = *si;
+        forwarded = unforward(&info);
+        si = &info;
+    }
     ft_thread *t = ft_self;
     int recorded = t && t->state != FT_T_EXITED &&
                    __atomic_load_n(&ft_rt.recording, __ATOMIC_ACQUIRE) &&
@@ -74,12 +123,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
         return;
     }
     int holder = __atomic_load_n(&ft_rt.running, __ATOMIC_ACQUIRE);
-    if (si && si->si_code != SI_TKILL && si->si_errno != FORWARDED &&
-        holder >= 0 && holder != t->tid && ft_threads[holder].ktid) {
-        siginfo_t fw = *si;
-        fw.si_errno = FORWARDED;
-        if (syscall(SYS_rt_tgsigqueueinfo, getpid(), ft_threads[holder].ktid,
-                    sig, &fw) == 0) {
+    if (holder < 0 && t->state == FT_T_BLOCKED)
+        holder = able_to_run(t->tid);
+    if (si && si->si_code != SI_TKILL && !forwarded && holder >= 0 &&
+        holder != t->tid && ft_threads[holder].ktid) {
+        if (forward(holder, sig, si) == 0) {
             errno = saved_errno;
             return;
         }
@@ -89,6 +137,29 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
     __atomic_or_fetch(&t->sig_pending, 1ull << sig, __ATOMIC_RELEASE);
     t->budget = 0; /* its next key point takes the slow path */
     errno = saved_errno;
+}
+
+/* t blocks: the handlers queued on it while it held the baton in a hook
+ * would wait as long as the block does (forever for a join).  A signal
+ * sent to the process may run in any thread: pass them on to one that
+ * will run.  A signal sent to t itself waits for t. */
+void ft_signals_pass_on(ft_thread *t)
+{
+    uint64_t pending = __atomic_load_n(&t->sig_pending, __ATOMIC_ACQUIRE);
+    while (pending) {
+        int sig = __builtin_ctzll(pending);
+        pending &= pending - 1;
+        if (sig <= 0 || sig >= NSIGS || last_info[sig].si_code == SI_TKILL)
+            continue;
+        int to = __atomic_load_n(&ft_rt.running, __ATOMIC_ACQUIRE);
+        if (to < 0 || to == t->tid)
+            to = able_to_run(t->tid);
+        if (to < 0 || !ft_threads[to].ktid)
+            return;
+        __atomic_and_fetch(&t->sig_pending, ~(1ull << sig), __ATOMIC_RELEASE);
+        if (forward(to, sig, &last_info[sig]) != 0)
+            __atomic_or_fetch(&t->sig_pending, 1ull << sig, __ATOMIC_RELEASE);
+    }
 }
 
 void ft_signals_run(ft_thread *t)
