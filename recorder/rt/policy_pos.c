@@ -77,7 +77,7 @@ static void sync_all(void)
             ft_pos_sync(&pos.rng, pos.pend, pos.seen, i, 1);
 }
 
-static int64_t pos_budget(int tid)
+int64_t ft_pos_budget(int tid)
 {
     (void)tid;
     return 1;
@@ -122,8 +122,7 @@ static int pos_pick_waiter(const int *waiters, int n)
     return waiters[ft_rng_below(&pos.rng, (uint64_t)n)];
 }
 
-/* Timed waits expire only when nothing else can run (sched.c). */
-static int pos_expire(int tid, int64_t deadline_ns, int64_t now_ns)
+int ft_pos_expire(int tid, int64_t deadline_ns, int64_t now_ns)
 {
     (void)tid;
     (void)deadline_ns;
@@ -132,11 +131,11 @@ static int pos_expire(int tid, int64_t deadline_ns, int64_t now_ns)
 }
 
 static const ft_policy ft_policy_pos = {
-    .budget = pos_budget,
+    .budget = ft_pos_budget,
     .preempt = pos_preempt,
     .pick = pos_pick,
     .pick_waiter = pos_pick_waiter,
-    .expire = pos_expire,
+    .expire = ft_pos_expire,
 };
 
 int ft_pos_select(const char *spec)

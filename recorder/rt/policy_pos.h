@@ -15,4 +15,10 @@ void ft_pos_event_of(const ft_thread *t, uint64_t *obj, int *write);
  * a fresh priority.  1 when the thread has a new pending event. */
 int ft_pos_sync(ft_rng *r, ft_pend *p, uint64_t *seen, int tid, int reassign);
 
+/* Both policies see every key point (budget 1), and timed waits expire
+ * only when nothing else can run (sched.c does that on its own): real
+ * time must not decide an explored schedule. */
+int64_t ft_pos_budget(int tid);
+int ft_pos_expire(int tid, int64_t deadline_ns, int64_t now_ns);
+
 #endif

@@ -69,12 +69,6 @@ static void sync_all(void)
             sw.interesting[i] = (unsigned char)is_interesting(&ft_threads[i]);
 }
 
-static int64_t surw_budget(int tid)
-{
-    (void)tid;
-    return 1;
-}
-
 static int surw_preempt(int tid)
 {
     sync_all();
@@ -113,20 +107,12 @@ static int surw_pick_waiter(const int *waiters, int n)
     return waiters[ft_rng_below(&sw.rng, (uint64_t)n)];
 }
 
-static int surw_expire(int tid, int64_t deadline_ns, int64_t now_ns)
-{
-    (void)tid;
-    (void)deadline_ns;
-    (void)now_ns;
-    return 0;
-}
-
 static const ft_policy ft_policy_surw = {
-    .budget = surw_budget,
+    .budget = ft_pos_budget,
     .preempt = surw_preempt,
     .pick = surw_pick,
     .pick_waiter = surw_pick_waiter,
-    .expire = surw_expire,
+    .expire = ft_pos_expire,
 };
 
 static int bad(const char *spec, const char *why, const char *at)
