@@ -40,7 +40,16 @@ static struct {
     int nvars;
     int want;                      /* preempt()'s decision, for pick() */
     int cand[FT_MAX_THREADS];
+    unsigned char all_in[FT_MAX_THREADS]; /* every event interesting */
+    int last;                      /* the thread the last step chose */
+    uint64_t streak;               /* its uninteresting steps in a row
+                                    * while an interesting one waited */
 } sw;
+
+/* A thread that runs this many uninteresting events in a row while
+ * another waits at an interesting one is taken for a busy wait: one step
+ * then weighs every enabled thread (see decide()). */
+#define SURW_SPIN 4096
 
 static int is_interesting(const ft_thread *t)
 {
@@ -69,6 +78,37 @@ static void sync_all(void)
             sw.interesting[i] = (unsigned char)is_interesting(&ft_threads[i]);
 }
 
+/* One step over cand[0..n).  Fairness, which the paper's rule lacks: a
+ * thread busy-waiting on an uninteresting variable for one that waits at
+ * an interesting event would run for ever under "uninteresting first";
+ * after SURW_SPIN such steps in a row, one step weighs every enabled
+ * thread as if every event were interesting. */
+static int decide(const int *cand, int n)
+{
+    int waiting = 0;
+    for (int i = 0; i < n; i++)
+        waiting |= sw.interesting[cand[i]];
+    if (waiting && sw.streak >= SURW_SPIN) {
+        sw.streak = 0;
+        sw.last = -1;
+        /* The draw on a copy: only an interesting event uses up a count. */
+        static uint64_t rem[FT_MAX_THREADS];
+        for (int i = 0; i < n; i++)
+            rem[cand[i]] = sw.rem[cand[i]];
+        int c = ft_surw_step(&sw.rng, sw.pend, sw.all_in, rem, cand, n);
+        if (sw.interesting[c] && sw.rem[c])
+            sw.rem[c]--;
+        return c;
+    }
+    int c = ft_surw_step(&sw.rng, sw.pend, sw.interesting, sw.rem, cand, n);
+    if (waiting && !sw.interesting[c] && c == sw.last)
+        sw.streak++;
+    else
+        sw.streak = 0;
+    sw.last = c;
+    return c;
+}
+
 static int surw_preempt(int tid)
 {
     sync_all();
@@ -78,7 +118,7 @@ static int surw_preempt(int tid)
         if (i != tid &&
             __atomic_load_n(&ft_threads[i].state, __ATOMIC_RELAXED) == FT_T_RUNNABLE)
             sw.cand[n++] = i;
-    int c = ft_surw_step(&sw.rng, sw.pend, sw.interesting, sw.rem, sw.cand, n);
+    int c = decide(sw.cand, n);
     if (c == tid)
         return 0;
     sw.want = c;
@@ -96,10 +136,17 @@ static int surw_pick(const int *enabled, int n, int cur)
     int cur_enabled = 0;
     for (int i = 0; i < n; i++)
         cur_enabled |= enabled[i] == cur;
-    if (cur_enabled)
-        /* A yield: an event of its own that ran; the next one is new. */
-        ft_pend_new(&sw.rng, sw.pend, cur, sw.pend[cur].obj, sw.pend[cur].write);
-    return ft_surw_step(&sw.rng, sw.pend, sw.interesting, sw.rem, enabled, n);
+    if (!cur_enabled || n == 1)
+        return decide(enabled, n);
+    /* A yield: an event of its own that ran, and the others go first
+     * (CHESS's rule: a spin loop's yield lets the thread it waits for
+     * run, also one waiting at an interesting event). */
+    ft_pend_new(&sw.rng, sw.pend, cur, sw.pend[cur].obj, sw.pend[cur].write);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (enabled[i] != cur)
+            sw.cand[k++] = enabled[i];
+    return decide(sw.cand, k);
 }
 
 static int surw_pick_waiter(const int *waiters, int n)
@@ -186,7 +233,9 @@ static int parse_counts(const char *spec, const char *p, const char **endp)
 int ft_surw_select(const char *spec)
 {
     memset(&sw, 0, sizeof sw);
+    memset(sw.all_in, 1, sizeof sw.all_in);
     sw.want = -1;
+    sw.last = -1;
     uint64_t seed = 0;
     int has_v = 0;
     const char *p = spec + 4;

@@ -15,6 +15,17 @@ done
 expect_bug abort 134 'surw:seed=*:v=*:w=*' --strategy surw --seed 0 --budget 400 -j 2 -- "$inst/stages" 10
 expect_bug abort 134 'surw:seed=*' --strategy surw --seed 0 --budget 400 -- "$inst/treiber"
 
+# Busy waits (one yielding, one not) end under every strategy: no hang
+# reported on a correct program.
+for s in surw pos; do
+    json=$("$bin/foretell" explore -q --json --strategy $s --budget 40 -j 2 \
+           --run-timeout 5 -o "$work/spin" -- "$inst/spin_publish")
+    case $json in
+    *'"bug_found":false'*) echo "ok: $s: busy waits end" ;;
+    *) fail "$s on spin_publish: $json" ;;
+    esac
+done
+
 # A seed decides the whole exploration.
 for s in pos surw; do
     a=$("$bin/foretell" explore -q --json --strategy $s --seed 7 --budget 300 \

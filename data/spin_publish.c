@@ -1,0 +1,55 @@
+/* spin_publish.c - a correct program whose readers busy-wait: a writer
+ * fills a value and raises two flags; one reader waits for the first flag
+ * with sched_yield, the other spins on the second (an atomic load, no
+ * yield).  A scheduler must let the writer run while they spin, whatever
+ * it thinks interesting (surw's fairness, docs/explore.md).
+ * Kind: none.  Natural run: passes.
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+static int value;
+static atomic_int ready, done;
+
+static void *writer(void *arg)
+{
+    (void)arg;
+    value = 42;
+    atomic_store(&ready, 1);
+    atomic_store(&done, 1);
+    return NULL;
+}
+
+static void *yielder(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&ready))
+        sched_yield();
+    assert(value == 42);
+    return NULL;
+}
+
+static void *spinner(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&done))
+        ;
+    assert(value == 42);
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t w, y, s;
+    pthread_create(&y, NULL, yielder, NULL);
+    pthread_create(&s, NULL, spinner, NULL);
+    pthread_create(&w, NULL, writer, NULL);
+    pthread_join(y, NULL);
+    pthread_join(s, NULL);
+    pthread_join(w, NULL);
+    printf("spin_publish: %d\n", value);
+    return 0;
+}
