@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
-    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos or surw (default pct)"},
+    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos or surw (default surw)"},
     {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
     {"time", 't', "SECONDS", "stop after this wall time"},
     {"seed", 0, "X", "base seed: run i uses X+i (default 0)"},
