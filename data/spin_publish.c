@@ -1,7 +1,7 @@
 /* spin_publish.c - a correct program whose readers busy-wait: a writer
  * fills a value and raises two flags; one reader waits for the first flag
- * with sched_yield, the other spins on the second (an atomic load, no
- * yield).  A scheduler must let the writer run while they spin, whatever
+ * with sched_yield, the other spins on the second (atomic loads, 5000
+ * between yields: longer than surw's busy-wait bound).  A scheduler must let the writer run while they spin, whatever
  * it thinks interesting (surw's fairness, docs/explore.md).
  * Kind: none.  Natural run: passes.
  */
@@ -32,11 +32,18 @@ static void *yielder(void *arg)
     return NULL;
 }
 
+/* Spins 5000 times between yields: without its yields no run without
+ * preemption (the calibration) would end. */
 static void *spinner(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&done))
-        ;
+    for (;;) {
+        for (int i = 0; i < 5000 && !atomic_load(&done); i++)
+            ;
+        if (atomic_load(&done))
+            break;
+        sched_yield();
+    }
     assert(value == 42);
     return NULL;
 }
