@@ -329,7 +329,8 @@ static int spinning(ft_thread *t)
     case FT_KP_READ:
     case FT_KP_LOCK:
     case FT_KP_UNLOCK:
-    case FT_KP_ATOMIC:
+    case FT_KP_AREAD:
+    case FT_KP_AWRITE:
         break;
     default: /* a write, or sync that may change state */
         ft_rt.wseq++;
