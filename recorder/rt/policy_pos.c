@@ -145,22 +145,22 @@ int ft_pos_select(const char *spec)
     while (*p == ':') {
         p++;
         if (strncmp(p, "seed=", 5) != 0) {
-            fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: pos takes only "
-                            "seed=X, got %s\n", spec, p);
+            ft_refusal_note("FORETELL_STRATEGY=%s: pos takes only "
+                            "seed=X, got %s", spec, p);
             return -1;
         }
         char *e;
         p += 5;
         if (*p < '0' || *p > '9') {
-            fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: expected a "
-                            "number >= 0 for seed\n", spec);
+            ft_refusal_note("FORETELL_STRATEGY=%s: expected a "
+                            "number >= 0 for seed", spec);
             return -1;
         }
         seed = strtoull(p, &e, 10);
         p = e;
     }
     if (*p) {
-        fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: unexpected '%s'\n",
+        ft_refusal_note("FORETELL_STRATEGY=%s: unexpected '%s'",
                 spec, p);
         return -1;
     }

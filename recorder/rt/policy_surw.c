@@ -164,7 +164,7 @@ static const ft_policy ft_policy_surw = {
 
 static int bad(const char *spec, const char *why, const char *at)
 {
-    fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: %s%s\n", spec, why,
+    ft_refusal_note("FORETELL_STRATEGY=%s: %s%s", spec, why,
             at ? at : "");
     return -1;
 }
