@@ -10,12 +10,6 @@ NAME=bounds
 . "$(dirname "$0")/lib.sh"
 P=$(cd "$(dirname "$0")/progs" && pwd)
 
-build() {
-    out=$1
-    shift
-    "$bin/foretell-cc" -O1 -o "$work/$out" "$@" 2>"$work/cc.err" ||
-        { fail "cannot build $out: $(head -3 "$work/cc.err")"; return 1; }
-}
 now() { date +%s; }
 
 # Busy-waiting before any sync: not a hang in the first schedule (the

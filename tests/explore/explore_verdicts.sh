@@ -11,12 +11,6 @@ NAME=verdicts
 . "$(dirname "$0")/lib.sh"
 P=$(cd "$(dirname "$0")/progs" && pwd)
 
-build() {
-    out=$1
-    shift
-    "$bin/foretell-cc" -O1 -o "$work/$out" "$@" 2>"$work/cc.err" ||
-        { fail "cannot build $out: $(head -3 "$work/cc.err")"; return 1; }
-}
 line_of() { grep -n "$2" "$P/$1" | head -1 | cut -d: -f1; }
 
 # An exit status of 84 (a runtime refusal code) is the program's own: a
