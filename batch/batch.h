@@ -168,8 +168,9 @@ void fb_store_set_options(fb_store *s, const char *options);
 /* 0, or -1 with err when the last write could not be completed. */
 int fb_store_close(fb_store *s, ft_error *err);
 /* The status of the trace with this hash: enum fb_status, or -1 when
- * the store does not have it (-2 on error). */
-int fb_store_status(fb_store *s, const char *hash);
+ * the store does not have it (-2 on error); *exit_code (may be NULL)
+ * gets what `foretell analyze` returned for it. */
+int fb_store_status(fb_store *s, const char *hash, int *exit_code);
 /* Puts one trace's result, in one transaction: nothing of it is stored
  * unless all of it is.  replace: a trace already stored is replaced
  * (its occurrences first removed).  1 stored, 0 it was there (not

@@ -268,7 +268,7 @@ int fb_run(fb_store *s, const fb_inputs *in, const fb_run_opts *o,
         if (!fb_shard_owns(&o->shard, in->v[i].hash))
             continue;
         st->mine++;
-        int had = fb_store_status(s, in->v[i].hash);
+        int had = fb_store_status(s, in->v[i].hash, NULL);
         int again = o->redo || (o->retry && (had == FB_TIMEOUT ||
                                              had == FB_CRASHED ||
                                              had == FB_ERROR));

@@ -204,11 +204,11 @@ int fb_store_close(fb_store *s, ft_error *err)
     return rc;
 }
 
-int fb_store_status(fb_store *s, const char *hash)
+int fb_store_status(fb_store *s, const char *hash, int *exit_code)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT status FROM traces WHERE hash = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT status, exit_code FROM traces "
+                           "WHERE hash = ?", -1, &st, NULL) != SQLITE_OK)
         return -2;
     sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -219,6 +219,8 @@ int fb_store_status(fb_store *s, const char *hash)
                                      : -2;
     if (rc == SQLITE_ROW && status < 0)
         status = FB_ERROR;
+    if (exit_code)
+        *exit_code = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
     sqlite3_finalize(st);
     return status;
 }
@@ -425,7 +427,7 @@ int fb_store_put(fb_store *s, const fb_result *r, int replace, ft_error *err)
 {
     if (fb_db_exec(s, "BEGIN IMMEDIATE", err) < 0)
         return -1;
-    int had = fb_store_status(s, r->hash);
+    int had = fb_store_status(s, r->hash, NULL);
     int rc = 0;
     if (had == -2)
         rc = fb_db_fail(s, err, "cannot read the store");

@@ -345,10 +345,10 @@ static int observed_findings(const ft_pipeline *pl, ft_source_cache *src,
         var_list(pl, r->vars, r->nvars, 0, vars, sizeof vars);
         const fi_witness *w = &r->witness;
         snprintf(msg, sizeof msg, "atomicity violation observed in the "
-                 "recorded run: thread %u interleaved region %s of thread %u"
-                 " (variables: %s)",
+                 "recorded run: thread %u interleaved region %s of thread "
+                 "%u%s%s%s",
                  w->via < t->nev ? t->ev[w->via].tid : 0, rn, r->tid,
-                 vars[0] ? vars : "-");
+                 vars[0] ? " (variables: " : "", vars, vars[0] ? ")" : "");
         f->message = strdup(msg);
         if (!f->message || add_region(pl, src, &b, r) < 0 ||
             add_event(pl, src, &b, "out", 0, w->out) < 0 ||
@@ -388,15 +388,16 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
         if (r2)
             region_name(r2, n2, sizeof n2);
         var_list(pl, res->vars, res->nvars, 1, vars, sizeof vars);
+        char vs[320] = "";
+        if (vars[0])
+            snprintf(vs, sizeof vs, " (variables: %s)", vars);
         if (cma)
             snprintf(msg, sizeof msg, "atomicity violation predicted: "
                      "regions %s and %s, run by two threads, can interleave "
-                     "so that neither runs as a unit (variables: %s)",
-                     n1, n2, vars[0] ? vars : "-");
+                     "so that neither runs as a unit%s", n1, n2, vs);
         else
             snprintf(msg, sizeof msg, "atomicity violation predicted: "
-                     "another thread can interleave region %s (variables: "
-                     "%s)", n1, vars[0] ? vars : "-");
+                     "another thread can interleave region %s%s", n1, vs);
         f->message = strdup(msg);
         if (!f->message || (r1 && add_region(pl, src, &b, r1) < 0) ||
             (cma && r2 && add_region(pl, src, &b, r2) < 0))
