@@ -377,6 +377,18 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
                         const ft_end *end, uint64_t threads, FILE *warn,
                         ft_error *err);
 
+/* FORETELL_TRACE patterns (recorder/trace_path.c): pattern with %p the
+ * pid, %e exe (the program's basename), %n the number n, %% a '%'.
+ * Returns 0, 1 when the pattern has a '%' that is none of these (kept
+ * literally), -1 when out is too small.  *uses_n (may be NULL): %n was
+ * there, so another n gives another path. */
+int ft_trace_path_expand(const char *pattern, unsigned long pid,
+                         const char *exe, unsigned long n, char *out,
+                         size_t len, int *uses_n);
+/* A path as a FORETELL_TRACE value that means exactly that path ('%'
+ * doubled).  0, -1 when out is too small. */
+int ft_trace_path_escape(const char *path, char *out, size_t len);
+
 /* Waits for the child pid (recorder/child_wait.c).  timeout_s > 0 bounds
  * the wait: SIGTERM then, SIGKILL grace_s later, and *timed_out set.
  * 0 with *status filled, or -1 (errno) when waitpid fails. */
