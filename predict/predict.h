@@ -327,7 +327,8 @@ typedef struct ft_fsite {
     char *module;     /* basename of the module's path, "" unknown */
     char *file;       /* as the debug information names it, "" unknown */
     char *function;   /* "" unknown */
-    char *text;       /* the source line, NULL when not at hand */
+    char *text;       /* the source line (as symbolised, else as the
+                         file reads now), NULL when not at hand */
     uint32_t line, column;
     uint64_t offset;  /* in the module (unsymbolised sites) */
 } ft_fsite;
@@ -367,14 +368,5 @@ char *ft_finding_key(const ft_finding *f);
 int ft_fingerprint_of_key(const char *key, char out[FT_FINGERPRINT_LEN + 1]);
 int ft_finding_fingerprint(const ft_finding *f,
                            char out[FT_FINGERPRINT_LEN + 1]);
-
-/* Source lines by file and line number, files read once and kept (a
- * few).  ft_source_line: 1 with the line (no newline) in buf, 0 when the
- * file or the line is not there. */
-typedef struct ft_source_cache ft_source_cache;
-ft_source_cache *ft_source_cache_new(void);
-void ft_source_cache_free(ft_source_cache *c);
-int ft_source_line(ft_source_cache *c, const char *path, uint32_t line,
-                   char *buf, size_t len);
 
 #endif

@@ -143,6 +143,8 @@ int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
 void ft_meta_finish_data(ft_reader *r);
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
+int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
+                   uint64_t body_off);
 int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
 /* Sorts the site table and decides whether lookups can index it. */

@@ -26,6 +26,7 @@ enum ft_chunk_kind {
     FT_CHUNK_SYMBOLS = 5, /* body: [site, function, file, line, column] */
     FT_CHUNK_END = 6,     /* body: msgpack map written at a clean end */
     FT_CHUNK_DATA = 7,    /* body: [module, offset, size, name] data symbols */
+    FT_CHUNK_SOURCE = 8,  /* body: [site, text] source lines */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -199,6 +200,8 @@ typedef struct ft_site {
     const char *function; /* NULL until symbolised */
     const char *file;
     uint32_t line, column;
+    const char *text;     /* the source line at file:line when the trace
+                             was symbolised (SOURCE), NULL unknown */
 } ft_site;
 
 typedef struct ft_module {
@@ -388,6 +391,17 @@ int ft_trace_path_expand(const char *pattern, unsigned long pid,
 /* A path as a FORETELL_TRACE value that means exactly that path ('%'
  * doubled).  0, -1 when out is too small. */
 int ft_trace_path_escape(const char *path, char *out, size_t len);
+
+/* Source lines by file and line number (recorder/source.c), each file
+ * read once and kept (a few at a time): the symboliser records the line
+ * of every site where the sources are, and findings are keyed by it.
+ * ft_source_line: 1 with the line (no newline, truncated to len) in buf,
+ * 0 when the file or the line is not there. */
+typedef struct ft_source_cache ft_source_cache;
+ft_source_cache *ft_source_cache_new(void);
+void ft_source_cache_free(ft_source_cache *c);
+int ft_source_line(ft_source_cache *c, const char *path, uint32_t line,
+                   char *buf, size_t len);
 
 /* Waits for the child pid (recorder/child_wait.c).  timeout_s > 0 bounds
  * the wait: SIGTERM then, SIGKILL grace_s later, and *timed_out set.

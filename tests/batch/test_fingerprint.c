@@ -7,7 +7,8 @@
  * file name, function, the text, the line when there is no text);
  * escaping that keeps two different site tuples apart; the hash is the
  * first 128 bits of SHA-256 of the key (checked against the FIPS 180-2
- * test vector for "abc"); and ft_source_line over files. */
+ * test vector for "abc"); ft_source_line over files; SOURCE chunks
+ * through the writer and the reader. */
 #include "predict/predict.h"
 
 #include <setjmp.h>
@@ -262,6 +263,48 @@ static void test_source_lines(void **state)
     rmdir(dir);
 }
 
+/* SOURCE chunks through the writer and the reader: the text comes back
+ * with its site, merged with the site's SITES and SYMBOLS entries. */
+static void test_source_chunk(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ft-src-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    ft_module mod = {"/bin/prog", 0x1000, 0x1000, ""};
+    ft_header h = {.program = "/bin/prog", .nmodules = 1, .modules = &mod};
+    ft_error err;
+    ft_writer *w = ft_writer_open(path, &h, &err);
+    assert_non_null(w);
+    ft_site s[3] = {
+        {.id = 1, .offset = 0x10, .function = "f", .file = "/s/x.c",
+         .line = 3, .text = "  x = 1; /* | */"},
+        {.id = 2, .offset = 0x20, .function = "g", .file = "/s/x.c",
+         .line = 4},
+        {.id = 3, .offset = 0x30, .text = "only text"},
+    };
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ft_writer_site(w, &s[i]), 0);
+    ft_event ev = {.kind = FT_EV_YIELD, .site = 1};
+    assert_int_equal(ft_writer_event(w, &ev), 0);
+    assert_int_equal(ft_writer_close(w, NULL), 0);
+    ft_reader *r = ft_reader_open(path, &err);
+    assert_non_null(r);
+    const ft_site *a = ft_reader_site(r, 1), *b = ft_reader_site(r, 2),
+                  *c = ft_reader_site(r, 3);
+    assert_string_equal(a->function, "f");
+    assert_int_equal(a->line, 3);
+    assert_string_equal(a->text, "  x = 1; /* | */");
+    assert_string_equal(b->function, "g");
+    assert_null(b->text);
+    assert_null(c->function);
+    assert_string_equal(c->text, "only text");
+    assert_int_equal(c->offset, 0x30);
+    ft_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_fallbacks),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_source_lines),
+        cmocka_unit_test(test_source_chunk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
