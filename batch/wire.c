@@ -181,6 +181,29 @@ static int64_t get_int(rd *r)
     return 0;
 }
 
+/* An array of n elements of size elem (calloc'd, NULL when empty): the
+ * caller decodes each.  *n 0 and r->bad when it is not an array. */
+static void *get_items(rd *r, size_t elem, uint32_t *n,
+                       const msgpack_object **items)
+{
+    const msgpack_object *o = next(r);
+    *n = 0;
+    if (o->type != MSGPACK_OBJECT_ARRAY) {
+        r->bad = 1;
+        return NULL;
+    }
+    if (o->via.array.size == 0)
+        return NULL;
+    void *v = calloc(o->via.array.size, elem);
+    if (!v) {
+        r->bad = 1;
+        return NULL;
+    }
+    *n = o->via.array.size;
+    *items = o->via.array.ptr;
+    return v;
+}
+
 static void get_event(const msgpack_object *o, ft_fevent *e, int *bad)
 {
     rd r = open_array(o, 12);
@@ -215,17 +238,12 @@ static void get_group(const msgpack_object *o, fb_group *g, int *bad)
     f->observed = get_int(&r) != 0;
     uint64_t prop = get_uint(&r);
     f->prop = prop == UINT64_MAX ? SIZE_MAX : (size_t)prop;
-    const msgpack_object *ev = next(&r);
-    if (ev->type == MSGPACK_OBJECT_ARRAY && ev->via.array.size) {
-        f->events = calloc(ev->via.array.size, sizeof *f->events);
-        if (!f->events)
-            r.bad = 1;
-        for (uint32_t e = 0; f->events && e < ev->via.array.size; e++) {
-            f->nevents++;
-            get_event(&ev->via.array.ptr[e], &f->events[e], bad);
-        }
-    } else if (ev->type != MSGPACK_OBJECT_ARRAY) {
-        r.bad = 1;
+    const msgpack_object *items = NULL;
+    uint32_t ne;
+    f->events = get_items(&r, sizeof *f->events, &ne, &items);
+    for (uint32_t e = 0; e < ne; e++) {
+        f->nevents++;
+        get_event(&items[e], &f->events[e], bad);
     }
     get_fixed(&r, g->confirm.status, sizeof g->confirm.status);
     get_fixed(&r, g->confirm.failure, sizeof g->confirm.failure);
@@ -281,17 +299,12 @@ int fb_result_decode(const char *buf, size_t len, fb_result *res)
         res->seconds = sec->via.f64;
     else
         r.bad = 1;
-    const msgpack_object *gs = next(&r);
-    if (gs->type == MSGPACK_OBJECT_ARRAY && gs->via.array.size) {
-        res->groups = calloc(gs->via.array.size, sizeof *res->groups);
-        if (!res->groups)
-            r.bad = 1;
-        for (uint32_t k = 0; res->groups && k < gs->via.array.size; k++) {
-            res->ngroups++;
-            get_group(&gs->via.array.ptr[k], &res->groups[k], &bad);
-        }
-    } else if (gs->type != MSGPACK_OBJECT_ARRAY) {
-        r.bad = 1;
+    const msgpack_object *items = NULL;
+    uint32_t ng;
+    res->groups = get_items(&r, sizeof *res->groups, &ng, &items);
+    for (uint32_t k = 0; k < ng; k++) {
+        res->ngroups++;
+        get_group(&items[k], &res->groups[k], &bad);
     }
     msgpack_unpacked_destroy(&u);
     if (r.bad || bad || !res->path || res->status < 0 ||

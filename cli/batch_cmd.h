@@ -23,6 +23,8 @@ typedef struct batch_baseline {
 int batch_baseline_read(const char *path, batch_baseline *b);
 void batch_baseline_free(batch_baseline *b);
 int batch_baseline_has(const batch_baseline *b, const char *fp);
+/* "new" or "unchanged" against b; NULL without a baseline. */
+const char *batch_baseline_state(const batch_baseline *b, const char *fp);
 
 /* --sarif: one SARIF 2.1.0 log.  source_root (may be NULL): paths under
  * it are written relative to %SRCROOT%.  0, or -1 on a write error. */

@@ -54,16 +54,23 @@ static void totals(FILE *o, fb_store *s)
             t.findings, t.occurrences, t.instances, t.confirmed);
 }
 
+/* Whether rows[i] is the first of its kind (kinds in order of first
+ * appearance: the one of the most traces first). */
+static int first_of_kind(const fb_finding_row *rows, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (!strcmp(rows[k].kind, rows[i].kind))
+            return 0;
+    return 1;
+}
+
 static void kind_table(FILE *o, const fb_finding_row *f, size_t n)
 {
     fputs("<h2>Findings by kind</h2>\n<table><tr><th>kind</th>"
           "<th>findings</th><th>traces</th><th>instances</th></tr>\n",
           o);
     for (size_t i = 0; i < n; i++) {
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = !strcmp(f[k].kind, f[i].kind);
-        if (seen)
+        if (!first_of_kind(f, i))
             continue;
         uint64_t nf = 0, tr = 0, in = 0;
         for (size_t k = i; k < n; k++)
@@ -161,7 +168,8 @@ static void finding(FILE *o, const fb_finding_row *f,
         }
         fputs("</span>", o);
     }
-    if (bl && !batch_baseline_has(bl, f->fingerprint))
+    const char *state = batch_baseline_state(bl, f->fingerprint);
+    if (state && !strcmp(state, "new"))
         fputs(" <span class=\"new\">new</span>", o);
     fputs("</summary>\n<p>fingerprint <code>", o);
     esc(o, f->fingerprint);
@@ -242,10 +250,7 @@ int batch_write_html(const char *dir, fb_store *s,
     totals(o, s);
     kind_table(o, rows, n);
     for (size_t i = 0; i < n; i++) {
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = !strcmp(rows[k].kind, rows[i].kind);
-        if (seen)
+        if (!first_of_kind(rows, i))
             continue;
         fputs("<h2 id=\"kind-", o);
         esc(o, rows[i].kind);

@@ -206,13 +206,6 @@ static int write_junit(FILE *out, const fb_trace_row *t, size_t n)
 
 /* ---- JSON lines ----------------------------------------------------------- */
 
-static const char *state_of(const batch_baseline *bl, const char *fp)
-{
-    if (!bl)
-        return NULL;
-    return batch_baseline_has(bl, fp) ? "unchanged" : "new";
-}
-
 static void json_site(ft_json *j, const fb_event_row *e)
 {
     ft_json_begin_object(j);
@@ -285,7 +278,7 @@ static void write_jsonl(FILE *out, const fb_totals *tt,
         ft_json_kstr(&j, "confirmation", f[i].confirm_status);
         ft_json_kstr(&j, "failure", f[i].confirm_failure);
         if (bl)
-            ft_json_kstr(&j, "baseline", state_of(bl, f[i].fingerprint));
+            ft_json_kstr(&j, "baseline", batch_baseline_state(bl, f[i].fingerprint));
         ft_json_kstr(&j, "key", f[i].key);
         ft_json_key(&j, "events");
         ft_json_begin_array(&j);
@@ -315,7 +308,7 @@ static void write_text(FILE *out, const fb_totals *tt,
                 f[i].instances == 1 ? "" : "s",
                 f[i].confirm_status ? "; " : "",
                 f[i].confirm_status ? f[i].confirm_status : "",
-                bl ? "; " : "", bl ? state_of(bl, f[i].fingerprint) : "");
+                bl ? "; " : "", bl ? batch_baseline_state(bl, f[i].fingerprint) : "");
     }
     fprintf(out, "%" PRIu64 " traces (%" PRIu64 " analyzed, %" PRIu64
                  " damaged, %" PRIu64 " bad, %" PRIu64 " timed out, %" PRIu64

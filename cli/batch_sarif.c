@@ -24,6 +24,19 @@ static int by_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A previous report's result's fingerprint; NULL when it has none or
+ * was already gone ("absent") in that report: not in its baseline. */
+static const char *result_fp(json_t *res)
+{
+    json_t *fp = json_object_get(json_object_get(res, "partialFingerprints"),
+                                 FP_KEY);
+    json_t *st = json_object_get(res, "baselineState");
+    if (!json_is_string(fp) ||
+        (json_is_string(st) && !strcmp(json_string_value(st), "absent")))
+        return NULL;
+    return json_string_value(fp);
+}
+
 int batch_baseline_read(const char *path, batch_baseline *b)
 {
     memset(b, 0, sizeof *b);
@@ -48,14 +61,8 @@ int batch_baseline_read(const char *path, batch_baseline *b)
     json_array_foreach(runs, i, run) {
         json_t *results = json_object_get(run, "results");
         json_array_foreach(results, k, res) {
-            json_t *fp = json_object_get(json_object_get(res,
-                                                         "partialFingerprints"),
-                                         FP_KEY);
-            json_t *st = json_object_get(res, "baselineState");
-            /* a result already gone in that report is not in its baseline */
-            if (!json_is_string(fp) ||
-                (json_is_string(st) &&
-                 !strcmp(json_string_value(st), "absent")))
+            const char *fp = result_fp(res);
+            if (!fp)
                 continue;
             if (b->nfp == cap) {
                 size_t nc = cap ? 2 * cap : 64;
@@ -69,7 +76,7 @@ int batch_baseline_read(const char *path, batch_baseline *b)
                 b->fp = v;
                 cap = nc;
             }
-            b->fp[b->nfp++] = (char *)json_string_value(fp);
+            b->fp[b->nfp++] = (char *)fp;
         }
     }
     qsort(b->fp, b->nfp, sizeof *b->fp, by_str);
@@ -88,6 +95,11 @@ int batch_baseline_has(const batch_baseline *b, const char *fp)
 {
     return b && b->nfp &&
            bsearch(&fp, b->fp, b->nfp, sizeof *b->fp, by_str) != NULL;
+}
+
+const char *batch_baseline_state(const batch_baseline *b, const char *fp)
+{
+    return !b ? NULL : batch_baseline_has(b, fp) ? "unchanged" : "new";
 }
 
 /* ---- locations ---------------------------------------------------------- */
@@ -346,8 +358,7 @@ static void write_result(ft_json *j, const fb_finding_row *f,
         code_flow(j, f, root);
     if (bl)
         ft_json_kstr(j, "baselineState",
-                     batch_baseline_has(bl, f->fingerprint) ? "unchanged"
-                                                            : "new");
+                     batch_baseline_state(bl, f->fingerprint));
     ft_json_key(j, "properties");
     ft_json_begin_object(j);
     ft_json_kuint(j, "traces", f->traces);
@@ -373,17 +384,11 @@ static void absent_results(ft_json *j, const fb_finding_row *rows, size_t n,
     json_t *run, *res;
     json_array_foreach(json_object_get(bl->doc, "runs"), i, run) {
         json_array_foreach(json_object_get(run, "results"), k, res) {
-            json_t *fp = json_object_get(json_object_get(res,
-                                                         "partialFingerprints"),
-                                         FP_KEY);
-            json_t *st = json_object_get(res, "baselineState");
-            if (!json_is_string(fp) ||
-                (json_is_string(st) &&
-                 !strcmp(json_string_value(st), "absent")))
+            const char *fp = result_fp(res);
+            if (!fp)
                 continue;
             size_t m = 0;
-            while (m < n && strcmp(rows[m].fingerprint,
-                                   json_string_value(fp)))
+            while (m < n && strcmp(rows[m].fingerprint, fp))
                 m++;
             if (m < n)
                 continue;

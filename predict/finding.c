@@ -188,17 +188,24 @@ static char *observed_witness(const ft_pipeline *pl, const fi_region *r)
     return text;
 }
 
-static int grow(ft_finding **out, size_t *n, size_t *cap)
+/* A new, empty finding of this kind at the end of out; NULL out of
+ * memory. */
+static ft_finding *new_finding(ft_finding **out, size_t *n, size_t *cap,
+                               const char *kind)
 {
-    if (*n < *cap)
-        return 0;
-    size_t nc = *cap ? 2 * *cap : 8;
-    ft_finding *f2 = realloc(*out, nc * sizeof *f2);
-    if (!f2)
-        return -1;
-    *out = f2;
-    *cap = nc;
-    return 0;
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        ft_finding *f2 = realloc(*out, nc * sizeof *f2);
+        if (!f2)
+            return NULL;
+        *out = f2;
+        *cap = nc;
+    }
+    ft_finding *f = &(*out)[(*n)++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->kind, sizeof f->kind, "%s", kind);
+    f->prop = SIZE_MAX;
+    return f;
 }
 
 static int observed_findings(const ft_pipeline *pl, ft_source_cache *src,
@@ -210,14 +217,11 @@ static int observed_findings(const ft_pipeline *pl, ft_source_cache *src,
         const fi_region *r = &a->regions[k];
         if (r->status != FI_ST_OBSERVED)
             continue;
-        if (grow(out, n, cap) < 0)
+        ft_finding *f = new_finding(out, n, cap, "atomicity");
+        if (!f)
             return -1;
-        ft_finding *f = &(*out)[(*n)++];
-        memset(f, 0, sizeof *f);
         builder b = {f, 0};
-        snprintf(f->kind, sizeof f->kind, "atomicity");
         f->observed = 1;
-        f->prop = SIZE_MAX;
         char rn[300], vars[300], msg[900];
         region_name(r, rn, sizeof rn);
         var_list(pl, r->vars, r->nvars, 0, vars, sizeof vars);
@@ -247,14 +251,12 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
         const ft_prop *p = &pl->props[i];
         if (res->verdict != FT_VIOLATED)
             continue;
-        if (grow(out, n, cap) < 0)
-            return -1;
-        ft_finding *f = &(*out)[(*n)++];
-        memset(f, 0, sizeof *f);
-        builder b = {f, 0};
         int cma = p->kind == FT_PROP_CMA;
-        snprintf(f->kind, sizeof f->kind, cma ? "atomicity-pair"
-                                              : "atomicity");
+        ft_finding *f = new_finding(out, n, cap, cma ? "atomicity-pair"
+                                                     : "atomicity");
+        if (!f)
+            return -1;
+        builder b = {f, 0};
         f->prop = i;
         f->replayable = 1;
         const fi_property *fp = &pl->infer.props[p->id];
