@@ -180,7 +180,7 @@ static int finish(fb_store *s, slot *sl, const fb_inputs *in,
     fb_result r;
     char msg[512];
     if (sl->timed_out) {
-        snprintf(msg, sizeof msg, "the analysis took more than %.0f s "
+        snprintf(msg, sizeof msg, "the analysis took more than %g s "
                  "(--trace-time) and was stopped", o->trace_time);
         failed_result(&r, x, FB_TIMEOUT, msg);
         r.exit_code = 0;
@@ -231,7 +231,10 @@ static void print_progress(fb_store *s, const fb_run_stats *st, size_t todo,
     size_t left = todo - st->analyzed;
     if (!final && rate > 0 && left)
         fprintf(stderr, ", %.0f s left", left / rate);
-    fprintf(stderr, "%s\n", final ? " [done]" : "");
+    fprintf(stderr, "%s\n", !final ? ""
+                            : stop_signal ? " [interrupted]"
+                            : st->left ? " [stopped: time]"
+                                       : " [done]");
 }
 
 static void kill_all(slot *sl, unsigned n)

@@ -16,9 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_STORE "foretell.db"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* ---- batch analyze ----------------------------------------------------- */
 
@@ -262,6 +270,7 @@ static int batch_analyze(int argc, char **argv)
 {
     analyze_args a;
     memset(&a, 0, sizeof a);
+    double t0 = now();
     int rc = parse_analyze(&a, argc, argv);
     if (rc >= 0) {
         free(a.inputs);
@@ -294,10 +303,16 @@ static int batch_analyze(int argc, char **argv)
             fprintf(stderr, "%s: error: %s\n", err.path, err.message);
             goto out;
         }
+    if (!a.flag[A_QUIET] && in.n > 100)
+        fprintf(stderr, "foretell batch: hashing %zu traces\n", in.n);
     if (fb_inputs_hash(&in, &err) < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
         goto out;
     }
+    /* --time covers the listing and hashing too */
+    double left = a.total_time > 0 ? a.total_time - (now() - t0) : 0;
+    if (a.total_time > 0 && left <= 0)
+        left = 1e-3;
     s = fb_store_open(a.store, FB_STORE_CREATE, &err);
     if (!s) {
         fprintf(stderr, "%s: error: %s\n", err.path[0] ? err.path : a.store,
@@ -331,7 +346,7 @@ static int batch_analyze(int argc, char **argv)
     fb_run_opts ro = {.jobs = (unsigned)a.jobs, .shard = sh,
                       .redo = a.flag[A_REDO], .retry = a.flag[A_RETRY],
                       .trace_time = a.trace_time,
-                      .total_time = a.total_time,
+                      .total_time = left,
                       .progress = !a.flag[A_QUIET], .analyze = &a.ao};
     if (!a.flag[A_QUIET])
         fprintf(stderr, "foretell batch: %zu traces%s into %s, %llu at once"

@@ -43,6 +43,7 @@ rc=$?
 grep -q "9/9 traces (9 skipped" err.txt || fail "not skipped: $(cat err.txt)"
 $CHECK dump s.db >second.dump
 cmp -s first.dump second.dump || fail "a second run changed the store"
+rm t/vb3-copy.ftrace
 
 # reports
 "$FT" batch report --store s.db >text.txt
@@ -96,6 +97,38 @@ $CHECK count b.db "SELECT message FROM traces WHERE status = 'bad'" | grep -q "a
     fail "no message for the bad trace"
 "$FT" batch report --store b.db --junit b.xml >/dev/null
 $CHECK junit b.xml b.db || fail "JUnit with errors"
+
+# --time: nothing analyzed in time is undecided (5); a rerun completes
+"$FT" batch analyze --store tm.db --time 0.001 t 2>err.txt
+rc=$?
+[ $rc = 5 ] || fail "--time: exit $rc, expected 5 (undecided)"
+grep -q "the time bound (--time) was reached: 9 traces not analyzed" err.txt ||
+    fail "--time message: $(cat err.txt)"
+"$FT" batch analyze -q --store tm.db -j 2 t
+same s.db tm.db "completed after --time"
+# --trace-time: an analysis that stops answering (SIGSTOP) is killed and
+# its trace stored as timed out; the batch is undecided
+tries=0
+while :; do
+    tries=$((tries + 1))
+    "$FT" batch analyze -q --redo --store to.db --trace-time 0.5 t/vb3.ftrace &
+    pid=$!
+    i=0
+    until child=$(pgrep -P $pid) || [ $i -ge 200 ]; do sleep 0.01; i=$((i + 1)); done
+    [ -n "$child" ] && kill -STOP $child
+    wait $pid
+    rc=$?
+    st=$($CHECK count to.db "SELECT status FROM traces")
+    [ "$st" = timeout ] || [ $tries -ge 3 ] || continue
+    break
+done
+[ "$st" = timeout ] && [ $rc = 5 ] || fail "--trace-time: status $st, exit $rc"
+$CHECK count to.db "SELECT message FROM traces" | grep -q "took more than 0.5 s (--trace-time)" ||
+    fail "timeout message: $($CHECK count to.db "SELECT message FROM traces")"
+"$FT" batch analyze -q --store to.db t/vb3.ftrace
+[ $? = 5 ] || fail "a timed-out trace is skipped without --retry"
+"$FT" batch analyze -q --retry --store to.db t/vb3.ftrace
+[ $? = 1 ] || fail "--retry did not analyze the timed-out trace again"
 
 # bad input: named, exit 2, nothing created
 expect2() {
