@@ -95,14 +95,15 @@ sinfo -h -o %T | grep -q idle ||
     fail "the node did not come up: $(tail -5 "$S/log/slurmctld.log" "$S/log/slurmd.log" "$S/log/slurmd.out" 2>&1)"
 
 fast_traces t
-# the job script of docs/batch.md: each task analyzes its shard into a
-# store of its own; 1 (findings) is a successful task too
+# the job script of docs/batch.md (one CPU per task here, and
+# --stop-after 1 to keep the test short)
 cat >job.sh <<JOB
 #!/bin/sh
 #SBATCH --job-name=foretell-batch
+#SBATCH --cpus-per-task=1
 #SBATCH --output=$work/task-%a.out
-"$FT" batch analyze --store "$work/shard-\$SLURM_ARRAY_TASK_ID.db" \\
-    --stop-after 1 "$work/t"
+"$FT" batch analyze -j "\$SLURM_CPUS_PER_TASK" --trace-time 600 --stop-after 1 \\
+    --store "$work/shard-\$SLURM_ARRAY_TASK_ID.db" "$work/t"
 rc=\$?
 [ \$rc -le 1 ]
 JOB
