@@ -1,8 +1,8 @@
 /* wire.c - a trace's result as bytes, from the child that analyzed it to
  * the batch that stores it: one msgpack array in a fixed field order
  * (both ends are this file, built together).  The decoder checks every
- * type and bound anyway: a child that died mid-write leaves a prefix,
- * which must be refused, not half read. */
+ * count (ft_mp_validate), type and bound anyway: a child that died
+ * mid-write leaves a prefix, which must be refused, not half read. */
 #include "batch/batch.h"
 
 #include <msgpack.h>
@@ -256,6 +256,11 @@ static void get_group(const msgpack_object *o, fb_group *g, int *bad)
 int fb_result_decode(const char *buf, size_t len, fb_result *res)
 {
     memset(res, 0, sizeof *res);
+    /* counts checked against the bytes first: msgpack-c would allocate
+     * what a corrupt count claims */
+    const uint8_t *b = (const uint8_t *)buf;
+    if (ft_mp_validate(b, b + len) != b + len)
+        return -1;
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
     size_t off = 0;

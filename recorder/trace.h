@@ -338,6 +338,13 @@ static inline uint64_t *ft_addr_reg_of(ft_addr_regs *r, unsigned kind)
  * know.  Needs FT_EVENT_MAX_FIXED + nbytes + 5 bytes. */
 uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs);
 
+/* Checks that [p, end) starts with one well-formed msgpack value whose
+ * containers claim no more elements than bytes remain and nest at most
+ * 32 deep; returns the value's end, or NULL (recorder/reader_meta.c).
+ * Run before handing untrusted bytes to msgpack-c, so that a hostile
+ * count cannot make it allocate gigabytes. */
+const uint8_t *ft_mp_validate(const uint8_t *p, const uint8_t *end);
+
 /* Consistency: every read returns the last write to that address (since
  * its allocation), atomics included.  Returns the number of violations,
  * reporting up to max_report of them on out (may be NULL). */
