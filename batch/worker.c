@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "batch/batch.h"
 #include "replay/confirm.h"
+#include "replay/replay.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -275,7 +276,21 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
     }
     int ok = pl->damaged ? 2 : 0;
     r->exit_code = ok;
-    if (o->prog) {
+    /* --confirm replays against PROG only the runs of PROG: a trace of
+     * another build (another build id) is left unconfirmed, its findings
+     * counted as without --confirm */
+    int replay = o->prog != NULL;
+    if (replay && r->build_id && r->build_id[0]) {
+        char found_at[4096], bid[160];
+        const char *exe = fr_which(o->prog[0], found_at, sizeof found_at);
+        replay = !exe || ft_file_build_id(exe, bid, sizeof bid) < 0 ||
+                 strcmp(bid, r->build_id) == 0;
+        if (!replay && !r->message)
+            set_message(r, r->status, "--confirm: %.300s is not the program "
+                        "this trace recorded (another build id): not "
+                        "replayed%s", o->prog[0], "");
+    }
+    if (replay) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%.16s", o->work_dir ? o->work_dir
                                                           : ".",
@@ -296,7 +311,7 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
     /* as analyze: with --confirm only confirmed predictions count */
     size_t found = 0;
     for (size_t k = 0; k < r->ngroups; k++)
-        found += r->groups[k].observed || !o->prog ||
+        found += r->groups[k].observed || !replay ||
                  is_confirmed(&r->groups[k].confirm);
     if (r->exit_code == 0 && found)
         r->exit_code = 1;

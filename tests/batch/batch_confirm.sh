@@ -5,7 +5,7 @@
 # result on the finding and on the occurrence replayed, and leaves
 # confirmed findings alone the next time; another build of the program
 # is not run (findings stay unconfirmed); `batch analyze --confirm`
-# confirms as it analyzes; a merge keeps the best confirmation; reports
+# confirms as it analyzes, the runs of PROG only; a merge keeps the best confirmation; reports
 # show confirmed findings as errors.
 name=batch_confirm
 . "$(dirname "$0")/lib.sh"
@@ -59,4 +59,12 @@ n=$($CHECK count a.db "SELECT count(*) FROM findings")
 [ "$($CHECK count a.db "SELECT count(*) FROM occurrences WHERE confirm_status IN ('confirmed', 'failed_early', 'refined')")" = "$n" ] ||
     fail "analyze --confirm did not confirm"
 [ -z "$(ls tmp)" ] || fail "work directory left: $(ls tmp)"
+# a run of another program is not replayed against PROG
+"$FT" batch analyze -q --store a2.db --confirm --tails 0 t \
+    -- "$FT_INST/best_fig2"
+[ $? = 1 ] || fail "analyze --confirm, two programs: exit"
+[ "$($CHECK count a2.db "SELECT count(*) FROM occurrences o JOIN traces t ON t.hash = o.trace WHERE t.path LIKE '%vb2%' AND o.confirm_status IS NULL")" -gt 0 ] ||
+    fail "the other program's findings were replayed against best_fig2"
+$CHECK count a2.db "SELECT message FROM traces WHERE path LIKE '%vb2%'" |
+    grep -q "is not the program this trace recorded" || fail "no message"
 exit 0
