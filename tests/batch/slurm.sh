@@ -8,12 +8,15 @@
 # the result with one unsharded run.  Everything it started is stopped at
 # its end, whatever happens.  Needs root and the packages (setup.sh
 # installs them); without them it says why and is skipped (exit 77).
+# Bounded: every Slurm client call runs under timeout(1), the node has
+# 60 s to come up and the job array 150 s to finish (CTest's 300 s
+# timeout is never what stops it), and a failure prints the daemons' logs.
 name=batch_slurm
 . "$(dirname "$0")/lib.sh"
 
 skip() { echo "SKIP($name): $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root: slurmd and munged must start as root"
-for b in munged slurmctld slurmd sbatch sinfo squeue scancel; do
+for b in munged slurmctld slurmd sbatch sinfo squeue scancel timeout; do
     command -v "$b" >/dev/null 2>&1 ||
         [ -x "/usr/sbin/$b" ] || skip "$b not installed (scripts/setup.sh installs slurm-wlm and munge)"
 done
@@ -24,7 +27,8 @@ mkdir -p "$S/state" "$S/spool" "$S/log"
 chmod 700 "$S"
 pids=""
 cleanup() {
-    [ -f "$S/job" ] && SLURM_CONF=$S/slurm.conf scancel "$(cat "$S/job")" 2>/dev/null
+    [ -s "$S/job" ] &&
+        SLURM_CONF=$S/slurm.conf timeout 10 scancel "$(cat "$S/job")" 2>/dev/null
     for p in $pids; do kill "$p" 2>/dev/null; done
     sleep 0.5
     for p in $pids; do kill -9 "$p" 2>/dev/null; done
@@ -74,6 +78,7 @@ ReturnToService=2
 SchedulerType=sched/backfill
 SlurmctldTimeout=30
 SlurmdTimeout=30
+MessageTimeout=5
 MaxArraySize=100
 NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=ft Nodes=$host Default=YES MaxTime=INFINITE State=UP
@@ -86,13 +91,12 @@ slurmctld -D -i -f "$S/slurm.conf" >"$S/log/slurmctld.out" 2>&1 &
 pids="$pids $!"
 slurmd -D -f "$S/slurm.conf" -N "$host" >"$S/log/slurmd.out" 2>&1 &
 pids="$pids $!"
-i=0
-until sinfo -h -o %T 2>/dev/null | grep -q idle || [ $i -ge 300 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-sinfo -h -o %T | grep -q idle ||
-    fail "the node did not come up: $(tail -5 "$S/log/slurmctld.log" "$S/log/slurmd.log" "$S/log/slurmd.out" 2>&1)"
+logs() { tail -5 "$S/log/slurmctld.log" "$S/log/slurmd.log" "$S/log/slurmctld.out" "$S/log/slurmd.out" 2>&1; }
+up() { timeout 10 sinfo -h -o %T 2>/dev/null | grep -q idle; }
+end=$(($(date +%s) + 60))
+until up || [ "$(date +%s)" -ge $end ]; do sleep 0.2; done
+up ||
+    fail "the node did not come up in 60 s: $(logs)"
 
 fast_traces t
 # the job script of docs/batch.md (one CPU per task here, and
@@ -107,9 +111,13 @@ cat >job.sh <<JOB
 rc=\$?
 [ \$rc -le 1 ]
 JOB
-sbatch --parsable --array=0-3 --wait job.sh >"$S/job.out" 2>"$S/job.err"
+# sbatch --wait polls until the array ends; timeout bounds it (a job left
+# pending, a node gone down); the job id it printed on submission is kept
+# so that cleanup cancels what is left
+timeout 150 sbatch --parsable --array=0-3 --wait job.sh >"$S/job.out" 2>"$S/job.err"
 rc=$?
 head -1 "$S/job.out" | cut -d';' -f1 >"$S/job"
+[ $rc != 124 ] || fail "the job array did not end in 150 s: $(timeout 10 squeue 2>&1; logs)"
 [ $rc = 0 ] || fail "sbatch --wait: exit $rc: $(cat "$S/job.err" task-*.out 2>&1 | tail -20)"
 for i in 0 1 2 3; do
     [ -s shard-$i.db ] || fail "task $i wrote no store: $(cat task-$i.out)"
