@@ -244,6 +244,13 @@ void ft_acquire(ft_thread *t)
         after_park(t);
         return;
     }
+    if (ft_rt.running == t->tid && t->state == FT_T_RUNNING) {
+        /* The watchdog held the baton for a moment (its timed flush,
+         * watchdog.c): t never lost its turn. */
+        __atomic_store_n(&t->has_baton, 1, __ATOMIC_SEQ_CST);
+        ft_unlock();
+        return;
+    }
     t->state = FT_T_RUNNABLE;
     ft_unlock();
     park(t);
