@@ -273,6 +273,8 @@ int cmd_replay(int argc, char **argv)
     }
     if (rc < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
+        if (o.exec_errno)
+            return o.exec_errno == ENOENT ? 127 : 126;
         return saved_errno == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
     }
     const char *sched_name = trace ? trace : schedule;

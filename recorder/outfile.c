@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *type_name(mode_t m)
@@ -124,26 +125,31 @@ int ft_out_temp(const char *path, char *tmp, size_t len)
     dir_of(path, dir, sizeof dir);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (snprintf(tmp, len, "%s/.%.200s.XXXXXX", dir, base) >= (int)len) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    /* mkstemp makes 0600: give the mode the old file had, or what
-     * creat(2) would have given. */
+    /* Not mkstemp: its 0600 would need umask(2), which is process-wide,
+     * to become what creat(2) gives (0666 less the umask). */
+    static unsigned counter;
     struct stat st;
-    mode_t mode;
-    if (stat(path, &st) == 0) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
+    int had = stat(path, &st) == 0;
+    for (int tries = 0; tries < 100; tries++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long r = ((unsigned long)ts.tv_nsec * 2654435761u) ^
+                          ((unsigned long)getpid() << 16) ^ counter++;
+        if (snprintf(tmp, len, "%s/.%.200s.%06lx", dir, base,
+                     r & 0xffffff) >= (int)len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            if (had) /* the replaced file's mode */
+                (void)!fchmod(fd, st.st_mode & 07777);
+            return fd;
+        }
+        if (errno != EEXIST)
+            return -1;
     }
-    (void)!fchmod(fd, mode); /* on failure the file stays private */
-    return fd;
+    return -1;
 }
 
 int ft_out_commit(const char *tmp, const char *path)

@@ -111,6 +111,8 @@ typedef struct fr_outcome {
      * written; the command exits 4. */
     int write_errno;
     char write_error[256];
+    int exec_errno;         /* the program could not be started: exec's
+                               errno (ENOENT: exit 127, else 126) */
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,

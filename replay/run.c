@@ -260,6 +260,7 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     double seconds = now_s() - start;
     if (n == (ssize_t)sizeof e) {
         unlink(tmp);
+        out->exec_errno = e;
         set_err(err, o->argv[0],
                 e == ENOENT ? "program not found (%s)" : "cannot execute: %s",
                 strerror(e));
