@@ -97,7 +97,7 @@ static const char *end_reason(ft_reader *r, int status, int hung,
     if (hung)
         return "timeout";
     if (rt_reason && strcmp(rt_reason, "exit") && strcmp(rt_reason, "signal"))
-        return rt_reason; /* deadlock, diverged, max-steps */
+        return rt_reason; /* deadlock, diverged, max-steps, exec */
     if (WIFSIGNALED(status))
         return WTERMSIG(status) == SIGKILL ? "killed" : "signal";
     return "exit";

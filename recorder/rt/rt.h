@@ -62,6 +62,8 @@ typedef struct ft_thread {
      * exploring policy keeps budget at 1 to see every one of them). */
     int kp_kind;          /* enum ft_kp */
     uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
+    int kp_defer;         /* a read that leaves the pending write pending
+                             (never preempted at: ft_enter_core) */
 
     /* Scheduler fields, under the scheduler lock. */
     int tid;
@@ -233,6 +235,9 @@ void ft_trace_flush(void);                   /* seal and write the chunk */
 /* Whether the open chunk holds events or sites handed to no writer for
  * interval_ns (the watchdog's timed flush, watchdog.c). */
 int ft_trace_flush_due(int64_t interval_ns);
+/* Set by the watchdog when it found the holder inside the runtime: the
+ * holder hands the open chunk over itself at its next slow path. */
+extern int ft_flush_req;
 void ft_trace_end(const char *reason, int64_t status);
 /* Before execve: flushes and writes END "exec"; the run is not finished
  * (if the exec fails, a later END wins). */
@@ -315,6 +320,7 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
                     (--t->budget <= 0 && !defer))) {
         t->kp_kind = kind; /* the slow path only: recording pays nothing */
         t->kp_addr = addr;
+        t->kp_defer = defer;
         ft_keypoint_slow(t);
         /* Only here: an exited thread has no baton, and ft_trace_end
          * takes every thread's baton when the run is finished. */

@@ -36,11 +36,14 @@ static int steal_locked(ft_thread *t)
     return 1;
 }
 
-/* Lock held.  The open chunk goes to the writer now unless the baton
- * holder is inside the runtime (then at a later tick).  The holder keeps
- * the baton: if it reaches a hook meanwhile, it waits for the lock in
- * ft_acquire and finds the baton still its own.  Its pending write stays
- * pending: its value is read back at its next event, in the new chunk. */
+/* Lock held.  The open chunk goes to the writer now, unless the baton
+ * holder is inside the runtime: then the holder is asked to do it at its
+ * next slow path (ft_flush_req, sched.c; every quantum of key points),
+ * and the watchdog tries again at its next tick.  The holder keeps the
+ * baton: if it reaches a hook meanwhile, it waits for the lock and finds
+ * the baton still its own (reclaim_lent, sched.c).  Its pending write
+ * stays pending: its value is read back at its next event, in the new
+ * chunk. */
 static void flush_locked(void)
 {
     int r = ft_rt.running;
@@ -51,8 +54,12 @@ static void flush_locked(void)
     ft_thread *t = &ft_threads[r];
     __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
     if (ft_fence_remote() == 0 &&
-        !__atomic_load_n(&t->in_hook, __ATOMIC_SEQ_CST))
+        !__atomic_load_n(&t->in_hook, __ATOMIC_SEQ_CST)) {
         ft_tb_rotate();
+        __atomic_store_n(&ft_flush_req, 0, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&ft_flush_req, 1, __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&t->has_baton, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -41,10 +41,11 @@ same() { cmp -s "$1" "$2" || fail "$1 changed ($3)"; }
 events() { "$F" stats --json "$1" 2>/dev/null | sed -n 's/.*"events":\([0-9]*\).*/\1/p'; }
 # dead PID: the process is gone or a zombie.
 dead() { ! [ -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
-# child_of PID: its first child's pid (waits up to 5 s for one).
+# child_of PID: its first child's pid (waits up to 20 s for one: replay
+# reads the recorded trace first, slow on a loaded machine).
 child_of() {
     local i c
-    for i in $(seq 50); do
+    for i in $(seq 200); do
         c=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | head -1)
         [ -n "$c" ] && { echo "$c"; return; }
         sleep 0.1
@@ -214,7 +215,7 @@ kill)
     [ "${n:-0}" -ge 6 ] || fail "a program killed after 0.6 s left ${n:-0} events (expected its thread's)"
     echo "ok: SIGKILL after 0.6 s: $n events kept"
     # Killing foretell kills the program: record, replay, explore.
-    "$F" record --timeout 0.5 -o spin.ftrace -- ./prog spin >/dev/null 2>&1
+    "$F" record --timeout 0.2 -o spin.ftrace -- ./prog spin >/dev/null 2>&1
     for how in record replay explore; do
         case $how in
         record) "$F" record -o k.ftrace -- ./prog spin >/dev/null 2>&1 & ;;
