@@ -45,6 +45,11 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
             fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
                     err.path[0] ? err.path : "", err.path[0] ? ": " : "",
                     err.message);
+            if (ao->confirm[i].write_errno)
+                return FT_EXIT_INTERNAL;
+            if (ao->confirm[i].outcome.exec_errno)
+                return ao->confirm[i].outcome.exec_errno == ENOENT ? 127
+                                                                   : 126;
             return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
         }
         if (tty)

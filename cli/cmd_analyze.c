@@ -318,9 +318,11 @@ static int run(struct args *a, ft_pipeline *pl)
         char path[4096], msg[4200];
         if (ft_pipeline_write_schedule(pl, i, a->out, path, sizeof path, msg,
                                        sizeof msg) < 0) {
+            /* The first failure stops the writing (a full disk would
+             * fail every later one the same way). */
             fprintf(stderr, "foretell analyze: error: %s\n", msg);
             exit_code = FT_EXIT_INTERNAL;
-            continue;
+            break;
         }
         ao.schedule[i] = strdup(path);
     }

@@ -247,6 +247,14 @@ program:
         return FT_EXIT_BAD_INPUT;
     }
     o.argv = argv + p.i;
+    /* Where bugs are saved is checked before the first run, not when
+     * the first bug is found. */
+    char real[4096], msg[4400];
+    if (ft_out_check(o.outdir, FT_OUT_DIR, real, sizeof real, msg,
+                     sizeof msg) < 0) {
+        fprintf(stderr, "foretell explore: %s\n", msg);
+        return FT_EXIT_BAD_INPUT;
+    }
     if (!quiet && !json && isatty(2)) {
         o.progress = progress;
         o.progress_arg = NULL;
@@ -259,6 +267,8 @@ program:
     if (rc < 0) {
         fprintf(stderr, "foretell explore: %s%s%s\n", err.path,
                 err.path[0] ? ": " : "", err.message);
+        if (r.write_errno)
+            return FT_EXIT_INTERNAL;
         if (strstr(err.message, "not found"))
             return 127;
         return strstr(err.message, "refused") ? FT_EXIT_INTERNAL : FT_EXIT_BAD_INPUT;

@@ -114,22 +114,23 @@ static int save_failure(const char *path, const char *trace,
         fprintf(stderr, "%s: error: %s\n", trace, err.message);
         return -1;
     }
-    FILE *f = fopen(path, "w");
+    char tmp[4200], rpath[4200];
+    snprintf(rpath, sizeof rpath, "%.4000s.report", path);
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
     int rc = f ? ft_schedule_write(f, &s) : -1;
-    if (f && fclose(f) != 0)
+    if (f && ft_out_fclose(f, tmp, path) != 0)
         rc = -1;
     ft_schedule_free(&s);
-    char rpath[4096];
-    snprintf(rpath, sizeof rpath, "%s.report", path);
-    FILE *r = rc == 0 ? fopen(rpath, "w") : NULL;
-    if (r) {
-        report_text(r, prog, o, path);
-        rc = fclose(r) == 0 ? 0 : -1;
-    } else {
-        rc = -1;
+    const char *failed = path;
+    if (rc == 0) {
+        failed = rpath;
+        FILE *r = ft_out_fopen(rpath, tmp, sizeof tmp);
+        if (r)
+            report_text(r, prog, o, path);
+        rc = r && ft_out_fclose(r, tmp, rpath) == 0 ? 0 : -1;
     }
     if (rc < 0)
-        fprintf(stderr, "foretell replay: cannot write %s: %s\n", path,
+        fprintf(stderr, "foretell replay: cannot write %s: %s\n", failed,
                 strerror(errno));
     return rc;
 }
@@ -201,6 +202,18 @@ int cmd_replay(int argc, char **argv)
         snprintf(outbuf, sizeof outbuf, "%s.replay.ftrace", b ? b + 1 : args[0]);
         output = outbuf;
     }
+    /* Outputs are checked before the run, not after it. */
+    char real[4096], sreal[4096], omsg[4400];
+    if (ft_out_check(output, FT_OUT_TRACE, real, sizeof real, omsg,
+                     sizeof omsg) < 0 ||
+        (save && ft_out_check(save, 0, sreal, sizeof sreal, omsg,
+                              sizeof omsg) < 0)) {
+        fprintf(stderr, "foretell replay: %s\n", omsg);
+        return FT_EXIT_BAD_INPUT;
+    }
+    output = real;
+    if (save)
+        save = sreal;
     ft_schedule s;
     char msg[512];
     ft_error err;
@@ -250,8 +263,18 @@ int cmd_replay(int argc, char **argv)
     int saved_errno = errno;
     if (tmpfd >= 0)
         unlink(tmpsched);
+    if (o.write_errno) { /* what the cut trace shows, then the error */
+        if (rc == 0 || o.events)
+            report_text(stderr, args[0], &o, trace ? trace : schedule);
+        fprintf(stderr, "%s: error: cannot write the replayed run's trace: "
+                "%s\n", output, o.write_error[0] ? o.write_error
+                                               : strerror(o.write_errno));
+        return FT_EXIT_INTERNAL;
+    }
     if (rc < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
+        if (o.exec_errno)
+            return o.exec_errno == ENOENT ? 127 : 126;
         return saved_errno == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
     }
     const char *sched_name = trace ? trace : schedule;

@@ -23,6 +23,11 @@ static int symbolize_one(const char *path, unsigned flags)
 {
     ft_error err;
     int n = ft_symbolize_with(path, flags, stderr, &err);
+    if (n == -2) { /* the OS refused the write: the trace is as it was */
+        fprintf(stderr, "%s: error: %s (the trace is unchanged)\n", path,
+                err.message);
+        return FT_EXIT_INTERNAL;
+    }
     if (n < 0) {
         fprintf(stderr, "%s: error: at byte %llu: %s\n", path,
                 (unsigned long long)err.offset, err.message);

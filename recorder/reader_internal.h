@@ -170,11 +170,14 @@ typedef struct ft_appender {
     uint8_t *buf; /* one chunk under construction */
     ft_chunk chunk;
     unsigned kind;
-    int failed;
+    int failed;     /* errno of the first failed write, 0 none */
+    uint64_t start; /* the file's length at open */
 } ft_appender;
 
 #define FT_APPEND_CHUNK (1u << 20)
 
+/* 0, -1 (err set: damaged tail, changed file) or -2 (the file cannot be
+ * opened for writing: err names the OS error). */
 int ft_appender_open(ft_appender *a, const char *path, ft_error *err);
 /* The same with the trace already open as r (no second walk of its
  * chunks); r must have been opened on path. */
@@ -186,7 +189,8 @@ void ft_appender_put_end(ft_appender *a, const ft_end *end, uint64_t threads);
  * current chunk first if needed; NULL if need can never fit. */
 uint8_t *ft_appender_reserve(ft_appender *a, unsigned kind, size_t need);
 void ft_appender_commit(ft_appender *a, uint8_t *end);
-/* Flushes and closes; 0 or -1 (err set). */
+/* Flushes and closes; 0, or -2 (err set) when a write failed: the file
+ * then ends where it did at open. */
 int ft_appender_close(ft_appender *a, const char *path, ft_error *err);
 
 #endif

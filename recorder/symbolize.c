@@ -284,10 +284,8 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
     ft_source_cache *src = ft_source_cache_new();
     ft_appender ap = {.fd = -1};
     int done = 0, rc = 0;
-    if (ft_appender_open_reader(&ap, r, path, err) < 0) {
-        rc = -1;
+    if ((rc = ft_appender_open_reader(&ap, r, path, err)) < 0)
         goto out;
-    }
     if (!mods || !opened || !src) {
         rc = -1;
         if (err) {
@@ -339,8 +337,9 @@ out:
     if (ap.fd >= 0) { /* END even when symbols failed: the run is over */
         if (end)
             ft_appender_put_end(&ap, end, threads);
-        if (ft_appender_close(&ap, path, rc < 0 ? NULL : err) < 0)
-            rc = -1;
+        int crc = ft_appender_close(&ap, path, rc < 0 ? NULL : err);
+        if (crc < 0)
+            rc = crc; /* -2: a write failed */
     }
     for (uint32_t i = 0; mods && opened && i < r->nmodules; i++)
         if (mods[i].dwfl)
@@ -348,5 +347,5 @@ out:
     free(mods);
     free(opened);
     ft_source_cache_free(src);
-    return rc < 0 ? -1 : done;
+    return rc < 0 ? rc : done;
 }

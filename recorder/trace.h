@@ -354,7 +354,8 @@ uint64_t ft_check_consistency(ft_reader *r, FILE *out, unsigned max_report);
  * only ever add chunks after the last intact one and refuse a trace whose
  * tail is damaged (appending there would hide the new chunk). */
 
-/* Appends an END chunk (the last END in a file wins).  0 or -1. */
+/* Appends an END chunk (the last END in a file wins).  0, -1 (a damaged
+ * trace) or -2 (writing failed; the trace is left as it was). */
 int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
                         ft_error *err);
 
@@ -362,7 +363,8 @@ int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
  * with libdw, reading each module's ELF (build ids must match; modules
  * that are missing or differ are skipped with a warning on warn, which may
  * be NULL), and appends a SYMBOLS chunk.  Returns the number of sites it
- * symbolised, or -1 with *err set. */
+ * symbolised, or -1 with *err set, or -2 when writing the trace failed
+ * (err names the OS error; the trace is left as it was: exit 4). */
 int ft_symbolize(const char *path, FILE *warn, ft_error *err);
 
 /* The GNU build id of the ELF file at path, as lowercase hex (as the
@@ -410,10 +412,63 @@ void ft_source_cache_free(ft_source_cache *c);
 int ft_source_line(ft_source_cache *c, const char *path, uint32_t line,
                    char *buf, size_t len);
 
+/* Output files the user names (recorder/outfile.c).  An output is written
+ * to a temporary file beside it and renamed into place once complete, so
+ * what was there survives any failure. */
+#define FT_OUT_TRACE 1u /* an existing non-empty file must be a trace */
+#define FT_OUT_DIR 2u   /* the output is a directory (existing or not) */
+/* Whether path may be written as an output, before any work: absent (its
+ * directory writable), or a regular file (with FT_OUT_TRACE: empty or a
+ * foretell trace), or with FT_OUT_DIR a writable directory.  A symbolic
+ * link is followed: real gets the path to replace.  0, or -1 with a
+ * message naming the path in msg. */
+int ft_out_check(const char *path, unsigned flags, char *real, size_t reallen,
+                 char *msg, size_t msglen);
+/* A new empty file beside path (its name in tmp), with the mode the old
+ * file had or 0666 & ~umask: a descriptor, or -1 (errno). */
+int ft_out_temp(const char *path, char *tmp, size_t len);
+/* Renames tmp onto path; on failure removes tmp.  0 or -1 (errno). */
+int ft_out_commit(const char *tmp, const char *path);
+/* ft_out_temp as a stdio stream, and its end: on any write error the
+ * temporary file is removed and -1 returned (errno), else it replaces
+ * path. */
+FILE *ft_out_fopen(const char *path, char *tmp, size_t len);
+int ft_out_fclose(FILE *f, const char *tmp, const char *path);
+/* rename(2), or a copy (then the source removed) when from and to are on
+ * different file systems.  0 or -1 (errno); to is replaced only whole. */
+int ft_file_move(const char *from, const char *to);
+
 /* Waits for the child pid (recorder/child_wait.c).  timeout_s > 0 bounds
  * the wait: SIGTERM then, SIGKILL grace_s later, and *timed_out set.
  * 0 with *status filled, or -1 (errno) when waitpid fails. */
 int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
                   int *timed_out);
+
+/* How a run ended, for people: "exit 3", "signal 11 (SIGSEGV)", with the
+ * END reason in front when it says more ("deadlock: exit 86", "timeout:
+ * signal 15 (SIGTERM)"); status is a raw waitpid status, or -1 when
+ * unknown (then the reason alone).  Into buf, which is returned. */
+const char *ft_status_text(const char *reason, int64_t status, char *buf,
+                           size_t len);
+/* "SIGSEGV" for 11, into buf. */
+const char *ft_signal_name(int signo, char *buf, size_t len);
+
+/* The runtime's report channel: a pipe whose write end the program
+ * inherits, named by FORETELL_STATUS_FD.  When the runtime cannot write
+ * the trace it writes "write-error ERRNO OFFSET\n" there (once) and
+ * records nothing more (docs/recorder.md). */
+typedef struct ft_rt_report {
+    int write_errno; /* 0: nothing reported */
+    uint64_t offset; /* bytes in the trace when writing failed */
+} ft_rt_report;
+/* The pipe, both ends close-on-exec and non-blocking.  0 or -1 (errno). */
+int ft_report_open(int fds[2]);
+/* In a launcher's child, after fork and before exec: dies with parent
+ * (PR_SET_PDEATHSIG SIGKILL; exits at once if parent is already gone),
+ * and, if report_wfd >= 0, passes it on (FORETELL_STATUS_FD). */
+void ft_child_setup(int report_wfd, pid_t parent);
+/* After the child ended: what the runtime reported; never blocks (a
+ * grandchild may hold the pipe open).  Closes rfd. */
+void ft_report_read(int rfd, ft_rt_report *r);
 
 #endif

@@ -51,6 +51,8 @@ typedef struct fr_confirmation {
     char tail[64];           /* FORETELL_STRATEGY of the tail that made
                                 the run fail, "" if none did */
     char failing_schedule[1024]; /* that failing run as a schedule file */
+    int write_errno;         /* a replay's trace could not be written (a
+                                full disk): fr_confirm returned -1 */
 } fr_confirmation;
 
 const char *fr_confirm_status_name(int status);

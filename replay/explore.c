@@ -114,6 +114,11 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
 {
     fx_result *res = d->res;
     res->runs++;
+    if (out->write_errno) { /* its trace is cut: no verdict on it */
+        res->write_errno = out->write_errno;
+        return seterr(err, c->trace, "cannot write the run's trace: %s "
+                      "(TMPDIR is full?)", out->write_error);
+    }
     if (out->exit_status == 127 && res->runs == 1)
         return seterr(err, d->o->argv[0], "cannot run the program (exit 127)%s", "");
     if (out->exit_status == 84 || out->exit_status == 85)
@@ -139,33 +144,53 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     copy(b->site, sizeof b->site, out->site);
     copy(b->detail, sizeof b->detail, out->detail);
     copy(b->spec, sizeof b->spec, c->spec);
-    if (mkdir(d->o->outdir, 0755) < 0 && errno != EEXIST)
+    if (mkdir(d->o->outdir, 0755) < 0 && errno != EEXIST) {
+        res->write_errno = errno;
         return seterr(err, d->o->outdir, "cannot create: %s", strerror(errno));
+    }
     snprintf(b->trace, sizeof b->trace, "%s/bug-%d.ftrace", d->o->outdir, res->nbugs);
     snprintf(b->schedule, sizeof b->schedule, "%s/bug-%d.schedule", d->o->outdir,
              res->nbugs);
-    if (rename(c->trace, b->trace) < 0) {
+    /* The work directory is under TMPDIR, often another file system
+     * than the output (tmpfs): then the trace is copied. */
+    if (ft_file_move(c->trace, b->trace) < 0) {
         char why[200];
+        res->write_errno = errno;
         snprintf(why, sizeof why, "run %llu (%s, %s): %s",
                  (unsigned long long)res->runs, fx_failure_name(out->failure),
                  c->spec, strerror(errno));
         return seterr(err, b->trace, "cannot save the trace of %s", why);
     }
-    char path[600];
+    char path[600], tmp[700];
     snprintf(path, sizeof path, "%s/bug-%d.strategy", d->o->outdir, res->nbugs);
-    FILE *f = fopen(path, "w");
-    if (!f || fprintf(f, "%s\n", c->spec) < 0 || fclose(f) != 0)
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
+    if (f && fprintf(f, "%s\n", c->spec) < 0)
+        errno = errno ? errno : EIO;
+    if (!f || ft_out_fclose(f, tmp, path) != 0) {
+        res->write_errno = errno;
         return seterr(err, path, "cannot write: %s", strerror(errno));
+    }
     ft_error serr;
-    if (ft_symbolize(b->trace, NULL, &serr) >= 0) {
+    int sym = ft_symbolize(b->trace, NULL, &serr);
+    if (sym == -2) {
+        res->write_errno = EIO;
+        return seterr(err, b->trace, "%s", serr.message);
+    }
+    if (sym >= 0) {
         fr_outcome named = *out;
         fx_reclassify(b->trace, &named);
         if (named.site[0])
             copy(b->site, sizeof b->site, named.site);
         copy(b->detail, sizeof b->detail, named.detail);
     }
-    if (fx_schedule_from_trace(b->trace, b->schedule, c->spec, &serr) < 0)
+    serr.offset = 0;
+    if (fx_schedule_from_trace(b->trace, b->schedule, c->spec, &serr) < 0) {
         b->schedule[0] = 0; /* a killed run's damaged trace: no schedule */
+        if (serr.offset == UINT64_MAX) { /* writing it failed */
+            res->write_errno = EIO;
+            return seterr(err, serr.path, "%s", serr.message);
+        }
+    }
     return 0;
 }
 

@@ -75,11 +75,14 @@ typedef struct fx_result {
     double seconds;
     uint64_t n_est, k_est;  /* threads and key points of the calibration */
     int exhausted;          /* a systematic strategy ran out of schedules */
+    int write_errno;        /* -1 came from a failed write (a run's trace,
+                               a saved bug): the errno; exit 4 */
 } fx_result;
 
 /* Runs the exploration.  0 when it ran (res says what it found), -1 with
- * err set on bad input (unknown strategy, program missing) or when the
- * program cannot be run at all. */
+ * err set on bad input (unknown strategy, program missing), when the
+ * program cannot be run at all, or when writing failed (res->write_errno:
+ * a full disk under TMPDIR or the output directory). */
 int fx_explore(const fx_opts *o, fx_result *res, ft_error *err);
 
 /* 1 if name is a strategy fx_explore knows. */
@@ -170,6 +173,7 @@ fx_decision *fx_read_log(const char *path, uint64_t *n);
 /* ---- explore_run.c: one run of the program ---- */
 typedef struct fx_child {
     int pid;
+    int report;             /* the runtime's report pipe (read end), -1 */
     double start;
     char trace[512], log[512], spec[FX_SPEC_MAX];
 } fx_child;
@@ -191,7 +195,8 @@ void fx_reclassify(const char *trace, fr_outcome *out);
 
 /* ---- explore_save.c ---- */
 /* Writes the schedule of a run (fr_schedule_from_trace: its thread
- * switches) to path, note in its property line; -1 with err set. */
+ * switches) to path, note in its property line; -1 with err set
+ * (err->offset UINT64_MAX when writing path failed). */
 int fx_schedule_from_trace(const char *trace, const char *path,
                            const char *note, ft_error *err);
 

@@ -49,7 +49,8 @@ static char **run_env(char *const *ours)
 {
     static const char *const drop[] = {
         "FORETELL_TRACE=", "FORETELL_STRATEGY=", "FORETELL_EXPLORE_LOG=",
-        "FORETELL_SCHEDULE=", "FORETELL_SEED=", NULL};
+        "FORETELL_SCHEDULE=", "FORETELL_SEED=", "FORETELL_STATUS_FD=",
+        "FORETELL_PARENT_PID=", NULL};
     size_t n = 0, k = 0;
     while (environ && environ[n])
         n++;
@@ -71,7 +72,9 @@ static char **run_env(char *const *ours)
 
 /* posix_spawn (a vfork-style clone) rather than fork: forking foretell,
  * which maps Z3, cost ~0.7 ms per run in page-table copies before the
- * exec threw them away. */
+ * exec threw them away.  So the runtime itself makes the run die with
+ * foretell (FORETELL_PARENT_PID: no code runs in the child before exec),
+ * and reports a trace it could not write on the pipe c->report. */
 int fx_child_start(fx_child *c, char *const *argv, const char *spec,
                    int with_log, ft_error *err)
 {
@@ -79,10 +82,21 @@ int fx_child_start(fx_child *c, char *const *argv, const char *spec,
     unlink(c->trace);
     if (with_log)
         unlink(c->log);
+    int rfd[2] = {-1, -1};
+    c->report = -1;
+    if (ft_report_open(rfd) < 0)
+        rfd[0] = rfd[1] = -1;
     size_t lt = 2 * strlen(c->trace) + 20, ls = strlen(spec) + 24,
            ll = strlen(c->log) + 24;
     char *trace_var = malloc(lt), *spec_var = malloc(ls), *log_var = malloc(ll);
-    char *ours[4] = {trace_var, spec_var, with_log ? log_var : NULL, NULL};
+    char parent_var[48], report_var[48];
+    snprintf(parent_var, sizeof parent_var, "FORETELL_PARENT_PID=%ld",
+             (long)getpid());
+    snprintf(report_var, sizeof report_var, "FORETELL_STATUS_FD=%d", rfd[1]);
+    char *ours[6] = {trace_var, spec_var, parent_var,
+                     rfd[1] >= 0 ? report_var : NULL, NULL, NULL};
+    if (with_log)
+        ours[rfd[1] >= 0 ? 4 : 3] = log_var;
     char **env = trace_var && spec_var && log_var ? run_env(ours) : NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
@@ -97,6 +111,9 @@ int fx_child_start(fx_child *c, char *const *argv, const char *spec,
         for (int fd = 0; rc == 0 && fd < 3; fd++)
             rc = posix_spawn_file_actions_addopen(&fa, fd, "/dev/null",
                                                   fd ? O_WRONLY : O_RDONLY, 0);
+        /* the same descriptor: only its close-on-exec flag is cleared */
+        if (rc == 0 && rfd[1] >= 0)
+            rc = posix_spawn_file_actions_adddup2(&fa, rfd[1], rfd[1]);
         if (rc == 0)
             have_at = (rc = posix_spawnattr_init(&at)) == 0;
         /* its own process group, so that a hang is killed with its
@@ -117,6 +134,12 @@ int fx_child_start(fx_child *c, char *const *argv, const char *spec,
         posix_spawn_file_actions_destroy(&fa);
     if (have_at)
         posix_spawnattr_destroy(&at);
+    if (rfd[1] >= 0)
+        close(rfd[1]);
+    if (rc == 0)
+        c->report = rfd[0];
+    else if (rfd[0] >= 0)
+        close(rfd[0]);
     free(env);
     free(trace_var);
     free(spec_var);
@@ -236,7 +259,16 @@ int fx_child_poll(fx_child *c, double timeout_s, fr_outcome *out)
     } else if (got < 0) {
         status = 0;
     }
+    ft_rt_report rep = {0};
+    if (c->report >= 0)
+        ft_report_read(c->report, &rep);
+    c->report = -1;
     memset(out, 0, sizeof *out);
+    out->write_errno = rep.write_errno;
+    if (rep.write_errno)
+        snprintf(out->write_error, sizeof out->write_error, "%s; the trace "
+                 "is cut at byte %llu", strerror(rep.write_errno),
+                 (unsigned long long)rep.offset);
     out->tid = -1;
     out->seconds = fx_now() - c->start;
     out->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

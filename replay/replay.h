@@ -105,11 +105,22 @@ typedef struct fr_outcome {
     int64_t diverge_step;   /* step the runtime could not follow, -1 */
     int ended_early;        /* every step was followed until the run
                                ended, before the schedule's end */
+    /* The run's trace could not be written whole (a full disk): the
+     * errno, and what happened ("No space left on device; the trace is
+     * cut at byte N (K events)").  The outcome is read from what was
+     * written; the command exits 4. */
+    int write_errno;
+    char write_error[256];
+    int exec_errno;         /* the program could not be started: exec's
+                               errno (ENOENT: exit 127, else 126) */
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,
  * which *out describes), -1 with err set when it could not be run (program
- * missing: err says so; trace unwritable; fork failed). */
+ * missing: err says so; trace unwritable; fork failed).  The trace at
+ * o->trace_out is replaced only when the run wrote one (the runtime
+ * writes a temporary file beside it); out->write_errno tells that writing
+ * it failed, also when -1 is returned.  The program dies with foretell. */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
 /* prog as execvp would find it (PATH, or /usr/bin:/bin without one):

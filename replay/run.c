@@ -42,13 +42,15 @@ static void set_err(ft_error *err, const char *path, const char *fmt,
     snprintf(err->message, sizeof err->message, fmt, arg);
 }
 
-static void child(const fr_run_opts *o, int errfd)
+static void child(const fr_run_opts *o, const char *trace, int errfd,
+                  int reportfd, pid_t parent)
 {
+    ft_child_setup(reportfd, parent);
     char value[8200]; /* '%' doubled: the runtime expands patterns */
-    if (ft_trace_path_escape(o->trace_out, value, sizeof value) == 0)
+    if (ft_trace_path_escape(trace, value, sizeof value) == 0)
         setenv("FORETELL_TRACE", value, 1);
     else
-        setenv("FORETELL_TRACE", o->trace_out, 1);
+        setenv("FORETELL_TRACE", trace, 1);
     if (o->schedule)
         setenv("FORETELL_SCHEDULE", o->schedule, 1);
     else
@@ -99,7 +101,7 @@ static const char *end_reason(ft_reader *r, int status, int hung,
     if (hung)
         return "timeout";
     if (rt_reason && strcmp(rt_reason, "exit") && strcmp(rt_reason, "signal"))
-        return rt_reason; /* deadlock, diverged, max-steps */
+        return rt_reason; /* deadlock, diverged, max-steps, exec */
     if (WIFSIGNALED(status))
         return WTERMSIG(status) == SIGKILL ? "killed" : "signal";
     return "exit";
@@ -124,55 +126,29 @@ const char *fr_which(const char *prog, char *buf, size_t len)
     return NULL;
 }
 
-int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
+/* After the run: symbols and the END with the real status on the
+ * temporary trace tmp, then tmp replaces o->trace_out.  A trace the
+ * runtime could not write whole is kept without END, and said so
+ * (out->write_errno).  0, or -1 with err set (errno 0 for a run that
+ * wrote no trace, else the write's errno). */
+static int run_trace(const fr_run_opts *o, const char *tmp, int status,
+                     int hung, ft_rt_report *rep, fr_outcome *out,
+                     ft_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->tid = -1;
-    out->diverge_step = -1;
-    if (!o->argv || !o->argv[0] || !o->trace_out) {
-        set_err(err, "fr_run", "%s", "no program or no trace path");
-        return -1;
-    }
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
-        set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
-        return -1;
-    }
-    unlink(o->trace_out);
-    double start = now_s();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        set_err(err, o->argv[0], "cannot fork: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        close(pfd[0]);
-        child(o, pfd[1]);
-    }
-    close(pfd[1]);
-    int e = 0;
-    ssize_t n;
-    while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
-        ;
-    close(pfd[0]);
-    int status = 0, hung = 0;
-    if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
-        set_err(err, o->argv[0], "cannot wait for the program: %s",
-                strerror(errno));
-        return -1;
-    }
-    double seconds = now_s() - start;
-    if (n == (ssize_t)sizeof e) {
-        set_err(err, o->argv[0],
-                e == ENOENT ? "program not found (%s)" : "cannot execute: %s",
-                strerror(e));
-        errno = e;
-        return -1;
-    }
     struct stat st;
-    if (stat(o->trace_out, &st) < 0 || st.st_size == 0) {
+    ft_error e2;
+    ft_reader *r = NULL;
+    if (stat(tmp, &st) == 0 && st.st_size > 0)
+        r = ft_reader_open(tmp, &e2);
+    if (!r) {
+        unlink(tmp);
+        if (rep->write_errno) {
+            out->write_errno = rep->write_errno;
+            set_err(err, o->trace_out, "cannot write the trace: %s (no "
+                    "trace was written)", strerror(rep->write_errno));
+            errno = rep->write_errno;
+            return -1;
+        }
         char msg[64];
         snprintf(msg, sizeof msg, "%d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -185,20 +161,131 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         errno = 0;
         return -1;
     }
+    /* The runtime writes nothing after a failed write: a report beside
+     * an intact END of its own is not the runtime's. */
+    if (ft_reader_end(r)->present && !ft_reader_damage(r, &e2))
+        rep->write_errno = 0;
     char rbuf[64];
     uint64_t events;
-    ft_error e2;
-    ft_reader *r = ft_reader_open(o->trace_out, &e2);
     const char *reason = end_reason(r, status, hung, rbuf, sizeof rbuf,
                                     &events);
-    if (r) { /* symbols and the END with the real status, in one pass */
+    int werr = rep->write_errno;
+    if (!werr) { /* symbols and the END with the real status, one pass */
         ft_end end = {.present = 1, .events = events, .exit_status = status,
                       .reason = reason};
-        ft_symbolize_reader(r, o->trace_out, 0, &end, 0, NULL, &e2);
-        ft_reader_close(r);
+        if (ft_symbolize_reader(r, tmp, 0, &end, 0, NULL, &e2) == -2)
+            werr = EIO;
+        if (werr)
+            snprintf(out->write_error, sizeof out->write_error, "%s",
+                     e2.message);
+    } else {
+        snprintf(out->write_error, sizeof out->write_error, "%s; the trace "
+                 "is cut at byte %llu (%llu events)", strerror(werr),
+                 (unsigned long long)rep->offset, (unsigned long long)events);
     }
+    ft_reader_close(r);
+    out->write_errno = werr;
+    if (ft_out_commit(tmp, o->trace_out) < 0) {
+        int ce = errno;
+        out->write_errno = ce;
+        set_err(err, o->trace_out, "cannot write the trace: %s",
+                strerror(ce));
+        errno = ce;
+        return -1;
+    }
+    return 0;
+}
+
+int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->tid = -1;
+    out->diverge_step = -1;
+    if (!o->argv || !o->argv[0] || !o->trace_out) {
+        set_err(err, "fr_run", "%s", "no program or no trace path");
+        return -1;
+    }
+    /* The runtime writes beside trace_out; the file there is replaced
+     * only by a run's trace (run_trace). */
+    char tmp[4200];
+    int tfd = ft_out_temp(o->trace_out, tmp, sizeof tmp);
+    if (tfd < 0) {
+        int e = errno;
+        set_err(err, o->trace_out, "cannot write the trace: %s", strerror(e));
+        out->write_errno = e;
+        errno = e;
+        return -1;
+    }
+    close(tfd);
+    int pfd[2], rfd[2] = {-1, -1};
+    if (pipe2(pfd, O_CLOEXEC) < 0 || ft_report_open(rfd) < 0) {
+        set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    double start = now_s();
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(pfd[0]);
+        close(pfd[1]);
+        close(rfd[0]);
+        close(rfd[1]);
+        unlink(tmp);
+        set_err(err, o->argv[0], "cannot fork: %s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        close(rfd[0]);
+        child(o, tmp, pfd[1], rfd[1], parent);
+    }
+    close(pfd[1]);
+    close(rfd[1]);
+    int e = 0;
+    ssize_t n;
+    while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(pfd[0]);
+    int status = 0, hung = 0;
+    if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
+        int we = errno;
+        close(rfd[0]);
+        unlink(tmp);
+        set_err(err, o->argv[0], "cannot wait for the program: %s",
+                strerror(we));
+        errno = we;
+        return -1;
+    }
+    ft_rt_report rep;
+    ft_report_read(rfd[0], &rep);
+    double seconds = now_s() - start;
+    if (n == (ssize_t)sizeof e) {
+        unlink(tmp);
+        out->exec_errno = e;
+        set_err(err, o->argv[0],
+                e == ENOENT ? "program not found (%s)" : "cannot execute: %s",
+                strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (run_trace(o, tmp, status, hung, &rep, out, err) < 0)
+        return -1;
+    int werr = out->write_errno;
+    char wmsg[sizeof out->write_error];
+    memcpy(wmsg, out->write_error, sizeof wmsg);
     out->seconds = seconds;
-    if (fr_outcome_from_trace(o->trace_out, status, hung, out, err) < 0)
+    int orc = fr_outcome_from_trace(o->trace_out, status, hung, out, err);
+    out->write_errno = werr;
+    memcpy(out->write_error, wmsg, sizeof wmsg);
+    if (werr) { /* the outcome is what the cut trace shows */
+        set_err(err, o->trace_out, "cannot write the trace: %s", wmsg);
+        errno = werr;
+        return -1;
+    }
+    if (orc < 0)
         return -1;
     out->seconds = seconds;
     if (o->schedule) {

@@ -10,10 +10,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 struct ft_rt ft_rt = {.running = -1, .policy = &ft_policy_record};
@@ -51,6 +53,44 @@ static int64_t env_int(const char *name, int64_t dflt)
         return dflt;
     }
     return v;
+}
+
+/* A descriptor named by the environment variable (then removed from
+ * the environment and made close-on-exec), or -1. */
+static int env_fd(const char *name)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return -1;
+    char *end;
+    long fd = strtol(s, &end, 10);
+    unsetenv(name);
+    if (*end || fd < 0 || fd > 1 << 20 || fcntl((int)fd, F_SETFD,
+                                                 FD_CLOEXEC) < 0)
+        return -1;
+    return (int)fd;
+}
+
+/* FORETELL_PARENT_PID: the launcher that started this program without
+ * fork (explore's posix_spawn) cannot set PR_SET_PDEATHSIG in the child,
+ * so the runtime does: killing foretell kills its runs.  Only for the
+ * launcher's own child (a program started through a shell is not). */
+static void die_with_launcher(void)
+{
+    const char *s = getenv("FORETELL_PARENT_PID");
+    if (!s || !*s)
+        return;
+    long p = strtol(s, NULL, 10);
+    unsetenv("FORETELL_PARENT_PID");
+    if (p <= 0)
+        return;
+    if (getppid() == (pid_t)p) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != (pid_t)p)
+            _exit(127); /* it died before the prctl */
+    } else if (kill((pid_t)p, 0) < 0 && errno == ESRCH) {
+        _exit(127);
+    }
 }
 
 static void on_exit_end(void)
@@ -122,16 +162,24 @@ void ft_init(void)
         ft_rt_verbose("FORETELL_TRACE unset: passthrough");
         return;
     }
+    die_with_launcher();
+    int report_fd = env_fd("FORETELL_STATUS_FD");
     static char expanded[4096];
     const char *path = trace_path(pattern, expanded, sizeof expanded);
+    ft_io_set_report(report_fd, path ? path : pattern);
     if (!path) {
-        fprintf(stderr, "foretell: cannot write trace %s: %s\n", pattern,
-                strerror(errno));
+        int e = errno;
+        if (report_fd >= 0)
+            ft_io_fail(e, -1); /* the launcher says it */
+        else
+            fprintf(stderr, "foretell: cannot write trace %s: %s\n", pattern,
+                    strerror(e));
         _exit(FT_OPEN_FAIL_STATUS);
     }
     ft_rt.quantum = env_int("FORETELL_QUANTUM", 20000);
     ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);
     ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
+    ft_rt.flush_ms = (int)env_int("FORETELL_FLUSH_MS", 100);
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
         _exit(FT_BAD_STRATEGY_STATUS);
@@ -150,8 +198,14 @@ void ft_init(void)
     ft_rt.pid = getpid();
     ft_fence_init();
     if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {
-        fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,
-                strerror(errno));
+        int e = errno;
+        if (!ft_io_failed()) {
+            if (report_fd >= 0)
+                ft_io_fail(e, -1); /* the launcher says it */
+            else
+                fprintf(stderr, "foretell: cannot write trace %s: %s\n",
+                        path, strerror(e));
+        }
         _exit(FT_OPEN_FAIL_STATUS);
     }
     /* Programs this one runs must not overwrite our trace. */

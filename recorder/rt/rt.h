@@ -62,6 +62,8 @@ typedef struct ft_thread {
      * exploring policy keeps budget at 1 to see every one of them). */
     int kp_kind;          /* enum ft_kp */
     uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
+    int kp_defer;         /* a read that leaves the pending write pending
+                             (never preempted at: ft_enter_core) */
 
     /* Scheduler fields, under the scheduler lock. */
     int tid;
@@ -158,6 +160,8 @@ struct ft_rt {
     uint64_t seed;
     int explore_allocs;   /* the policy wants ft_explore_note_alloc calls */
     int watchdog_ms;
+    int flush_ms;         /* FORETELL_FLUSH_MS: the open chunk goes to the
+                             writer when it was opened this long ago */
     const ft_policy *policy;
     int running;          /* tid holding the baton, -1 none */
     int nthreads;         /* tids handed out */
@@ -214,7 +218,18 @@ void ft_die_deadlock(void) __attribute__((noreturn));
  * END, _exit(status). */
 void ft_die(const char *reason, int status) __attribute__((noreturn));
 
+/* ---- tbio.c: where a failed trace write is reported ---- */
+/* fd: the launcher's report pipe (FORETELL_STATUS_FD), or -1 for
+ * stderr; path names the trace in messages. */
+void ft_io_set_report(int fd, const char *path);
+/* Reports a failed trace write (errno err, at fd's offset) once, and
+ * stops all writing.  Async-signal-safe. */
+void ft_io_fail(int err, int fd);
+int ft_io_failed(void); /* the first failure's errno, or 0 */
+
 /* ---- tracebuf.c ---- */
+/* Opens (truncates) the trace and writes its header: 0, or -1 (errno;
+ * a failed write is already reported). */
 int ft_trace_open(const char *path, int use_writer);
 uint32_t ft_site_id(uintptr_t pc);
 uint32_t ft_site_alloc(uintptr_t pc, uint64_t *count);
@@ -230,7 +245,17 @@ void ft_emit_func_entry(uint32_t site, uint32_t call_site);
 void ft_emit_func_exit(void);
 void ft_emit_switch(int tid);
 void ft_trace_flush(void);                   /* seal and write the chunk */
+/* Whether the open chunk holds events or sites handed to no writer for
+ * interval_ns (the watchdog's timed flush, watchdog.c). */
+int ft_trace_flush_due(int64_t interval_ns);
+/* Set by the watchdog when it found the holder inside the runtime: the
+ * holder hands the open chunk over itself at its next slow path. */
+extern int ft_flush_req;
 void ft_trace_end(const char *reason, int64_t status);
+/* Before execve: flushes and writes END "exec"; the run is not finished
+ * (if the exec fails, a later END wins). */
+void ft_trace_exec(void);
+int ft_trace_is_ours(const char *path); /* path is this run's trace file */
 void ft_trace_signal(int signo, uintptr_t pc); /* async-signal-safe; pc:
                                                   where it was raised, 0 */
 uintptr_t ft_abort_pc(void); /* abort.c: caller of assert/abort, or 0 */
@@ -308,6 +333,7 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
                     (--t->budget <= 0 && !defer))) {
         t->kp_kind = kind; /* the slow path only: recording pays nothing */
         t->kp_addr = addr;
+        t->kp_defer = defer;
         ft_keypoint_slow(t);
         /* Only here: an exited thread has no baton, and ft_trace_end
          * takes every thread's baton when the run is finished. */
