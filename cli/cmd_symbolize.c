@@ -92,9 +92,12 @@ int cmd_symbolize(int argc, char **argv)
     }
     /* every trace is tried; the exit code says whether one failed */
     int rc = FT_EXIT_OK;
-    for (int i = 0; i < n; i++)
-        if (symbolize_one(paths[i], flags) != FT_EXIT_OK)
-            rc = FT_EXIT_BAD_INPUT;
+    for (int i = 0; i < n; i++) {
+        int one = symbolize_one(paths[i], flags);
+        /* a write the OS refused (4) outweighs a bad trace (2) */
+        if (one != FT_EXIT_OK && rc != FT_EXIT_INTERNAL)
+            rc = one;
+    }
     free(paths);
     return rc;
 }
