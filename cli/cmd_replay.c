@@ -206,10 +206,10 @@ int cmd_replay(int argc, char **argv)
     ft_error err;
     int tmpfd = -1;
     if (schedule) {
-        FILE *f = fopen(schedule, "r");
+        FILE *f = ft_fopen_regular(schedule, msg, sizeof msg);
         if (!f) {
             fprintf(stderr, "%s: error: cannot read schedule: %s\n", schedule,
-                    strerror(errno));
+                    msg);
             return FT_EXIT_BAD_INPUT;
         }
         int rc = ft_schedule_read(f, schedule, &s, msg, sizeof msg);

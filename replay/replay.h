@@ -24,6 +24,8 @@
  *   FORETELL_HEAP_CHECK=0|1    heap oracle (default 1 when a schedule or
  *                              strategy is set)
  *   FORETELL_VIRTUAL_TIME=0|1  sleeps are yields (same default)
+ *   FORETELL_STATUS_FD=N       the runtime's reports to the harness
+ *                              (fr_channel below)
  * docs/replay.md describes the replay policy, divergence and oracles.
  */
 #ifndef FORETELL_REPLAY_H
@@ -111,6 +113,23 @@ typedef struct fr_outcome {
  * which *out describes), -1 with err set when it could not be run (program
  * missing: err says so; trace unwritable; fork failed). */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
+
+/* The status channel (replay/rt_channel.c, docs/replay.md): a pipe whose
+ * write end the runtime finds in FORETELL_STATUS_FD and where it writes
+ * one line "WORD STATUS MESSAGE" per report ("refuse": it would not run
+ * the program: bad schedule, strategy, unwritable trace).  Open it before
+ * starting the program, call fr_channel_child in the child before exec,
+ * fr_channel_parent in the parent, and read it once the program ended. */
+typedef struct fr_channel {
+    int rd, wr;
+} fr_channel;
+int fr_channel_open(fr_channel *c);
+void fr_channel_child(const fr_channel *c);
+void fr_channel_parent(fr_channel *c);
+/* 1 with the refusal's exit status and message ("PATH:LINE: what" for a
+ * schedule), 0 when the runtime reported none. */
+int fr_channel_refusal(fr_channel *c, int *status, char *msg, size_t len);
+void fr_channel_close(fr_channel *c);
 
 /* prog as execvp would find it (PATH, or /usr/bin:/bin without one):
  * prog itself or buf, NULL when there is no such executable. */

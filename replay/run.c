@@ -42,8 +42,9 @@ static void set_err(ft_error *err, const char *path, const char *fmt,
     snprintf(err->message, sizeof err->message, fmt, arg);
 }
 
-static void child(const fr_run_opts *o, int errfd)
+static void child(const fr_run_opts *o, int errfd, const fr_channel *ch)
 {
+    fr_channel_child(ch);
     setenv("FORETELL_TRACE", o->trace_out, 1);
     if (o->schedule)
         setenv("FORETELL_SCHEDULE", o->schedule, 1);
@@ -130,8 +131,15 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         return -1;
     }
     int pfd[2];
+    fr_channel ch;
     if (pipe2(pfd, O_CLOEXEC) < 0) {
         set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (fr_channel_open(&ch) < 0) {
+        set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
+        close(pfd[0]);
+        close(pfd[1]);
         return -1;
     }
     unlink(o->trace_out);
@@ -140,14 +148,16 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     if (pid < 0) {
         close(pfd[0]);
         close(pfd[1]);
+        fr_channel_close(&ch);
         set_err(err, o->argv[0], "cannot fork: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
         close(pfd[0]);
-        child(o, pfd[1]);
+        child(o, pfd[1], &ch);
     }
     close(pfd[1]);
+    fr_channel_parent(&ch);
     int e = 0;
     ssize_t n;
     while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
@@ -157,8 +167,14 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
         set_err(err, o->argv[0], "cannot wait for the program: %s",
                 strerror(errno));
+        fr_channel_close(&ch);
         return -1;
     }
+    int refused_status;
+    char refusal[900];
+    int refused = fr_channel_refusal(&ch, &refused_status, refusal,
+                                     sizeof refusal);
+    fr_channel_close(&ch);
     double seconds = now_s() - start;
     if (n == (ssize_t)sizeof e) {
         set_err(err, o->argv[0],
@@ -167,16 +183,20 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         errno = e;
         return -1;
     }
+    if (refused && WIFEXITED(status) &&
+        WEXITSTATUS(status) == refused_status) {
+        set_err(err, o->argv[0], "the runtime refused to run it: %.220s",
+                refusal);
+        errno = 0;
+        return -1;
+    }
     struct stat st;
     if (stat(o->trace_out, &st) < 0 || st.st_size == 0) {
         char msg[64];
         snprintf(msg, sizeof msg, "%d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         set_err(err, o->argv[0],
-                WIFEXITED(status) && WEXITSTATUS(status) == 81
-                    ? "the runtime refused the schedule (status %s)"
-                    : "wrote no trace: not built with foretell-cc? "
-                      "(exit status %s)",
+                "wrote no trace: not built with foretell-cc? (exit status %s)",
                 msg);
         errno = 0;
         return -1;
@@ -198,11 +218,11 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         return -1;
     out->seconds = seconds;
     if (o->schedule) {
-        FILE *f = fopen(o->schedule, "r");
-        ft_schedule s;
         char msg[512];
+        FILE *f = ft_fopen_regular(o->schedule, msg, sizeof msg);
+        ft_schedule s;
         if (!f) {
-            set_err(err, o->schedule, "cannot read: %s", strerror(errno));
+            set_err(err, o->schedule, "cannot read: %.200s", msg);
             return -1;
         }
         int rc = ft_schedule_read(f, o->schedule, &s, msg, sizeof msg);

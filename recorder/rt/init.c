@@ -9,6 +9,7 @@
 #include "rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,65 @@ void ft_rt_verbose(const char *fmt, ...)
     static const char tag[] = "foretell-rt: ";
     (void)!write(2, tag, sizeof tag - 1);
     (void)!write(2, buf, (size_t)n);
+}
+
+/* The status channel (docs/replay.md): FORETELL_STATUS_FD names a pipe
+ * the harness reads after the run; the runtime writes one line per
+ * report, "WORD STATUS MESSAGE", where a program writing to its own
+ * stdout or exiting with the same status cannot imitate it.  -1: none. */
+static int status_fd = -1;
+
+static void status_open(void)
+{
+    const char *s = getenv("FORETELL_STATUS_FD");
+    if (!s || !*s)
+        return;
+    char *end;
+    long fd = strtol(s, &end, 10);
+    /* Programs this one runs must not write to it. */
+    unsetenv("FORETELL_STATUS_FD");
+    if (*end || fd < 3 || fd > 65535 || fcntl((int)fd, F_GETFD) < 0)
+        return;
+    fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    status_fd = (int)fd;
+}
+
+static void vreport(const char *word, int status, const char *fmt,
+                    va_list ap)
+{
+    char msg[1024], line[1100];
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    if (n < 0)
+        return;
+    for (char *c = msg; *c; c++)
+        if (*c == '\n')
+            *c = ' '; /* one line per report */
+    if (status_fd >= 0)
+        n = snprintf(line, sizeof line, "%s %d %s\n", word, status, msg);
+    else
+        n = snprintf(line, sizeof line, "foretell: %s\n", msg);
+    if (n > (int)sizeof line - 1) {
+        n = (int)sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    (void)!write(status_fd >= 0 ? status_fd : 2, line, (size_t)n);
+}
+
+void ft_rt_report(const char *word, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(word, status, fmt, ap);
+    va_end(ap);
+}
+
+void ft_rt_refuse(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("refuse", status, fmt, ap);
+    va_end(ap);
+    _exit(status);
 }
 
 static int64_t env_int(const char *name, int64_t dflt)
@@ -89,31 +149,33 @@ void ft_init(void)
         ft_rt_verbose("FORETELL_TRACE unset: passthrough");
         return;
     }
+    status_open();
     ft_rt.quantum = env_int("FORETELL_QUANTUM", 20000);
     ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);
     ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
-        _exit(FT_BAD_STRATEGY_STATUS);
+        ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: cannot "
+                     "follow it", strategy);
     /* Replay (docs/replay.md): a schedule to follow, deterministic time,
      * the heap oracle, a bound on key points. */
     const char *schedule = getenv("FORETELL_SCHEDULE");
     int controlled = (schedule && *schedule) || (strategy && *strategy);
     if (schedule && *schedule) {
         const char *dv = getenv("FORETELL_DIVERGE");
-        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue")) < 0)
-            _exit(FT_BAD_SCHEDULE_STATUS);
+        char why[512];
+        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue"), why,
+                           sizeof why) < 0)
+            ft_rt_refuse(FT_BAD_SCHEDULE_STATUS, "%s", why);
     }
     ft_rt.virtual_time = (int)env_int("FORETELL_VIRTUAL_TIME", controlled);
     ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
     ft_rt.max_steps = (uint64_t)env_int("FORETELL_MAX_STEPS", 0);
     ft_rt.pid = getpid();
     ft_fence_init();
-    if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {
-        fprintf(stderr, "foretell: cannot write trace %s: %s\n", path,
-                strerror(errno));
-        _exit(FT_OPEN_FAIL_STATUS);
-    }
+    if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0)
+        ft_rt_refuse(FT_OPEN_FAIL_STATUS, "cannot write trace %s: %s", path,
+                     strerror(errno));
     /* Programs this one runs must not overwrite our trace. */
     unsetenv("FORETELL_TRACE");
     ft_thread_init_main();
