@@ -45,7 +45,9 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
             fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
                     err.path[0] ? err.path : "", err.path[0] ? ": " : "",
                     err.message);
-            return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
+            return e == ENOENT   ? FT_EXIT_NOT_FOUND
+                   : e == EACCES ? FT_EXIT_CANNOT_EXEC
+                                 : FT_EXIT_BAD_INPUT;
         }
         if (tty)
             fprintf(stderr, "\rforetell analyze: confirming %zu/%zu", ++done,

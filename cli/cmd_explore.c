@@ -247,6 +247,9 @@ program:
         return FT_EXIT_BAD_INPUT;
     }
     o.argv = argv + p.i;
+    int found = ft_cli_check_program("foretell explore", o.argv[0]);
+    if (found)
+        return found;
     if (!quiet && !json && isatty(2)) {
         o.progress = progress;
         o.progress_arg = NULL;

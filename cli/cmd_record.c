@@ -224,6 +224,9 @@ int cmd_record(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     char **args = argv + prog_at;
+    int found = ft_cli_check_program("foretell record", args[0]);
+    if (found)
+        return found;
     char defpath[4096], trace[4096];
     if (!output) {
         default_output(args[0], defpath, sizeof defpath);

@@ -131,8 +131,14 @@ void fr_channel_parent(fr_channel *c);
 int fr_channel_refusal(fr_channel *c, int *status, char *msg, size_t len);
 void fr_channel_close(fr_channel *c);
 
-/* prog as execvp would find it (PATH, or /usr/bin:/bin without one):
- * prog itself or buf, NULL when there is no such executable. */
+/* prog as execvp would find it (PATH, or /usr/bin:/bin without one) into
+ * buf: 0; or, with err naming the file and why, the shell's exit code:
+ * 127 (errno ENOENT) no such program, 126 (errno EACCES) a file that
+ * cannot be executed: a directory, not a regular file, no execute
+ * permission, or empty (execvp would hand an empty file to /bin/sh,
+ * which runs it as an empty script and exits 0). */
+int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err);
+/* The same as a lookup: buf, or NULL when there is no such program. */
 const char *fr_which(const char *prog, char *buf, size_t len);
 
 /* Whether prog (as execvp finds it) is the binary the trace recorded, by

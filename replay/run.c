@@ -102,23 +102,80 @@ static const char *end_reason(ft_reader *r, int status, int hung,
     return "exit";
 }
 
+/* Whether the file at path can be run as a program: 0, ENOENT (no such
+ * file: the search goes on), or EACCES with why. */
+static int candidate(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return ENOENT;
+        snprintf(why, len, "%s", strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "is a directory");
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(why, len, "is not a regular file");
+    } else if (!(st.st_mode & 0111) || access(path, X_OK) != 0) {
+        snprintf(why, len, "is not executable (no execute permission)");
+    } else if (st.st_size == 0) {
+        snprintf(why, len, "is an empty file, not a program");
+    } else {
+        return 0;
+    }
+    return EACCES;
+}
+
+int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err)
+{
+    char why[128] = "", where[4096] = "";
+    int denied = 0;
+    if (strchr(prog, '/')) {
+        int rc = candidate(prog, why, sizeof why);
+        if (rc == 0 && (size_t)snprintf(buf, len, "%s", prog) < len)
+            return 0;
+        denied = rc == EACCES;
+        snprintf(where, sizeof where, "%s", prog);
+    } else {
+        const char *path = getenv("PATH");
+        if (!path)
+            path = "/usr/bin:/bin";
+        while (*path) {
+            const char *colon = strchr(path, ':');
+            size_t n = colon ? (size_t)(colon - path) : strlen(path);
+            char w[128];
+            if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n,
+                                 n ? path : ".", prog) < len) {
+                int rc = candidate(buf, w, sizeof w);
+                if (rc == 0)
+                    return 0;
+                if (rc == EACCES && !denied) { /* execvp reports the first */
+                    denied = 1;
+                    snprintf(why, sizeof why, "%s", w);
+                    snprintf(where, sizeof where, "%s", buf);
+                }
+            }
+            path += n + (colon != NULL);
+        }
+    }
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", denied ? where : prog);
+    if (denied) {
+        snprintf(err->message, sizeof err->message,
+                 "cannot be executed: %s", why);
+        errno = EACCES;
+        return 126;
+    }
+    snprintf(err->message, sizeof err->message, "%s",
+             strchr(prog, '/') ? "program not found (no such file)"
+                               : "program not found (not in PATH)");
+    errno = ENOENT;
+    return 127;
+}
+
 const char *fr_which(const char *prog, char *buf, size_t len)
 {
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0 ? prog : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t n = colon ? (size_t)(colon - path) : strlen(path);
-        if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".",
-                             prog) < len &&
-            access(buf, X_OK) == 0)
-            return buf;
-        path += n + (colon != NULL);
-    }
-    return NULL;
+    ft_error err;
+    return fr_find_program(prog, buf, len, &err) == 0 ? buf : NULL;
 }
 
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
@@ -130,6 +187,9 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         set_err(err, "fr_run", "%s", "no program or no trace path");
         return -1;
     }
+    char found[4096];
+    if (fr_find_program(o->argv[0], found, sizeof found, err) != 0)
+        return -1; /* errno: ENOENT (127) or EACCES (126) */
     int pfd[2];
     fr_channel ch;
     if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -178,7 +238,8 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     double seconds = now_s() - start;
     if (n == (ssize_t)sizeof e) {
         set_err(err, o->argv[0],
-                e == ENOENT ? "program not found (%s)" : "cannot execute: %s",
+                e == ENOENT ? "program not found (%s)"
+                            : "cannot be executed: %s",
                 strerror(e));
         errno = e;
         return -1;

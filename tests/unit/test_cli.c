@@ -101,9 +101,9 @@ static void test_record_missing_program(void **state)
     (void)state;
     assert_int_equal(run("record", "-o", "x.ftrace", "--",
                          "/nonexistent/prog", NULL), 127);
-    ASSERT_IN(err, "/nonexistent/prog: no such file");
+    ASSERT_IN(err, "/nonexistent/prog: program not found (no such file)");
     assert_int_equal(run("record", "--", "no-such-command-ft", NULL), 127);
-    ASSERT_IN(err, "no-such-command-ft: command not found");
+    ASSERT_IN(err, "no-such-command-ft: program not found (not in PATH)");
     assert_int_equal(run("record", NULL), 2);
     ASSERT_IN(err, "missing PROG");
 }
