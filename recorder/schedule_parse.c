@@ -104,8 +104,9 @@ static int header(ft_sched_parse *p, const char *s, const char *end,
         /* A truncated or lying count is reported where the lines stop
          * (missing 'end', a count mismatch); what is allocated for the
          * steps is bounded now by what the rest of the file can hold. */
-        uint64_t left = p->size == UINT64_MAX || p->size < p->consumed
-                            ? UINT64_MAX
+        uint64_t left = p->size == UINT64_MAX ? UINT64_MAX
+                        : p->size < p->consumed /* no '\n' at the end */
+                            ? 0
                             : p->size - p->consumed;
         uint64_t fit = left == UINT64_MAX ? n : left / FT_SCHED_MIN_STEP_LINE;
         p->declared = n;
