@@ -9,9 +9,11 @@
 #include "cli/opt.h"
 #include "replay/explore.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
@@ -118,6 +120,44 @@ static void print_text(const fx_opts *o, const fx_result *r)
     if (r->exhausted)
         printf(" (every schedule within the bound was run)");
     printf("\n");
+}
+
+/* Bugs are saved into the output directory when found: a path that can
+ * never be one must be refused before the first run, not at the first bug
+ * after twenty.  It is created only when a bug is saved. */
+static int check_outdir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "foretell explore: %s: error: the output path "
+                            "is not a directory\n", dir);
+            return -1;
+        }
+        if (access(dir, W_OK | X_OK) != 0) {
+            fprintf(stderr, "foretell explore: %s: error: the output "
+                            "directory is not writable: %s\n", dir,
+                    strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent)
+        slash[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(parent, sizeof parent, ".");
+    if (access(parent, W_OK | X_OK) != 0) {
+        fprintf(stderr, "foretell explore: %s: error: cannot create the "
+                        "output directory in %s: %s\n", dir, parent,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int cmd_explore(int argc, char **argv)
@@ -250,6 +290,8 @@ program:
     int found = ft_cli_check_program("foretell explore", o.argv[0]);
     if (found)
         return found;
+    if (check_outdir(o.outdir) < 0)
+        return FT_EXIT_BAD_INPUT;
     if (!quiet && !json && isatty(2)) {
         o.progress = progress;
         o.progress_arg = NULL;

@@ -12,6 +12,24 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+
+/* END's wait status as a person reads it: "exit code 3", "killed by
+ * signal 11 (Segmentation fault)", "status unknown". */
+static const char *wait_status_text(int64_t status, char *buf, size_t len)
+{
+    int st = (int)status;
+    if (status < 0 || status > 0xffff)
+        snprintf(buf, len, "status unknown");
+    else if (WIFEXITED(st))
+        snprintf(buf, len, "exit code %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)));
+    else
+        snprintf(buf, len, "wait status %d", st);
+    return buf;
+}
 
 static const ft_opt stats_opts[] = {
     {"json", 0, NULL, "print one JSON object"},
@@ -267,9 +285,11 @@ static void print_text(const stats *st, const ft_reader *r, const char *path,
     printf("\nevents:           %" PRIu64 "\n", st->events);
     if (damaged)
         printf("ended:            damaged (see the warning below)\n");
-    else if (e->present)
-        printf("ended:            %s (status %" PRId64 ")\n", e->reason,
-               e->exit_status);
+    else if (e->present) {
+        char how[96];
+        printf("ended:            %s (%s)\n", e->reason,
+               wait_status_text(e->exit_status, how, sizeof how));
+    }
     else
         printf("ended:            cut (no END chunk: the run was killed or "
                "is still running)\n");
@@ -336,7 +356,13 @@ static void print_json(const stats *st, const ft_reader *r, const char *path,
     ft_json_kstr(&j, "ended", ending(r, damaged));
     if (e->present) {
         ft_json_kstr(&j, "end_reason", e->reason);
-        ft_json_kint(&j, "exit_status", e->exit_status);
+        /* the program's exit code or killing signal, not the raw wait
+         * status END holds (exit(3) is 768 there) */
+        int ws = (int)e->exit_status;
+        if (e->exit_status >= 0 && WIFEXITED(ws))
+            ft_json_kint(&j, "exit_status", WEXITSTATUS(ws));
+        if (e->exit_status >= 0 && WIFSIGNALED(ws))
+            ft_json_kint(&j, "signal", WTERMSIG(ws));
     }
     ft_json_kuint(&j, "threads", st->threads.n);
     ft_json_key(&j, "sync_objects");

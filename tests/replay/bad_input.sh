@@ -12,7 +12,7 @@
 #  (d) replay -q: the runtime's refusals reach the user (status channel),
 #      and a program exiting with a refusal code is not taken for one;
 #  (e) programs that exist but cannot be executed (126) or do not (127),
-#      for record, replay, explore and analyze --confirm;
+#      for record, replay, explore and analyze --confirm; explore -o FILE;
 #  (f) empty inputs and NUL bytes in text inputs;
 #  (g) foretell-cc -x c / foretell-c++ -x c++ on sources of any name.
 # Usage: bad_input.sh BIN_DIR INST_DIR SOURCE_DIR WORK
@@ -35,6 +35,7 @@ expect() {
 }
 
 PC=$INST/prodcons_sem
+: > plain
 "$F" record -o pc.ft -- "$PC" >/dev/null 2>&1 || fail "cannot record $PC"
 "$F" replay --trace pc.ft -o r.ft --save-schedule pc.sched -q -- "$PC" \
     >/dev/null 2>&1 || fail "cannot make a schedule"
@@ -120,6 +121,9 @@ for p in ./empty ./noexec ./dir ./nosuch; do
     expect $code "$p: .*$why" "$F" analyze pc.ft -o ao --confirm -- $p
 done
 [ ! -e e.ft ] || fail "record wrote a trace for a program it could not run"
+# an output path that can never hold bugs is refused before the first run
+expect 2 "plain: error: the output path is not a directory" \
+    "$F" explore --budget 50 -o plain -- "$PC"
 
 # ---- (f) empty inputs, NUL bytes ----
 : > empty.std

@@ -137,6 +137,11 @@ static void test_record_exit_status_and_end(void **state)
     assert_int_equal(e->exit_status, 3 << 8); /* raw waitpid status */
     assert_int_equal(e->events, 7);
     ft_reader_close(r);
+    /* stats says the exit code, not the raw wait status (768) */
+    assert_int_equal(run("stats", "e.ftrace", NULL), 0);
+    ASSERT_IN(out, "ended:            exit (exit code 3)");
+    assert_int_equal(run("stats", "--json", "e.ftrace", NULL), 0);
+    ASSERT_IN(out, "\"exit_status\":3");
     /* the default output is ./PROG.ftrace, and options may come without
      * "--" before the program */
     assert_int_equal(run("record", FAKE_PROG, "exit", "0", NULL), 0);
