@@ -111,17 +111,9 @@ int fi_spec_read(const char *path, char ***names_out, size_t *n_out,
 {
     *names_out = NULL;
     *n_out = 0;
-    char why[128];
-    FILE *f = ft_fopen_regular(path, why, sizeof why);
-    if (!f) {
-        if (err) {
-            snprintf(err->path, sizeof err->path, "%s", path);
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "cannot open: %s",
-                     why);
-        }
+    FILE *f = ft_fopen_input(path, err);
+    if (!f)
         return -1;
-    }
     int rc = fi_spec_read_file(f, path, names_out, n_out, err);
     fclose(f);
     return rc;

@@ -324,17 +324,9 @@ int fi_std_read(fi_trace *t, FILE *in, const char *name, ft_error *err)
 
 int fi_std_read_path(fi_trace *t, const char *path, ft_error *err)
 {
-    char why[128];
-    FILE *f = ft_fopen_regular(path, why, sizeof why);
-    if (!f) {
-        if (err) {
-            snprintf(err->path, sizeof err->path, "%s", path);
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "cannot open: %s",
-                     why);
-        }
+    FILE *f = ft_fopen_input(path, err);
+    if (!f)
         return -1;
-    }
     int rc = fi_std_read(t, f, path, err);
     fclose(f);
     return rc;

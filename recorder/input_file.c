@@ -57,6 +57,18 @@ int ft_open_regular(const char *path, uint64_t *size, char *why, size_t len)
     return fd;
 }
 
+FILE *ft_fopen_input(const char *path, ft_error *err)
+{
+    char why[128];
+    FILE *f = ft_fopen_regular(path, why, sizeof why);
+    if (!f && err) {
+        snprintf(err->path, sizeof err->path, "%s", path);
+        err->offset = 0;
+        snprintf(err->message, sizeof err->message, "cannot open: %s", why);
+    }
+    return f;
+}
+
 FILE *ft_fopen_regular(const char *path, char *why, size_t len)
 {
     int fd = ft_open_regular(path, NULL, why, len);

@@ -396,6 +396,8 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
 int ft_open_regular(const char *path, uint64_t *size, char *why, size_t len);
 /* The same as a stdio stream; NULL with why set. */
 FILE *ft_fopen_regular(const char *path, char *why, size_t len);
+/* The same with err set (path, offset 0, "cannot open: why"). */
+FILE *ft_fopen_input(const char *path, ft_error *err);
 
 /* One line of a text input (STD, spec, schedule) into buf, without its
  * '\n' and NUL-terminated, *len its length.  Text formats refuse a NUL
