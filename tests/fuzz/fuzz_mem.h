@@ -1,13 +1,26 @@
-/* fuzz_mem.h - the fuzz targets' way to hand bytes to a parser that reads
- * a stdio stream: a read-only stream over the input (fmemopen; an empty
- * input gets an empty stream, which fmemopen cannot give), or a stream
- * over a real file holding them (memfd), for parsers that fstat it. */
+/* fuzz_mem.h - the fuzz targets' way to hand bytes to a parser: a trace
+ * reader over them (fuzz_trace), a read-only stdio stream over them
+ * (fmemopen; an empty input gets an empty stream, which fmemopen cannot
+ * give), or a stream over a real file holding them (memfd), for parsers
+ * that fstat it. */
 #ifndef FORETELL_FUZZ_MEM_H
 #define FORETELL_FUZZ_MEM_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "recorder/trace.h"
+
+/* Each target defines it (libFuzzer's entry point; replay_main.c calls it). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The bytes opened as a trace, or NULL when the reader refuses them. */
+static inline ft_reader *fuzz_trace(const uint8_t *data, size_t size)
+{
+    ft_error err;
+    return ft_reader_open_mem(data, size, "fuzz", &err);
+}
 
 static inline FILE *fuzz_stream(const uint8_t *data, size_t size)
 {

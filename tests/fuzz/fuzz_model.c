@@ -9,17 +9,17 @@
 #include "ctm/ctm.h"
 #include "infer/infer.h"
 
+#include "tests/fuzz/fuzz_mem.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    ft_error err;
-    ft_reader *r = ft_reader_open_mem(data, size, "fuzz", &err);
+    ft_reader *r = fuzz_trace(data, size);
     if (!r)
         return 0;
+    ft_error err;
     fi_trace t;
     fi_trace_init(&t);
     if (fi_trace_read(&t, r, &err) >= 0) {

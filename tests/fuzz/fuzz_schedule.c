@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 typedef struct collect {
     const ft_schedule *cli; /* what the CLI read, NULL if it refused */
     size_t size;

@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FILE *f = fuzz_stream(data, size);
