@@ -48,9 +48,12 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
             if (ao->confirm[i].write_errno)
                 return FT_EXIT_INTERNAL;
             if (ao->confirm[i].outcome.exec_errno)
-                return ao->confirm[i].outcome.exec_errno == ENOENT ? 127
-                                                                   : 126;
-            return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
+                return ao->confirm[i].outcome.exec_errno == ENOENT
+                           ? FT_EXIT_NOT_FOUND
+                           : FT_EXIT_CANNOT_EXEC;
+            return e == ENOENT   ? FT_EXIT_NOT_FOUND
+                   : e == EACCES ? FT_EXIT_CANNOT_EXEC
+                                 : FT_EXIT_BAD_INPUT;
         }
         if (tty)
             fprintf(stderr, "\rforetell analyze: confirming %zu/%zu", ++done,

@@ -364,6 +364,11 @@ int cmd_analyze(int argc, char **argv)
                                a.flag[O_ITRANS]),
                              a.flag[O_MATS], a.flag[O_CXT], a.flag[O_ITRANS],
                              a.flag[O_SKIP]);
+    /* --confirm: a typo in the program is named before minutes of
+     * solving, not after */
+    if (a.prog && (rc = ft_cli_check_program("foretell analyze",
+                                             a.prog[0])) != 0)
+        return rc;
     ft_pipeline pl;
     rc = run(&a, &pl);
     ft_pipeline_free(&pl);

@@ -9,9 +9,11 @@
 #include "cli/opt.h"
 #include "replay/explore.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
@@ -247,6 +249,9 @@ program:
         return FT_EXIT_BAD_INPUT;
     }
     o.argv = argv + p.i;
+    int found = ft_cli_check_program("foretell explore", o.argv[0]);
+    if (found)
+        return found;
     /* Where bugs are saved is checked before the first run, not when
      * the first bug is found. */
     char real[4096], msg[4400];

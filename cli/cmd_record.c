@@ -246,6 +246,9 @@ int cmd_record(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     char **args = argv + prog_at;
+    int found = ft_cli_check_program("foretell record", args[0]);
+    if (found)
+        return found;
     char defpath[4096], real[4096], dest[4096], trace[4200], msg[4400];
     if (!output) {
         default_output(args[0], defpath, sizeof defpath);
@@ -293,6 +296,13 @@ int cmd_record(int argc, char **argv)
     int code = exit_code_of(rn.status);
     char status_text[128];
     ft_status_text(NULL, rn.status, status_text, sizeof status_text);
+    if (rn.report.refusal[0] && WIFEXITED(rn.status) &&
+        WEXITSTATUS(rn.status) == rn.report.refused_status) {
+        unlink(trace); /* the runtime's verdict, not the program's status */
+        fprintf(stderr, "foretell record: the runtime refused to run %s: "
+                "%s\n", args[0], rn.report.refusal);
+        return FT_EXIT_BAD_INPUT;
+    }
     struct stat st;
     if (stat(trace, &st) < 0 || st.st_size == 0) {
         unlink(trace);

@@ -4,7 +4,8 @@
  * replayed run, and reports what happened compiler-style: the failure,
  * the thread and file:line, and the context switches that led to it.
  * Exit: 0 no failure, 1 the program failed, 2 bad input, 3 the schedule
- * could not be followed, 127 program not found (docs/replay.md). */
+ * could not be followed, 126 the program cannot be executed, 127 program
+ * not found (docs/replay.md). */
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/json.h"
@@ -196,6 +197,9 @@ int cmd_replay(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     char **args = argv + prog_at;
+    int found = ft_cli_check_program("foretell replay", args[0]);
+    if (found)
+        return found;
     char outbuf[4096], tmpsched[] = "/tmp/foretell-replay-XXXXXX";
     if (!output) {
         const char *b = strrchr(args[0], '/');
@@ -219,10 +223,10 @@ int cmd_replay(int argc, char **argv)
     ft_error err;
     int tmpfd = -1;
     if (schedule) {
-        FILE *f = fopen(schedule, "r");
+        FILE *f = ft_fopen_regular(schedule, msg, sizeof msg);
         if (!f) {
             fprintf(stderr, "%s: error: cannot read schedule: %s\n", schedule,
-                    strerror(errno));
+                    msg);
             return FT_EXIT_BAD_INPUT;
         }
         int rc = ft_schedule_read(f, schedule, &s, msg, sizeof msg);
@@ -274,8 +278,11 @@ int cmd_replay(int argc, char **argv)
     if (rc < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
         if (o.exec_errno)
-            return o.exec_errno == ENOENT ? 127 : 126;
-        return saved_errno == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
+            return o.exec_errno == ENOENT ? FT_EXIT_NOT_FOUND
+                                          : FT_EXIT_CANNOT_EXEC;
+        return saved_errno == ENOENT   ? FT_EXIT_NOT_FOUND
+               : saved_errno == EACCES ? FT_EXIT_CANNOT_EXEC
+                                       : FT_EXIT_BAD_INPUT;
     }
     const char *sched_name = trace ? trace : schedule;
     if (json)

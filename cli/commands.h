@@ -13,6 +13,8 @@ enum {
     FT_EXIT_INTERNAL = 4,  /* foretell itself failed (I/O, out of memory) */
     FT_EXIT_UNDECIDED = 5, /* batch: the time bound stopped it before
                               every trace was decided */
+    FT_EXIT_CANNOT_EXEC = 126, /* the program exists but cannot be run */
+    FT_EXIT_NOT_FOUND = 127,   /* no such program */
 };
 
 typedef int (*ft_command_fn)(int argc, char **argv);

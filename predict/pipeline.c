@@ -40,7 +40,7 @@ static int detect_format(const char *path)
     size_t n = strlen(path);
     if (n > 4 && strcmp(path + n - 4, ".std") == 0)
         return FT_INPUT_STD;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ft_fopen_regular(path, NULL, 0);
     if (!f)
         return FT_INPUT_FORETELL; /* the reader names the error */
     int ch = fgetc(f);

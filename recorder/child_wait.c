@@ -126,19 +126,31 @@ void ft_child_setup(int report_wfd, pid_t parent)
 void ft_report_read(int rfd, ft_rt_report *r)
 {
     memset(r, 0, sizeof *r);
-    char buf[256];
-    ssize_t n;
-    while ((n = read(rfd, buf, sizeof buf - 1)) < 0 && errno == EINTR)
-        ;
+    char buf[8192];
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof buf - 1 &&
+           ((got = read(rfd, buf + n, sizeof buf - 1 - n)) > 0 ||
+            (got < 0 && errno == EINTR)))
+        n += got > 0 ? (size_t)got : 0;
     close(rfd);
-    if (n <= 0)
-        return;
     buf[n] = 0;
-    int e;
-    unsigned long long off;
-    if (sscanf(buf, "write-error %d %llu", &e, &off) == 2 && e > 0) {
-        r->write_errno = e;
-        r->offset = off;
+    for (char *line = buf, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl)
+            break; /* a cut line is no report */
+        *nl = 0;
+        int e, st, at = 0;
+        unsigned long long off;
+        if (sscanf(line, "write-error %d %llu", &e, &off) == 2 && e > 0 &&
+            !r->write_errno) {
+            r->write_errno = e;
+            r->offset = off;
+        } else if (sscanf(line, "refuse %d %n", &st, &at) == 1 && at > 0 &&
+                   !r->refusal[0]) {
+            r->refused_status = st;
+            snprintf(r->refusal, sizeof r->refusal, "%s", line + at);
+        }
     }
 }
 

@@ -42,9 +42,10 @@ struct ft_reader {
     ft_module *modules;
     uint32_t nmodules, capmodules;
     const char **argv;
-    ft_site *sites;    /* sorted by id once open */
+    ft_site *sites;    /* sorted by id once open: sites[i].id == i + 1 */
     uint32_t nsites, capsites;
-    int sites_dense;   /* sites[i].id == i + 1 for all i */
+    uint64_t *site_at; /* while open: file offset of each entry */
+    uint64_t elem_at;  /* file offset of the metadata entry being decoded */
     ft_end end;
     uint64_t end_threads;
     struct ft_datasym *data; /* sorted by (module, offset) once open */
@@ -143,8 +144,10 @@ int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
                    uint64_t body_off);
 int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
-/* Sorts the site table and decides whether lookups can index it. */
-void ft_meta_finish_sites(ft_reader *r);
+/* Sorts the site table, merging SYMBOLS into SITES entries; -1 with
+ * r->error set when the ids are not dense from 1 (docs/trace-format.md:
+ * consumers index tables by site id, so a hostile id must not size them). */
+int ft_meta_finish_sites(ft_reader *r);
 
 /* The event decoder (reader_decode.c).  Decodes one event at *pp (not
  * past end), consuming SWITCH events into *tid.  Returns 1 with *ev

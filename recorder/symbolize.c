@@ -28,6 +28,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks with_debuginfo = {
@@ -76,9 +77,17 @@ static Dwfl_Module *report_file(Dwfl **dwfl, const Dwfl_Callbacks *cb,
     *dwfl = dwfl_begin(cb);
     if (!*dwfl)
         return NULL;
+    /* A module path comes from the trace: a FIFO there must not hang
+     * us, so the file is opened without blocking first (libdwfl takes
+     * the descriptor on success, leaves it to us on failure). */
+    int fd = ft_open_regular(path, NULL, NULL, 0);
+    if (fd < 0)
+        return NULL;
     dwfl_report_begin(*dwfl);
-    Dwfl_Module *mod = dwfl_report_elf(*dwfl, path, path, -1, 0, false);
+    Dwfl_Module *mod = dwfl_report_elf(*dwfl, path, path, fd, 0, false);
     dwfl_report_end(*dwfl, NULL, NULL);
+    if (!mod)
+        close(fd);
     return mod;
 }
 

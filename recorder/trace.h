@@ -16,6 +16,13 @@
 
 #define FT_FORMAT_NAME "foretell-trace"
 #define FT_FORMAT_VERSION 3 /* readers also read versions 1 and 2 */
+/* Thread ids are below this, in traces and schedules alike: the runtime
+ * runs at most this many threads, and the analyses keep per-thread-pair
+ * tables (vector clocks), so a hostile id must not size them. */
+#define FT_TRACE_MAX_THREADS 1024
+#define FT_STR_(x) #x
+#define FT_STR(x) FT_STR_(x)
+#define FT_TID_LIMIT_TEXT FT_STR(FT_TRACE_MAX_THREADS) /* "1024" */
 
 /* Chunk kinds: the first element of every top-level msgpack array. */
 enum ft_chunk_kind {
@@ -286,6 +293,10 @@ int ft_reader_damage(const ft_reader *r, ft_error *err);
 const ft_error *ft_reader_error(const ft_reader *r);
 /* Events delivered since open or the last rewind. */
 uint64_t ft_reader_delivered(const ft_reader *r);
+/* Bytes of the EVENTS chunk bodies: a bound on the number of events (each
+ * takes at least one byte) by which to size a table before streaming, as
+ * an END chunk's count is only the writer's word. */
+uint64_t ft_reader_event_bytes(const ft_reader *r);
 
 /* Names for printing. */
 const char *ft_kind_name(unsigned kind);
@@ -389,6 +400,30 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
                         const ft_end *end, uint64_t threads, FILE *warn,
                         ft_error *err);
 
+/* Opens a file foretell reads (recorder/input_file.c) without blocking
+ * on it: a FIFO, socket, device or directory is refused with why saying
+ * which ("is a directory", "is a FIFO (named pipe), not a regular file")
+ * and errno EISDIR or EINVAL; a missing file gives strerror.  Returns a
+ * blocking read-only fd (close-on-exec) and the size, or -1. */
+int ft_open_regular(const char *path, uint64_t *size, char *why, size_t len);
+/* The same as a stdio stream; NULL with why set. */
+FILE *ft_fopen_regular(const char *path, char *why, size_t len);
+/* The same with err set (path, offset 0, "cannot open: why"). */
+FILE *ft_fopen_input(const char *path, ft_error *err);
+
+/* One line of a text input (STD, spec, schedule) into buf, without its
+ * '\n' and NUL-terminated, *len its length.  Text formats refuse a NUL
+ * byte (C string functions would silently stop the line there) and bound
+ * the line length (cap - 1 bytes), so: */
+enum ft_line_rc {
+    FT_LINE_OK = 1,    /* a line (the last may lack its '\n') */
+    FT_LINE_EOF = 0,   /* end of file */
+    FT_LINE_ERROR = -1,/* read error (errno) */
+    FT_LINE_LONG = -2, /* longer than cap - 1 bytes: the rest is unread */
+    FT_LINE_NUL = -3,  /* the line holds a NUL byte */
+};
+int ft_getline(FILE *f, char *buf, size_t cap, size_t *len);
+
 /* FORETELL_TRACE patterns (recorder/trace_path.c): pattern with %p the
  * pid, %e exe (the program's basename), %n the number n, %% a '%'.
  * Returns 0, 1 when the pattern has a '%' that is none of these (kept
@@ -453,13 +488,18 @@ const char *ft_status_text(const char *reason, int64_t status, char *buf,
 /* "SIGSEGV" for 11, into buf. */
 const char *ft_signal_name(int signo, char *buf, size_t len);
 
-/* The runtime's report channel: a pipe whose write end the program
- * inherits, named by FORETELL_STATUS_FD.  When the runtime cannot write
- * the trace it writes "write-error ERRNO OFFSET\n" there (once) and
- * records nothing more (docs/recorder.md). */
+/* The runtime's report channel (the status channel, docs/replay.md): a
+ * pipe whose write end the program inherits, named by FORETELL_STATUS_FD.
+ * One line per report.  When the runtime cannot write the trace it writes
+ * "write-error ERRNO OFFSET" there (once) and records nothing more
+ * (docs/recorder.md); when it refuses to run the program (a schedule or
+ * strategy it cannot follow) "refuse STATUS MESSAGE", then exits STATUS:
+ * a program exiting with the same status cannot imitate that. */
 typedef struct ft_rt_report {
     int write_errno; /* 0: nothing reported */
     uint64_t offset; /* bytes in the trace when writing failed */
+    int refused_status;  /* with refusal[0]: the status it exited with */
+    char refusal[900];   /* "": no refusal */
 } ft_rt_report;
 /* The pipe, both ends close-on-exec and non-blocking.  0 or -1 (errno). */
 int ft_report_open(int fds[2]);

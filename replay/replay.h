@@ -24,6 +24,8 @@
  *   FORETELL_HEAP_CHECK=0|1    heap oracle (default 1 when a schedule or
  *                              strategy is set)
  *   FORETELL_VIRTUAL_TIME=0|1  sleeps are yields (same default)
+ *   FORETELL_STATUS_FD=N       the runtime's reports to the harness
+ *                              (ft_report_read, recorder/trace.h)
  * docs/replay.md describes the replay policy, divergence and oracles.
  */
 #ifndef FORETELL_REPLAY_H
@@ -123,8 +125,14 @@ typedef struct fr_outcome {
  * it failed, also when -1 is returned.  The program dies with foretell. */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
-/* prog as execvp would find it (PATH, or /usr/bin:/bin without one):
- * prog itself or buf, NULL when there is no such executable. */
+/* prog as execvp would find it (PATH, or /usr/bin:/bin without one) into
+ * buf: 0; or, with err naming the file and why, the shell's exit code:
+ * 127 (errno ENOENT) no such program, 126 (errno EACCES) a file that
+ * cannot be executed: a directory, not a regular file, no execute
+ * permission, or empty (execvp would hand an empty file to /bin/sh,
+ * which runs it as an empty script and exits 0). */
+int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err);
+/* The same as a lookup: buf, or NULL when there is no such program. */
 const char *fr_which(const char *prog, char *buf, size_t len);
 
 /* Whether prog (as execvp finds it) is the binary the trace recorded, by

@@ -107,23 +107,80 @@ static const char *end_reason(ft_reader *r, int status, int hung,
     return "exit";
 }
 
+/* Whether the file at path can be run as a program: 0, ENOENT (no such
+ * file: the search goes on), or EACCES with why. */
+static int candidate(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return ENOENT;
+        snprintf(why, len, "%s", strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "is a directory");
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(why, len, "is not a regular file");
+    } else if (!(st.st_mode & 0111) || access(path, X_OK) != 0) {
+        snprintf(why, len, "is not executable (no execute permission)");
+    } else if (st.st_size == 0) {
+        snprintf(why, len, "is an empty file, not a program");
+    } else {
+        return 0;
+    }
+    return EACCES;
+}
+
+int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err)
+{
+    char why[128] = "", where[4096] = "";
+    int denied = 0;
+    if (strchr(prog, '/')) {
+        int rc = candidate(prog, why, sizeof why);
+        if (rc == 0 && (size_t)snprintf(buf, len, "%s", prog) < len)
+            return 0;
+        denied = rc == EACCES;
+        snprintf(where, sizeof where, "%s", prog);
+    } else {
+        const char *path = getenv("PATH");
+        if (!path)
+            path = "/usr/bin:/bin";
+        while (*path) {
+            const char *colon = strchr(path, ':');
+            size_t n = colon ? (size_t)(colon - path) : strlen(path);
+            char w[128];
+            if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n,
+                                 n ? path : ".", prog) < len) {
+                int rc = candidate(buf, w, sizeof w);
+                if (rc == 0)
+                    return 0;
+                if (rc == EACCES && !denied) { /* execvp reports the first */
+                    denied = 1;
+                    snprintf(why, sizeof why, "%s", w);
+                    snprintf(where, sizeof where, "%s", buf);
+                }
+            }
+            path += n + (colon != NULL);
+        }
+    }
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", denied ? where : prog);
+    if (denied) {
+        snprintf(err->message, sizeof err->message,
+                 "cannot be executed: %s", why);
+        errno = EACCES;
+        return 126;
+    }
+    snprintf(err->message, sizeof err->message, "%s",
+             strchr(prog, '/') ? "program not found (no such file)"
+                               : "program not found (not in PATH)");
+    errno = ENOENT;
+    return 127;
+}
+
 const char *fr_which(const char *prog, char *buf, size_t len)
 {
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0 ? prog : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t n = colon ? (size_t)(colon - path) : strlen(path);
-        if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".",
-                             prog) < len &&
-            access(buf, X_OK) == 0)
-            return buf;
-        path += n + (colon != NULL);
-    }
-    return NULL;
+    ft_error err;
+    return fr_find_program(prog, buf, len, &err) == 0 ? buf : NULL;
 }
 
 /* After the run: symbols and the END with the real status on the
@@ -153,10 +210,7 @@ static int run_trace(const fr_run_opts *o, const char *tmp, int status,
         snprintf(msg, sizeof msg, "%d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         set_err(err, o->argv[0],
-                WIFEXITED(status) && WEXITSTATUS(status) == 81
-                    ? "the runtime refused the schedule (status %s)"
-                    : "wrote no trace: not built with foretell-cc? "
-                      "(exit status %s)",
+                "wrote no trace: not built with foretell-cc? (exit status %s)",
                 msg);
         errno = 0;
         return -1;
@@ -203,6 +257,11 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     out->diverge_step = -1;
     if (!o->argv || !o->argv[0] || !o->trace_out) {
         set_err(err, "fr_run", "%s", "no program or no trace path");
+        return -1;
+    }
+    char found[4096];
+    if (fr_find_program(o->argv[0], found, sizeof found, err) != 0) {
+        out->exec_errno = errno; /* ENOENT (127) or EACCES (126) */
         return -1;
     }
     /* The runtime writes beside trace_out; the file there is replaced
@@ -271,6 +330,15 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         errno = e;
         return -1;
     }
+    if (rep.refusal[0] && WIFEXITED(status) &&
+        WEXITSTATUS(status) == rep.refused_status) {
+        /* the runtime's own verdict, not the program's exit status */
+        unlink(tmp);
+        set_err(err, o->argv[0], "the runtime refused to run it: %.220s",
+                rep.refusal);
+        errno = 0;
+        return -1;
+    }
     if (run_trace(o, tmp, status, hung, &rep, out, err) < 0)
         return -1;
     int werr = out->write_errno;
@@ -289,11 +357,11 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         return -1;
     out->seconds = seconds;
     if (o->schedule) {
-        FILE *f = fopen(o->schedule, "r");
-        ft_schedule s;
         char msg[512];
+        FILE *f = ft_fopen_regular(o->schedule, msg, sizeof msg);
+        ft_schedule s;
         if (!f) {
-            set_err(err, o->schedule, "cannot read: %s", strerror(errno));
+            set_err(err, o->schedule, "cannot read: %.200s", msg);
             return -1;
         }
         int rc = ft_schedule_read(f, o->schedule, &s, msg, sizeof msg);

@@ -39,6 +39,65 @@ void ft_rt_verbose(const char *fmt, ...)
     (void)!write(2, buf, (size_t)n);
 }
 
+/* The status channel (docs/replay.md): FORETELL_STATUS_FD names a pipe
+ * the harness reads after the run; the runtime writes one line per
+ * report, "WORD STATUS MESSAGE", where a program writing to its own
+ * stdout or exiting with the same status cannot imitate it.  -1: none. */
+static int status_fd = -1;
+
+static void status_open(void)
+{
+    const char *s = getenv("FORETELL_STATUS_FD");
+    if (!s || !*s)
+        return;
+    char *end;
+    long fd = strtol(s, &end, 10);
+    /* Programs this one runs must not write to it. */
+    unsetenv("FORETELL_STATUS_FD");
+    if (*end || fd < 3 || fd > 65535 || fcntl((int)fd, F_GETFD) < 0)
+        return;
+    fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    status_fd = (int)fd;
+}
+
+static void vreport(const char *word, int status, const char *fmt,
+                    va_list ap)
+{
+    char msg[1024], line[1100];
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    if (n < 0)
+        return;
+    for (char *c = msg; *c; c++)
+        if (*c == '\n')
+            *c = ' '; /* one line per report */
+    if (status_fd >= 0)
+        n = snprintf(line, sizeof line, "%s %d %s\n", word, status, msg);
+    else
+        n = snprintf(line, sizeof line, "foretell: %s\n", msg);
+    if (n > (int)sizeof line - 1) {
+        n = (int)sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    (void)!write(status_fd >= 0 ? status_fd : 2, line, (size_t)n);
+}
+
+void ft_rt_status_line(const char *word, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(word, status, fmt, ap);
+    va_end(ap);
+}
+
+void ft_rt_refuse(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("refuse", status, fmt, ap);
+    va_end(ap);
+    _exit(status);
+}
+
 static int64_t env_int(const char *name, int64_t dflt)
 {
     const char *s = getenv(name);
@@ -53,22 +112,6 @@ static int64_t env_int(const char *name, int64_t dflt)
         return dflt;
     }
     return v;
-}
-
-/* A descriptor named by the environment variable (then removed from
- * the environment and made close-on-exec), or -1. */
-static int env_fd(const char *name)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return -1;
-    char *end;
-    long fd = strtol(s, &end, 10);
-    unsetenv(name);
-    if (*end || fd < 0 || fd > 1 << 20 || fcntl((int)fd, F_SETFD,
-                                                 FD_CLOEXEC) < 0)
-        return -1;
-    return (int)fd;
 }
 
 /* FORETELL_PARENT_PID: the launcher that started this program without
@@ -163,13 +206,13 @@ void ft_init(void)
         return;
     }
     die_with_launcher();
-    int report_fd = env_fd("FORETELL_STATUS_FD");
+    status_open();
     static char expanded[4096];
     const char *path = trace_path(pattern, expanded, sizeof expanded);
-    ft_io_set_report(report_fd, path ? path : pattern);
+    ft_io_set_report(status_fd, path ? path : pattern);
     if (!path) {
         int e = errno;
-        if (report_fd >= 0)
+        if (status_fd >= 0)
             ft_io_fail(e, -1); /* the launcher says it */
         else
             fprintf(stderr, "foretell: cannot write trace %s: %s\n", pattern,
@@ -182,15 +225,18 @@ void ft_init(void)
     ft_rt.flush_ms = (int)env_int("FORETELL_FLUSH_MS", 100);
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
-        _exit(FT_BAD_STRATEGY_STATUS);
+        ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: cannot "
+                     "follow it", strategy);
     /* Replay (docs/replay.md): a schedule to follow, deterministic time,
      * the heap oracle, a bound on key points. */
     const char *schedule = getenv("FORETELL_SCHEDULE");
     int controlled = (schedule && *schedule) || (strategy && *strategy);
     if (schedule && *schedule) {
         const char *dv = getenv("FORETELL_DIVERGE");
-        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue")) < 0)
-            _exit(FT_BAD_SCHEDULE_STATUS);
+        char why[512];
+        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue"), why,
+                           sizeof why) < 0)
+            ft_rt_refuse(FT_BAD_SCHEDULE_STATUS, "%s", why);
     }
     ft_rt.virtual_time = (int)env_int("FORETELL_VIRTUAL_TIME", controlled);
     ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
@@ -200,7 +246,7 @@ void ft_init(void)
     if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {
         int e = errno;
         if (!ft_io_failed()) {
-            if (report_fd >= 0)
+            if (status_fd >= 0)
                 ft_io_fail(e, -1); /* the launcher says it */
             else
                 fprintf(stderr, "foretell: cannot write trace %s: %s\n",

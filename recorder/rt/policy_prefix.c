@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -167,9 +168,9 @@ int ft_prefix_select(const char *spec)
     const char *p = spec + strlen("prefix");
     if (*p == ':') {
         if (strncmp(p, ":at=", 4) != 0) {
-            fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: expected prefix:at=S.T,...\n",
-                    spec);
-            return -1;
+            ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                         "FORETELL_STRATEGY=%s: expected prefix:at=S.T,...",
+                         spec);
         }
         p += 4;
         uint64_t last = 0;
@@ -194,14 +195,15 @@ int ft_prefix_select(const char *spec)
     if (log && *log) {
         px.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (px.log_fd < 0) {
-            fprintf(stderr, "foretell: cannot write FORETELL_EXPLORE_LOG=%s\n", log);
-            return -1;
+            ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                         "cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
+                         strerror(errno));
         }
     }
     ft_rt.policy = &ft_policy_prefix;
     return 0;
 bad:
-    fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: bad step list near '%s' "
-            "(expected ascending S.T pairs)\n", spec, p);
-    return -1;
+    ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                 "FORETELL_STRATEGY=%s: bad step list near '%s' (expected "
+                 "ascending S.T pairs)", spec, p);
 }

@@ -20,7 +20,7 @@
 #include "recorder/encode.h"
 #include "recorder/trace.h"
 
-#define FT_MAX_THREADS 1024
+#define FT_MAX_THREADS FT_TRACE_MAX_THREADS
 #define FT_DEADLOCK_STATUS 86   /* exit status of a deadlocked run */
 #define FT_OPEN_FAIL_STATUS 85  /* the trace file cannot be written */
 #define FT_BAD_STRATEGY_STATUS 84 /* FORETELL_STRATEGY malformed */
@@ -125,14 +125,15 @@ extern const ft_policy ft_policy_record;
 extern const ft_policy ft_policy_none;
 extern const ft_policy ft_policy_replay;
 extern const ft_policy *ft_policy_tail;
-/* Loads FORETELL_SCHEDULE (no malloc: mmap); 0, or -1 with a message on
- * stderr naming the file and line.  Makes ft_policy_replay current. */
-int ft_replay_load(const char *path, int diverge_continue);
+/* Loads FORETELL_SCHEDULE (no malloc: mmap); 0, or -1 with "PATH:LINE:
+ * what" in why.  Makes ft_policy_replay current. */
+int ft_replay_load(const char *path, int diverge_continue, char *why,
+                   size_t len);
 /* Watchdog: may it steal the baton from tid now?  While a schedule is
  * followed only where the schedule has the STEAL. */
 int ft_replay_steal_ok(int tid);
 /* policy_explore.c: FORETELL_STRATEGY (random, pct, rpro, pctvb); 0, or
- * -1 with a message on stderr when the spec is malformed. */
+ * refuses (ft_rt_refuse) when the spec is malformed. */
 int ft_explore_select(const char *spec);
 /* policy_prefix.c: "prefix:at=S.T,..." (ICB/IDB runs). */
 int ft_prefix_select(const char *spec);
@@ -177,6 +178,16 @@ struct ft_rt {
 extern struct ft_rt ft_rt;
 extern ft_thread ft_threads[FT_MAX_THREADS];
 extern __thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
+
+/* ---- init.c: reports to the harness (docs/replay.md) ---- */
+/* One line "WORD STATUS MESSAGE" on the status channel when the harness
+ * gave one (FORETELL_STATUS_FD), else "foretell: MESSAGE" on stderr. */
+void ft_rt_status_line(const char *word, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The runtime refuses to run the program: reports "refuse" and exits with
+ * status (FT_BAD_*_STATUS, FT_OPEN_FAIL_STATUS) before it ran. */
+void ft_rt_refuse(int status, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
 
 /* ---- sched.c ---- */
 void ft_lock(void);

@@ -101,9 +101,9 @@ static void test_record_missing_program(void **state)
     (void)state;
     assert_int_equal(run("record", "-o", "x.ftrace", "--",
                          "/nonexistent/prog", NULL), 127);
-    ASSERT_IN(err, "/nonexistent/prog: no such file");
+    ASSERT_IN(err, "/nonexistent/prog: program not found (no such file)");
     assert_int_equal(run("record", "--", "no-such-command-ft", NULL), 127);
-    ASSERT_IN(err, "no-such-command-ft: command not found");
+    ASSERT_IN(err, "no-such-command-ft: program not found (not in PATH)");
     assert_int_equal(run("record", NULL), 2);
     ASSERT_IN(err, "missing PROG");
 }
@@ -138,6 +138,11 @@ static void test_record_exit_status_and_end(void **state)
     assert_int_equal(e->exit_status, 3 << 8); /* raw waitpid status */
     assert_int_equal(e->events, 7);
     ft_reader_close(r);
+    /* stats says the exit code, not the raw wait status (768) */
+    assert_int_equal(run("stats", "e.ftrace", NULL), 0);
+    ASSERT_IN(out, "ended:            exit 3");
+    assert_int_equal(run("stats", "--json", "e.ftrace", NULL), 0);
+    ASSERT_IN(out, "\"exit_code\":3");
     /* the default output is ./PROG.ftrace, and options may come without
      * "--" before the program */
     assert_int_equal(run("record", FAKE_PROG, "exit", "0", NULL), 0);

@@ -55,7 +55,7 @@ static void test_every_kind_with_extremes(void **state)
         fx_random_event(&g, fx_kinds[i % fx_nkinds], &evs[i], bufs + i * 4096);
         /* thread ids: small, switching, and the largest there is */
         evs[i].tid = rng_below(&g, 5) ? (uint32_t)rng_below(&g, 4)
-                                      : (uint32_t)rng_edge(&g);
+                                      : rng_tid(&g);
     }
     roundtrip(evs, n);
     free(evs);
