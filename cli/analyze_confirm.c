@@ -45,7 +45,15 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
             fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
                     err.path[0] ? err.path : "", err.path[0] ? ": " : "",
                     err.message);
-            return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
+            if (ao->confirm[i].write_errno)
+                return FT_EXIT_INTERNAL;
+            if (ao->confirm[i].outcome.exec_errno)
+                return ao->confirm[i].outcome.exec_errno == ENOENT
+                           ? FT_EXIT_NOT_FOUND
+                           : FT_EXIT_CANNOT_EXEC;
+            return e == ENOENT   ? FT_EXIT_NOT_FOUND
+                   : e == EACCES ? FT_EXIT_CANNOT_EXEC
+                                 : FT_EXIT_BAD_INPUT;
         }
         if (tty)
             fprintf(stderr, "\rforetell analyze: confirming %zu/%zu", ++done,
@@ -122,11 +130,7 @@ void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
 {
     const fr_confirmation *c = &ao->confirm[i];
     ft_json_begin_object(j);
-    ft_json_kstr(j, "status", c->status == FR_CONFIRMED ? "confirmed"
-                              : c->status == FR_REFINED ? "refined"
-                              : c->status == FR_FAILED_EARLY ? "failed_early"
-                              : c->status == FR_SPURIOUS ? "spurious"
-                                                         : "not_run");
+    ft_json_kstr(j, "status", fr_confirm_status_id(c->status));
     ft_json_kstr(j, "divergence",
                  c->first.diverged ? c->first.divergence : NULL);
     ft_json_kstr(j, "failure", failure_of(&c->outcome));

@@ -318,9 +318,11 @@ static int run(struct args *a, ft_pipeline *pl)
         char path[4096], msg[4200];
         if (ft_pipeline_write_schedule(pl, i, a->out, path, sizeof path, msg,
                                        sizeof msg) < 0) {
+            /* The first failure stops the writing (a full disk would
+             * fail every later one the same way). */
             fprintf(stderr, "foretell analyze: error: %s\n", msg);
             exit_code = FT_EXIT_INTERNAL;
-            continue;
+            break;
         }
         ao.schedule[i] = strdup(path);
     }
@@ -362,6 +364,11 @@ int cmd_analyze(int argc, char **argv)
                                a.flag[O_ITRANS]),
                              a.flag[O_MATS], a.flag[O_CXT], a.flag[O_ITRANS],
                              a.flag[O_SKIP]);
+    /* --confirm: a typo in the program is named before minutes of
+     * solving, not after */
+    if (a.prog && (rc = ft_cli_check_program("foretell analyze",
+                                             a.prog[0])) != 0)
+        return rc;
     ft_pipeline pl;
     rc = run(&a, &pl);
     ft_pipeline_free(&pl);

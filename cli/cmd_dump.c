@@ -226,14 +226,12 @@ int cmd_dump(int argc, char **argv)
             continue;
         print_event(&d, &ev);
         printed++;
+        if (ferror(stdout)) /* main.c says why; no use going on */
+            break;
     }
     /* with --limit the damage (if any) may lie beyond what was shown */
-    if (rc == FT_EXIT_OK && printed < limit)
+    if (rc == FT_EXIT_OK && printed < limit && !ferror(stdout))
         rc = ft_cli_finish_trace(r, path, FT_EXIT_OK);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "foretell dump: cannot write output\n");
-        rc = FT_EXIT_INTERNAL;
-    }
     ft_heapmap_free(d.heap);
     ft_reader_close(r);
     return rc;

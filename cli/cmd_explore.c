@@ -3,16 +3,19 @@
  * distinct failures, each saved as a trace, the strategy spec that
  * reproduces it and a schedule file.  Exit 0: no bug within the budget;
  * 1: bug found; 2: bad input; 4: foretell itself failed (after some runs:
- * what they found is printed first); 127: the program is not there. */
+ * what they found is printed first; a trace or a bug that could not be
+ * written); 126: the program cannot be executed; 127: it is not there. */
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "replay/explore.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
@@ -274,6 +277,17 @@ program:
         return FT_EXIT_BAD_INPUT;
     }
     o.argv = argv + p.i;
+    int found = ft_cli_check_program("foretell explore", o.argv[0]);
+    if (found)
+        return found;
+    /* Where bugs are saved is checked before the first run, not when
+     * the first bug is found. */
+    char real[4096], msg[4400];
+    if (ft_out_check(o.outdir, FT_OUT_DIR, real, sizeof real, msg,
+                     sizeof msg) < 0) {
+        fprintf(stderr, "foretell explore: %s\n", msg);
+        return FT_EXIT_BAD_INPUT;
+    }
     if (!quiet && !json && isatty(2)) {
         o.progress = progress;
         o.progress_arg = NULL;
@@ -286,7 +300,9 @@ program:
     if (rc < 0) {
         fprintf(stderr, "foretell explore: %s%s%s\n", err.path,
                 err.path[0] ? ": " : "", err.message);
-        return rc == FX_ERR_NOT_FOUND ? 127
+        if (r.write_errno) /* a run's trace or a saved bug: exit 4 */
+            return FT_EXIT_INTERNAL;
+        return rc == FX_ERR_NOT_FOUND ? FT_EXIT_NOT_FOUND
                : rc == FX_ERR_SYSTEM  ? FT_EXIT_INTERNAL
                                       : FT_EXIT_BAD_INPUT;
     }

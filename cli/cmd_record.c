@@ -1,9 +1,13 @@
 /* cmd_record.c - `foretell record`: runs an instrumented program with
- * FORETELL_TRACE pointing at the output, waits for it (with an optional
- * timeout: SIGTERM, then SIGKILL after a grace period), then symbolises
- * the trace and appends an END chunk with the status it observed.  Exits
- * with the program's own status (128+signo if a signal killed it), like a
- * shell would, so `foretell record -- make test` composes in scripts. */
+ * FORETELL_TRACE pointing at a temporary file beside the output, waits for
+ * it (with an optional timeout: SIGTERM, then SIGKILL after a grace
+ * period), then symbolises the trace, appends an END chunk with the
+ * status it observed and renames the trace into place.  What was at the
+ * output stays there when no trace was written (a typo in the program's
+ * name, a program not built with foretell-cc).  Exits with the program's
+ * own status (128+signo if a signal killed it), like a shell would, so
+ * `foretell record -- make test` composes in scripts; 4 when the trace
+ * could not be written (a full disk: the runtime reports it on a pipe). */
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/opt.h"
@@ -63,25 +67,41 @@ typedef struct run {
     int status;
     int timed_out;
     int exec_errno; /* nonzero: exec failed with this errno */
+    ft_rt_report report; /* the runtime could not write the trace */
 } run;
 
-/* Forks and execs; the close-on-exec pipe carries exec's errno back. */
+/* Forks and execs; the close-on-exec pipe carries exec's errno back, the
+ * report pipe the runtime's write errors. */
 static int spawn_and_wait(char **args, const char *trace, const char *quantum,
                           const char *seed, double timeout, double grace,
                           run *out)
 {
-    int pfd[2];
+    int pfd[2], rfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
+    if (ft_report_open(rfd) < 0) {
         close(pfd[0]);
         close(pfd[1]);
         return -1;
     }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        close(rfd[0]);
+        close(rfd[1]);
+        return -1;
+    }
     if (pid == 0) {
         close(pfd[0]);
-        setenv("FORETELL_TRACE", trace, 1);
+        close(rfd[0]);
+        ft_child_setup(rfd[1], parent);
+        char value[8200]; /* '%' doubled: the runtime expands patterns */
+        if (ft_trace_path_escape(trace, value, sizeof value) == 0)
+            setenv("FORETELL_TRACE", value, 1);
+        else
+            setenv("FORETELL_TRACE", trace, 1);
         if (quantum)
             setenv("FORETELL_QUANTUM", quantum, 1);
         if (seed)
@@ -93,6 +113,7 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
         _exit(127);
     }
     close(pfd[1]);
+    close(rfd[1]);
     child_pid = pid;
     struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler =
                                                                forward_signal};
@@ -111,6 +132,7 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
 
     int wait_rc = ft_child_wait(pid, timeout, grace, &out->status,
                                 &out->timed_out);
+    ft_report_read(rfd[0], &out->report);
     child_pid = 0;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
@@ -224,21 +246,31 @@ int cmd_record(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     char **args = argv + prog_at;
-    char defpath[4096], trace[4096];
+    int found = ft_cli_check_program("foretell record", args[0]);
+    if (found)
+        return found;
+    char defpath[4096], real[4096], dest[4096], trace[4200], msg[4400];
     if (!output) {
         default_output(args[0], defpath, sizeof defpath);
         output = defpath;
     }
-    if (absolute(output, trace, sizeof trace) < 0) {
+    /* Nothing is created, truncated or removed at the output before a
+     * trace exists: the runtime writes a temporary file beside it. */
+    if (ft_out_check(output, FT_OUT_TRACE, real, sizeof real, msg,
+                     sizeof msg) < 0) {
+        fprintf(stderr, "foretell record: %s\n", msg);
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (absolute(real, dest, sizeof dest) < 0) {
         fprintf(stderr, "foretell record: output path '%s' is too long\n",
                 output);
         return FT_EXIT_BAD_INPUT;
     }
-    int fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = ft_out_temp(dest, trace, sizeof trace);
     if (fd < 0) {
         fprintf(stderr, "foretell record: cannot write trace '%s': %s\n",
                 output, strerror(errno));
-        return FT_EXIT_BAD_INPUT;
+        return FT_EXIT_INTERNAL;
     }
     close(fd);
 
@@ -262,42 +294,93 @@ int cmd_record(int argc, char **argv)
         return rn.exec_errno == ENOENT ? 127 : 126;
     }
     int code = exit_code_of(rn.status);
+    char status_text[128];
+    ft_status_text(NULL, rn.status, status_text, sizeof status_text);
+    if (rn.report.refusal[0] && WIFEXITED(rn.status) &&
+        WEXITSTATUS(rn.status) == rn.report.refused_status) {
+        unlink(trace); /* the runtime's verdict, not the program's status */
+        fprintf(stderr, "foretell record: the runtime refused to run %s: "
+                "%s\n", args[0], rn.report.refusal);
+        return FT_EXIT_BAD_INPUT;
+    }
     struct stat st;
     if (stat(trace, &st) < 0 || st.st_size == 0) {
-        fprintf(stderr, "foretell record: %s was not built with foretell-cc "
-                "(it wrote no trace to %s; it exited with status %d)\n",
-                args[0], output, code);
         unlink(trace);
+        if (rn.report.write_errno) {
+            fprintf(stderr, "foretell record: cannot write trace '%s': %s "
+                    "(no trace was written; %s)\n", output,
+                    strerror(rn.report.write_errno), status_text);
+            return FT_EXIT_INTERNAL;
+        }
+        fprintf(stderr, "foretell record: %s was not built with foretell-cc "
+                "(it wrote no trace; %s)\n", args[0], status_text);
         return FT_EXIT_BAD_INPUT;
     }
 
     uint64_t events = 0, threads = 0;
-    int deadlock = 0, damaged = 0;
-    ft_reader *r = ft_cli_open_trace(trace);
-    if (!r)
-        return FT_EXIT_BAD_INPUT;
-    summarise(r, trace, &events, &threads, &deadlock, &damaged);
+    int deadlock = 0, damaged = 0, execd = 0;
+    ft_error err;
+    ft_reader *r = ft_reader_open(trace, &err);
+    if (!r) {
+        unlink(trace);
+        if (rn.report.write_errno)
+            fprintf(stderr, "foretell record: cannot write trace '%s': %s "
+                    "(no usable trace was written; %s)\n", output,
+                    strerror(rn.report.write_errno), status_text);
+        else
+            fprintf(stderr, "%s: error: at byte %llu: %s (no trace kept; "
+                    "%s)\n", output, (unsigned long long)err.offset,
+                    err.message, status_text);
+        return rn.report.write_errno ? FT_EXIT_INTERNAL : FT_EXIT_BAD_INPUT;
+    }
+    /* The runtime writes nothing after a failed write, so a report next
+     * to an intact END of its own is not the runtime's. */
+    const ft_end *rt_end = ft_reader_end(r);
+    ft_error derr;
+    if (rt_end->present && !ft_reader_damage(r, &derr))
+        rn.report.write_errno = 0;
+    execd = rt_end->present && !strcmp(rt_end->reason, "exec");
+    summarise(r, output, &events, &threads, &deadlock, &damaged);
     const char *reason = rn.timed_out ? "timeout"
                          : deadlock   ? "deadlock"
+                         : execd      ? "exec"
                          : WIFSIGNALED(rn.status)
                              ? (WTERMSIG(rn.status) == SIGKILL ? "killed"
                                                                : "signal")
                              : "exit";
-    ft_error err;
-    if (!damaged) {
+    int write_failed = 0;
+    if (rn.report.write_errno) {
+        /* Cut by a write error: no END, which would claim a whole run. */
+        fprintf(stderr, "foretell record: cannot write trace '%s': %s; the "
+                "trace is cut at byte %llu (%" PRIu64 " events recovered)\n",
+                output, strerror(rn.report.write_errno),
+                (unsigned long long)rn.report.offset, events);
+        write_failed = 1;
+    } else if (!damaged) {
         ft_end end = {.present = 1, .events = events,
                       .exit_status = rn.status, .reason = reason};
-        if (ft_symbolize_reader(r, trace, 0, &end, threads, stderr, &err) < 0)
+        int src = ft_symbolize_reader(r, trace, 0, &end, threads, stderr,
+                                      &err);
+        if (src == -2) {
+            fprintf(stderr, "foretell record: cannot write trace '%s': %s "
+                    "(its events are all there; symbols and END are "
+                    "not)\n", output, err.message);
+            write_failed = 1;
+        } else if (src < 0) {
             fprintf(stderr, "%s: warning: not symbolised, or no END: %s\n",
                     output, err.message);
+        }
     }
     ft_reader_close(r);
+    if (ft_out_commit(trace, dest) < 0) {
+        fprintf(stderr, "foretell record: cannot write trace '%s': %s\n",
+                output, strerror(errno));
+        return FT_EXIT_INTERNAL;
+    }
+    char how[160];
     fprintf(stderr, "foretell: trace %s: %" PRIu64 " events, %" PRIu64
-            " thread%s, %s", output, events, threads, threads == 1 ? "" : "s",
-            reason);
-    if (WIFSIGNALED(rn.status))
-        fprintf(stderr, " (%s)\n", strsignal(WTERMSIG(rn.status)));
-    else
-        fprintf(stderr, " (status %d)\n", code);
-    return code;
+            " thread%s, %s\n", output, events, threads,
+            threads == 1 ? "" : "s",
+            ft_status_text(reason, rn.status, how, sizeof how));
+    return write_failed ? FT_EXIT_INTERNAL : code;
 }

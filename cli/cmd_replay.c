@@ -4,7 +4,8 @@
  * replayed run, and reports what happened compiler-style: the failure,
  * the thread and file:line, and the context switches that led to it.
  * Exit: 0 no failure, 1 the program failed, 2 bad input, 3 the schedule
- * could not be followed, 127 program not found (docs/replay.md). */
+ * could not be followed, 126 the program cannot be executed, 127 program
+ * not found (docs/replay.md). */
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/json.h"
@@ -114,22 +115,23 @@ static int save_failure(const char *path, const char *trace,
         fprintf(stderr, "%s: error: %s\n", trace, err.message);
         return -1;
     }
-    FILE *f = fopen(path, "w");
+    char tmp[4200], rpath[4200];
+    snprintf(rpath, sizeof rpath, "%.4000s.report", path);
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
     int rc = f ? ft_schedule_write(f, &s) : -1;
-    if (f && fclose(f) != 0)
+    if (f && ft_out_fclose(f, tmp, path) != 0)
         rc = -1;
     ft_schedule_free(&s);
-    char rpath[4096];
-    snprintf(rpath, sizeof rpath, "%s.report", path);
-    FILE *r = rc == 0 ? fopen(rpath, "w") : NULL;
-    if (r) {
-        report_text(r, prog, o, path);
-        rc = fclose(r) == 0 ? 0 : -1;
-    } else {
-        rc = -1;
+    const char *failed = path;
+    if (rc == 0) {
+        failed = rpath;
+        FILE *r = ft_out_fopen(rpath, tmp, sizeof tmp);
+        if (r)
+            report_text(r, prog, o, path);
+        rc = r && ft_out_fclose(r, tmp, rpath) == 0 ? 0 : -1;
     }
     if (rc < 0)
-        fprintf(stderr, "foretell replay: cannot write %s: %s\n", path,
+        fprintf(stderr, "foretell replay: cannot write %s: %s\n", failed,
                 strerror(errno));
     return rc;
 }
@@ -195,21 +197,36 @@ int cmd_replay(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     char **args = argv + prog_at;
+    int found = ft_cli_check_program("foretell replay", args[0]);
+    if (found)
+        return found;
     char outbuf[4096], tmpsched[] = "/tmp/foretell-replay-XXXXXX";
     if (!output) {
         const char *b = strrchr(args[0], '/');
         snprintf(outbuf, sizeof outbuf, "%s.replay.ftrace", b ? b + 1 : args[0]);
         output = outbuf;
     }
+    /* Outputs are checked before the run, not after it. */
+    char real[4096], sreal[4096], omsg[4400];
+    if (ft_out_check(output, FT_OUT_TRACE, real, sizeof real, omsg,
+                     sizeof omsg) < 0 ||
+        (save && ft_out_check(save, 0, sreal, sizeof sreal, omsg,
+                              sizeof omsg) < 0)) {
+        fprintf(stderr, "foretell replay: %s\n", omsg);
+        return FT_EXIT_BAD_INPUT;
+    }
+    output = real;
+    if (save)
+        save = sreal;
     ft_schedule s;
     char msg[512];
     ft_error err;
     int tmpfd = -1;
     if (schedule) {
-        FILE *f = fopen(schedule, "r");
+        FILE *f = ft_fopen_regular(schedule, msg, sizeof msg);
         if (!f) {
             fprintf(stderr, "%s: error: cannot read schedule: %s\n", schedule,
-                    strerror(errno));
+                    msg);
             return FT_EXIT_BAD_INPUT;
         }
         int rc = ft_schedule_read(f, schedule, &s, msg, sizeof msg);
@@ -250,11 +267,24 @@ int cmd_replay(int argc, char **argv)
     int saved_errno = errno;
     if (tmpfd >= 0)
         unlink(tmpsched);
+    if (o.write_errno) { /* what the cut trace shows, then the error */
+        if (rc == 0 || o.events)
+            report_text(stderr, args[0], &o, trace ? trace : schedule);
+        fprintf(stderr, "%s: error: cannot write the replayed run's trace: "
+                "%s\n", output, o.write_error[0] ? o.write_error
+                                               : strerror(o.write_errno));
+        return FT_EXIT_INTERNAL;
+    }
     if (rc < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
         if (rc == -2) /* the harness's own failure, not the input's */
             return FT_EXIT_INTERNAL;
-        return saved_errno == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
+        if (o.exec_errno)
+            return o.exec_errno == ENOENT ? FT_EXIT_NOT_FOUND
+                                          : FT_EXIT_CANNOT_EXEC;
+        return saved_errno == ENOENT   ? FT_EXIT_NOT_FOUND
+               : saved_errno == EACCES ? FT_EXIT_CANNOT_EXEC
+                                       : FT_EXIT_BAD_INPUT;
     }
     const char *sched_name = trace ? trace : schedule;
     if (json)

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static const ft_opt stats_opts[] = {
     {"json", 0, NULL, "print one JSON object"},
@@ -259,6 +260,7 @@ static void print_text(const stats *st, const ft_reader *r, const char *path,
     const ft_header *h = ft_reader_header(r);
     const ft_end *e = ft_reader_end(r);
     uint64_t svars, sacc;
+    char how[160];
     shared_totals(st, &svars, &sacc);
     printf("trace:            %s\n", path);
     printf("program:          %s", h->program);
@@ -268,8 +270,8 @@ static void print_text(const stats *st, const ft_reader *r, const char *path,
     if (damaged)
         printf("ended:            damaged (see the warning below)\n");
     else if (e->present)
-        printf("ended:            %s (status %" PRId64 ")\n", e->reason,
-               e->exit_status);
+        printf("ended:            %s\n",
+               ft_status_text(e->reason, e->exit_status, how, sizeof how));
     else
         printf("ended:            cut (no END chunk: the run was killed or "
                "is still running)\n");
@@ -335,8 +337,23 @@ static void print_json(const stats *st, const ft_reader *r, const char *path,
     ft_json_kuint(&j, "events", st->events);
     ft_json_kstr(&j, "ended", ending(r, damaged));
     if (e->present) {
+        /* The raw waitpid status decoded: exit code or signal. */
+        char how[160];
+        int64_t ws = e->exit_status;
+        int known = ws >= 0 && ws <= 0xffff;
         ft_json_kstr(&j, "end_reason", e->reason);
-        ft_json_kint(&j, "exit_status", e->exit_status);
+        ft_json_kstr(&j, "status",
+                     ft_status_text(e->reason, ws, how, sizeof how));
+        if (known && WIFEXITED((int)ws))
+            ft_json_kint(&j, "exit_code", WEXITSTATUS((int)ws));
+        if (known && WIFSIGNALED((int)ws)) {
+            char name[32];
+            ft_json_kint(&j, "signal", WTERMSIG((int)ws));
+            ft_json_kstr(&j, "signal_name",
+                         ft_signal_name(WTERMSIG((int)ws), name,
+                                        sizeof name));
+        }
+        ft_json_kint(&j, "wait_status", ws);
     }
     ft_json_kuint(&j, "threads", st->threads.n);
     ft_json_key(&j, "sync_objects");

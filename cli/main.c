@@ -1,7 +1,11 @@
 /* main.c - `foretell`: dispatches to a subcommand through one table, as
- * git does, so that adding a command is one line here and one file. */
+ * git does, so that adding a command is one line here and one file.  It
+ * also checks that standard output was written: output to a full disk or
+ * a closed pipe (with SIGPIPE ignored) is an error (exit 4), never a
+ * silent success. */
 #include "cli/commands.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +24,7 @@ static const struct command commands[] = {
     {"analyze", cmd_analyze, "build the trace model and analyze it"},
     {"replay", cmd_replay, "run a program under a schedule, report failures"},
     {"explore", cmd_explore, "run a program under many schedules to find bugs"},
+    {"batch", cmd_batch, "analyze many traces into a store; report, merge"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -32,7 +37,25 @@ static void usage(FILE *out)
     fprintf(out, "\n'foretell <command> --help' describes a command.\n");
 }
 
-int main(int argc, char **argv)
+/* rc, or FT_EXIT_INTERNAL with a message when stdout lost output. */
+static int finish_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    failed |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed)
+        return rc;
+    fprintf(stderr, "foretell%s%s: cannot write to standard output: %s\n",
+            cmd ? " " : "", cmd ? cmd : "", e ? strerror(e) : "write error");
+    return FT_EXIT_INTERNAL;
+}
+
+static int run_main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -53,4 +76,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "foretell: '%s' is not a command (see 'foretell --help')\n",
             argv[1]);
     return FT_EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run_main(argc, argv);
+    return finish_stdout(argc >= 2 && argv[1][0] != '-' ? argv[1] : NULL, rc);
 }

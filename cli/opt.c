@@ -4,6 +4,7 @@
  * command, and help text generated from the same table. */
 #include "cli/opt.h"
 #include "cli/commands.h"
+#include "replay/replay.h"
 
 #include <errno.h>
 #include <math.h>
@@ -147,4 +148,14 @@ int ft_cli_finish_trace(ft_reader *r, const char *path, int ok_code)
     fflush(stdout);
     fprintf(stderr, "%s: warning: %s\n", path, err.message);
     return FT_EXIT_BAD_INPUT;
+}
+
+int ft_cli_check_program(const char *cmd, const char *prog)
+{
+    char buf[4096];
+    ft_error err;
+    int rc = fr_find_program(prog, buf, sizeof buf, &err);
+    if (rc)
+        fprintf(stderr, "%s: %s: %s\n", cmd, err.path, err.message);
+    return rc;
 }

@@ -60,4 +60,9 @@ ft_reader *ft_cli_open_trace(const char *path);
  * FT_EXIT_BAD_INPUT then, else ok_code. */
 int ft_cli_finish_trace(ft_reader *r, const char *path, int ok_code);
 
+/* The program a command is to run, found as execvp finds it, before any
+ * work: 0, or prints "CMD: FILE: why" and returns 127 (not found) or 126
+ * (a directory, not executable, empty: cannot be executed). */
+int ft_cli_check_program(const char *cmd, const char *prog);
+
 #endif

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define FT_CTM_MAX_THREADS (1u << 20)
+#define FT_CTM_MAX_THREADS FT_TRACE_MAX_THREADS
 #define FT_CTM_MAX_TRANS (UINT32_MAX - 1u)
 /* The address of thread tid's cancellation flag: in the kernel half of
  * the address space, which no program's memory is. */
@@ -553,7 +553,8 @@ ft_ctm *ft_ctm_build(ft_reader *r, ft_error *err)
         return NULL;
     }
     const ft_end *end = ft_reader_end(r);
-    if (end && end->present && end->events < (1ull << 31))
+    if (end && end->present && end->events < (1ull << 31) &&
+        end->events <= ft_reader_event_bytes(r))
         reserve_trans(c, (uint32_t)end->events + 1);
     /* batches: the reader decodes the next ones on its own thread while
      * this one builds the model */

@@ -57,6 +57,8 @@ const char *fi_trace_name_of(const fi_trace *t, char ns, uint64_t key);
  * not fatal: the complete events are kept and *err says where it stopped
  * (return 1).  0 ok, -1 unusable (err set). */
 int fi_trace_load(fi_trace *t, const char *path, ft_error *err);
+/* The same from an open reader, streamed from its current position. */
+int fi_trace_read(fi_trace *t, ft_reader *r, ft_error *err);
 /* Writes t as a foretell trace with ft_writer.  0 ok, -1 err set. */
 int fi_trace_save(const fi_trace *t, const char *path, ft_error *err);
 
@@ -261,6 +263,9 @@ void fi_print_summary(FILE *out, const fi_analysis *a, int json);
 /* One function name per line; '#' starts a comment; blank lines ignored.
  * Fills *names (free with fi_spec_free).  0 ok, -1 err set (line number). */
 int fi_spec_read(const char *path, char ***names, size_t *n, ft_error *err);
+/* The same from an open stream; path names it in errors. */
+int fi_spec_read_file(FILE *f, const char *path, char ***names, size_t *n,
+                      ft_error *err);
 void fi_spec_free(char **names, size_t n);
 
 #endif

@@ -12,24 +12,28 @@ int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
     ft_reader *r = ft_reader_open(path, err);
     if (!r)
         return -1;
-    /* Sites keep their ids (events name them): copy the table as is. */
-    uint32_t n = ft_reader_nsites(r), maxid = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const ft_site *s = ft_reader_site_at(r, i);
-        if (s && s->id > maxid)
-            maxid = s->id;
-    }
-    if (maxid) {
-        t->sites = calloc(maxid, sizeof *t->sites);
+    int rc = fi_trace_read(t, r, err);
+    ft_reader_close(r);
+    if (rc < 0 && err && !err->path[0])
+        snprintf(err->path, sizeof err->path, "%s", path);
+    return rc;
+}
+
+int fi_trace_read(fi_trace *t, ft_reader *r, ft_error *err)
+{
+    /* Sites keep their ids (events name them): copy the table as is.  The
+     * reader accepts only ids dense from 1, so the table is as large as the
+     * file's own site entries, whatever id an entry names. */
+    uint32_t n = ft_reader_nsites(r);
+    if (n) {
+        t->sites = calloc(n, sizeof *t->sites);
         if (!t->sites)
             goto nomem;
-        t->nsites = t->capsites = maxid;
-        for (uint32_t id = 1; id <= maxid; id++) {
+        t->nsites = t->capsites = n;
+        for (uint32_t id = 1; id <= n; id++) {
             ft_site *mine = &t->sites[id - 1];
             const ft_site *s = ft_reader_site(r, id);
             mine->id = id;
-            if (!s)
-                continue;
             mine->module = s->module;
             mine->offset = s->offset;
             mine->line = s->line;
@@ -48,16 +52,14 @@ int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
     int damaged = rc < 0 || ft_reader_damage(r, err);
     if (rc < 0 && err)
         *err = *ft_reader_error(r);
-    ft_reader_close(r);
     return damaged ? 1 : 0;
 nomem:
     if (err) {
-        snprintf(err->path, sizeof err->path, "%s", path);
+        err->path[0] = 0; /* fi_trace_load names the file */
         err->offset = 0;
         snprintf(err->message, sizeof err->message,
                  "out of memory loading the trace");
     }
-    ft_reader_close(r);
     return -1;
 }
 

@@ -32,32 +32,28 @@ void fi_spec_free(char **names, size_t n)
     free(names);
 }
 
-int fi_spec_read(const char *path, char ***names_out, size_t *n_out,
-                 ft_error *err)
+int fi_spec_read_file(FILE *f, const char *path, char ***names_out,
+                      size_t *n_out, ft_error *err)
 {
     *names_out = NULL;
     *n_out = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (err) {
-            snprintf(err->path, sizeof err->path, "%s", path);
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "cannot open: %s",
-                     strerror(errno));
-        }
-        return -1;
-    }
     char buf[SPEC_MAX_LINE + 2];
     char **names = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, len;
     unsigned long lineno = 0;
     uint64_t offset = 0;
-    int rc = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    int rc = 0, got;
+    while ((got = ft_getline(f, buf, sizeof buf, &len)) != FT_LINE_EOF) {
         lineno++;
-        size_t len = strlen(buf);
         uint64_t start = offset;
-        offset += len;
+        offset += len + 1;
+        if (got != FT_LINE_OK) {
+            rc = spec_fail(err, path, lineno, start,
+                           got == FT_LINE_LONG  ? "line too long"
+                           : got == FT_LINE_NUL ? "a NUL byte in the line"
+                                                : strerror(errno));
+            break;
+        }
         if (len > SPEC_MAX_LINE) {
             rc = spec_fail(err, path, lineno, start, "line too long");
             break;
@@ -101,9 +97,6 @@ int fi_spec_read(const char *path, char ***names_out, size_t *n_out,
         }
         n++;
     }
-    if (rc == 0 && ferror(f))
-        rc = spec_fail(err, path, lineno, offset, "read error");
-    fclose(f);
     if (rc < 0) {
         fi_spec_free(names, n);
         return -1;
@@ -111,4 +104,17 @@ int fi_spec_read(const char *path, char ***names_out, size_t *n_out,
     *names_out = names;
     *n_out = n;
     return 0;
+}
+
+int fi_spec_read(const char *path, char ***names_out, size_t *n_out,
+                 ft_error *err)
+{
+    *names_out = NULL;
+    *n_out = 0;
+    FILE *f = ft_fopen_input(path, err);
+    if (!f)
+        return -1;
+    int rc = fi_spec_read_file(f, path, names_out, n_out, err);
+    fclose(f);
+    return rc;
 }

@@ -43,8 +43,11 @@ static int fail(ft_error *err, const char *name, uint64_t line,
         err->offset = 0; /* the caller sets the line's byte offset */
         char msg[200];
         snprintf(msg, sizeof msg, fmt, detail ? detail : "");
-        snprintf(err->message, sizeof err->message, "line %" PRIu64 ": %s",
-                 line, msg);
+        if (line)
+            snprintf(err->message, sizeof err->message,
+                     "line %" PRIu64 ": %s", line, msg);
+        else
+            snprintf(err->message, sizeof err->message, "%s", msg);
     }
     return -1;
 }
@@ -89,8 +92,12 @@ static int thread_slot(importer *im, uint32_t tid)
     return 0;
 }
 
+/* The tid of a thread name, -1 out of memory, -2 one thread too many. */
 static int64_t thread_of(importer *im, const char *name)
 {
+    if (im->nthreads == FT_TRACE_MAX_THREADS &&
+        fi_u64map_get(&im->threads.map, fi_str_id(name)) == UINT32_MAX)
+        return -2;
     int64_t tid = lookup(im, &im->threads, &im->nthreads, name, 0);
     if (tid < 0 || thread_slot(im, (uint32_t)tid) < 0)
         return -1;
@@ -204,6 +211,8 @@ static int parse_line(importer *im, char *line, const char *name,
             return fail(err, name, lineno, "bad value \"%s\"", field[3]);
     }
     int64_t tid = thread_of(im, field[0]);
+    if (tid == -2)
+        return fail(err, name, lineno, "more than %s threads", FT_TID_LIMIT_TEXT);
     if (tid < 0)
         return fail(err, name, lineno, "out of memory%s", NULL);
     ev.tid = (uint32_t)tid;
@@ -226,6 +235,8 @@ static int parse_line(importer *im, char *line, const char *name,
     case FT_EV_THREAD_CREATE:
     case FT_EV_THREAD_JOIN:
         id = thread_of(im, decor);
+        if (id == -2)
+            return fail(err, name, lineno, "more than %s threads", FT_TID_LIMIT_TEXT);
         if (id == tid)
             return fail(err, name, lineno, "thread %s forks or joins itself",
                         decor);
@@ -268,17 +279,25 @@ int fi_std_read(fi_trace *t, FILE *in, const char *name, ft_error *err)
     int rc = 0;
     if (!buf)
         return fail(err, name, 0, "out of memory%s", NULL);
-    uint64_t lineno = 0, offset = 0;
-    while (fgets(buf, STD_MAX_LINE + 2, in)) {
+    uint64_t lineno = 0, offset = 0, nevents = t->nev;
+    size_t n;
+    int got;
+    while ((got = ft_getline(in, buf, STD_MAX_LINE + 2, &n)) != FT_LINE_EOF) {
         lineno++;
-        size_t n = strlen(buf);
-        if (n > STD_MAX_LINE) {
-            rc = fail(err, name, lineno, "line longer than %s bytes",
-                      "65536");
+        uint64_t line_start = offset;
+        offset += n + 1;
+        if (got != FT_LINE_OK) {
+            rc = fail(err, name, lineno,
+                      got == FT_LINE_LONG  ? "line longer than %s bytes"
+                      : got == FT_LINE_NUL ? "a NUL byte in the line%s"
+                                           : "read error: %s",
+                      got == FT_LINE_LONG  ? "65536"
+                      : got == FT_LINE_NUL ? ""
+                                           : strerror(errno));
+            if (err)
+                err->offset = line_start;
             break;
         }
-        uint64_t line_start = offset;
-        offset += n;
         char *line = trim(buf);
         if (!*line || *line == '#')
             continue;
@@ -289,8 +308,11 @@ int fi_std_read(fi_trace *t, FILE *in, const char *name, ft_error *err)
             break;
         }
     }
-    if (rc == 0 && ferror(in))
-        rc = fail(err, name, lineno, "read error after this line%s", NULL);
+    /* An empty input is an error, as an empty binary trace is. */
+    if (rc == 0 && t->nev == nevents)
+        rc = fail(err, name, lineno,
+                  "no events: an STD trace needs at least one "
+                  "thread|op(decor)|loc line%s", NULL);
     free(buf);
     fi_u64map_free(&im.vars.map);
     fi_u64map_free(&im.locks.map);
@@ -302,16 +324,9 @@ int fi_std_read(fi_trace *t, FILE *in, const char *name, ft_error *err)
 
 int fi_std_read_path(fi_trace *t, const char *path, ft_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (err) {
-            snprintf(err->path, sizeof err->path, "%s", path);
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "cannot open: %s",
-                     strerror(errno));
-        }
+    FILE *f = ft_fopen_input(path, err);
+    if (!f)
         return -1;
-    }
     int rc = fi_std_read(t, f, path, err);
     fclose(f);
     return rc;

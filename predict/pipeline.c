@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -39,7 +40,7 @@ static int detect_format(const char *path)
     size_t n = strlen(path);
     if (n > 4 && strcmp(path + n - 4, ".std") == 0)
         return FT_INPUT_STD;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ft_fopen_regular(path, NULL, 0);
     if (!f)
         return FT_INPUT_FORETELL; /* the reader names the error */
     int ch = fgetc(f);
@@ -412,13 +413,25 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
 int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
                      size_t errlen)
 {
-    FILE *f = fopen(path, "w");
+    /* Beside path, then renamed: a failed write leaves no partial (or
+     * empty) schedule, and an older one whole. */
+    char tmp[4200];
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         return -1;
     }
+    errno = 0;
     int rc = ft_schedule_write(f, s);
-    if (fclose(f) != 0 || rc < 0) {
+    int e = errno;
+    if (rc < 0) {
+        fclose(f);
+        unlink(tmp);
+        snprintf(err, errlen, "%s: write error: %s", path,
+                 strerror(e ? e : EIO));
+        return -1;
+    }
+    if (ft_out_fclose(f, tmp, path) < 0) {
         snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
         return -1;
     }

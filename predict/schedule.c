@@ -1,17 +1,14 @@
 /* schedule.c - schedule files (docs/schedule-format.md): the witness of a
  * predicted violation as text the replay harness reads, one step per
- * line, with a strict parser that names the line of any bad input. */
+ * line.  Reading goes through the parser the runtime uses too
+ * (recorder/schedule_parse.c), which names the line of any bad input. */
 #include "predict/predict.h"
+#include "recorder/schedule_parse.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define FT_SCHED_MAGIC "foretell-schedule"
-#define FT_SCHED_VERSION 1
-#define FT_SCHED_MAX_STEPS 100000000u
+#include <sys/stat.h>
 
 int ft_schedule_write(FILE *out, const ft_schedule *s)
 {
@@ -39,170 +36,81 @@ void ft_schedule_free(ft_schedule *s)
 }
 
 static int fail(char *err, size_t len, const char *name, unsigned line,
-                const char *fmt, ...)
+                const char *what)
 {
-    int n = snprintf(err, len, "%s:%u: ", name, line);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < len)
-        vsnprintf(err + n, len - (size_t)n, fmt, ap);
-    va_end(ap);
+    snprintf(err, len, "%s:%u: %s", name, line, what);
     return -1;
 }
 
-/* A header line "key: value" into dst. */
-static int header(const char *line, const char *key, char *dst, size_t len)
+/* A header value into dst (NUL-terminated, cut to fit). */
+static void copy(char *dst, size_t cap, const char *v, size_t n)
 {
-    size_t k = strlen(key);
-    if (strncmp(line, key, k) || line[k] != ':')
-        return 0;
-    const char *v = line + k + 1;
-    if (*v == ' ')
-        v++;
-    snprintf(dst, len, "%s", v);
-    return 1;
-}
-
-static int parse_u64(const char *s, uint64_t max, uint64_t *out, char **end)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, end, 10);
-    if (errno || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = 0;
 }
 
 int ft_schedule_read(FILE *in, const char *name, ft_schedule *s, char *err,
                      size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    char line[4096];
-    unsigned ln = 0;
-    int have_steps = 0, ended = 0;
-    uint64_t declared = 0;
+    struct stat st;
+    int fd = fileno(in);
+    ft_sched_parse p;
+    ft_sched_parse_init(&p, fd >= 0 && fstat(fd, &st) == 0 &&
+                                    S_ISREG(st.st_mode)
+                                ? (uint64_t)st.st_size
+                                : UINT64_MAX);
+    char line[FT_SCHED_MAX_LINE + 2], why[200];
+    size_t len;
     uint32_t cap = 0;
-    char *eol;
-    while (fgets(line, sizeof line, in)) {
-        ln++;
-        eol = strchr(line, '\n');
-        if (!eol && !feof(in))
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln, "line longer than %zu bytes",
-                        sizeof line - 1);
-        if (eol)
-            *eol = 0;
-        if (ended)
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln, "text after 'end'");
-        if (ln == 1) {
-            char magic[32];
-            int ver;
-            if (sscanf(line, "%31s %d", magic, &ver) != 2 ||
-                strcmp(magic, FT_SCHED_MAGIC))
-                return fail(err, errlen, name, ln,
-                            "not a schedule file (expected '%s %d')",
-                            FT_SCHED_MAGIC, FT_SCHED_VERSION);
-            if (ver != FT_SCHED_VERSION)
-                return fail(err, errlen, name, ln,
-                            "unsupported version %d (this reader knows %d)",
-                            ver, FT_SCHED_VERSION);
-            continue;
+    int got;
+    while ((got = ft_getline(in, line, sizeof line, &len)) != FT_LINE_EOF) {
+        if (got == FT_LINE_ERROR)
+            break;
+        ft_sched_line sl;
+        /* a long line is refused by the parser from its length */
+        int item = ft_sched_parse_line(&p, line, got == FT_LINE_LONG
+                                                    ? FT_SCHED_MAX_LINE + 1
+                                                    : len,
+                                       &sl, why, sizeof why);
+        if (item == FT_SI_ERROR)
+            return ft_schedule_free(s), fail(err, errlen, name, p.line, why);
+        if (item == FT_SI_HEADER) {
+            if (sl.keylen == 5 && !memcmp(sl.key, "trace", 5))
+                copy(s->trace, sizeof s->trace, sl.value, sl.valuelen);
+            else if (sl.keylen == 7 && !memcmp(sl.key, "program", 7))
+                copy(s->program, sizeof s->program, sl.value, sl.valuelen);
+            else if (sl.keylen == 4 && !memcmp(sl.key, "kind", 4))
+                copy(s->kind, sizeof s->kind, sl.value, sl.valuelen);
+            else
+                copy(s->property, sizeof s->property, sl.value, sl.valuelen);
         }
-        if (line[0] == '#' || line[0] == 0)
+        if (item != FT_SI_STEP)
             continue;
-        if (!have_steps) {
-            char num[32];
-            if (header(line, "trace", s->trace, sizeof s->trace) ||
-                header(line, "program", s->program, sizeof s->program) ||
-                header(line, "property", s->property, sizeof s->property))
-                continue;
-            if (header(line, "kind", s->kind, sizeof s->kind)) {
-                if (strcmp(s->kind, "CA") && strcmp(s->kind, "CMA"))
-                    return ft_schedule_free(s),
-                           fail(err, errlen, name, ln,
-                                "kind must be CA or CMA, not '%s'", s->kind);
-                continue;
-            }
-            if (header(line, "steps", num, sizeof num)) {
-                char *end;
-                if (parse_u64(num, FT_SCHED_MAX_STEPS, &declared, &end) ||
-                    *end)
-                    return fail(err, errlen, name, ln,
-                                "steps: expected a count up to %u, got '%s'",
-                                FT_SCHED_MAX_STEPS, num);
-                have_steps = 1;
-                continue;
-            }
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln,
-                        "expected a header line (trace:, program:, kind:, "
-                        "property:, steps:), got '%.40s'",
-                        line);
-        }
-        if (!strcmp(line, "end")) {
-            uint32_t got = s->nsteps; /* ft_schedule_free clears it */
-            if (got != declared)
-                return ft_schedule_free(s),
-                       fail(err, errlen, name, ln,
-                            "'steps: %" PRIu64 "' but %u step lines",
-                            declared, got);
-            ended = 1;
-            continue;
-        }
-        if (s->nsteps >= declared)
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln,
-                        "more step lines than 'steps: %" PRIu64 "'", declared);
         if (s->nsteps == cap) {
             uint32_t nc = cap ? 2 * cap : 64;
             ft_sched_step *n2 = realloc(s->steps, nc * sizeof *n2);
             if (!n2)
                 return ft_schedule_free(s),
-                       fail(err, errlen, name, ln, "out of memory");
+                       fail(err, errlen, name, p.line, "out of memory");
             s->steps = n2;
             cap = nc;
         }
-        ft_sched_step *p = &s->steps[s->nsteps];
-        memset(p, 0, sizeof *p);
-        char *q = line, *end;
-        uint64_t v;
-        if (parse_u64(q, UINT32_MAX - 1, &v, &end) || *end != ' ')
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln, "step: bad thread id");
-        p->tid = (uint32_t)v;
-        q = end + 1;
-        if (parse_u64(q, UINT64_MAX - 1, &p->tindex, &end) || *end != ' ')
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln, "step: bad thread event index");
-        q = end + 1;
-        size_t kl = strcspn(q, " ");
-        if (kl == 0 || kl >= sizeof p->kind || q[kl] != ' ')
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln, "step: bad event kind");
-        memcpy(p->kind, q, kl);
-        q += kl + 1;
-        if ((q[0] != '!' && q[0] != '-') || q[1] != ' ' || !q[2])
-            return ft_schedule_free(s),
-                   fail(err, errlen, name, ln,
-                        "step: expected mark '!' or '-' then a site");
-        p->mark = q[0] == '!';
-        snprintf(p->site, sizeof p->site, "%s", q + 2);
-        s->nsteps++;
+        ft_sched_step *q = &s->steps[s->nsteps++];
+        memset(q, 0, sizeof *q);
+        q->tid = sl.tid;
+        q->tindex = sl.tindex;
+        copy(q->kind, sizeof q->kind, sl.kind, sl.kindlen);
+        copy(q->site, sizeof q->site, sl.site, sl.sitelen);
+        q->mark = (uint8_t)sl.mark;
     }
     if (ferror(in))
         return ft_schedule_free(s),
-               fail(err, errlen, name, ln, "read error");
-    if (!ended)
-        return ft_schedule_free(s),
-               fail(err, errlen, name, ln + 1,
-                    have_steps ? "missing 'end' (truncated file?)"
-                               : "missing 'steps:' header");
-    if (!s->kind[0])
-        return ft_schedule_free(s),
-               fail(err, errlen, name, ln, "missing 'kind:' header");
+               fail(err, errlen, name, p.line, "read error");
+    if (ft_sched_parse_finish(&p, why, sizeof why) < 0)
+        return ft_schedule_free(s), fail(err, errlen, name, p.line + 1, why);
     return 0;
 }
 

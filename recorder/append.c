@@ -2,7 +2,9 @@
  * END with the status it observed, `foretell symbolize` appends SYMBOLS.
  * Bytes already written are never rewritten (a trace is evidence), and a
  * trace whose tail is damaged is refused: a chunk after garbage would be
- * unreachable for every reader. */
+ * unreachable for every reader.  When a write fails (a full disk) the
+ * file is cut back to its length at open: an append happens whole or not
+ * at all, and the trace stays as it was. */
 #include "recorder/reader_internal.h"
 
 #include <errno.h>
@@ -20,6 +22,15 @@ static int fail(ft_error *err, const char *path, uint64_t off, const char *msg)
         snprintf(err->message, sizeof err->message, "%s", msg);
     }
     return -1;
+}
+
+/* The OS refused a write: -2. */
+static int fail_io(ft_error *err, const char *path, uint64_t off, int e)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, "cannot append: %s", strerror(e));
+    fail(err, path, off, msg);
+    return -2;
 }
 
 int ft_appender_open(ft_appender *a, const char *path, ft_error *err)
@@ -49,16 +60,16 @@ int ft_appender_open_reader(ft_appender *a, const ft_reader *r,
         return fail(err, path, valid_end, msg);
     }
     a->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (a->fd < 0)
+        return fail_io(err, path, size, errno);
     struct stat st;
-    if (a->fd < 0 || fstat(a->fd, &st) < 0 || (uint64_t)st.st_size != size) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "cannot append: %s",
-                 a->fd < 0 ? strerror(errno) : "the file changed meanwhile");
-        if (a->fd >= 0)
-            close(a->fd);
+    if (fstat(a->fd, &st) < 0 || (uint64_t)st.st_size != size) {
+        close(a->fd);
         a->fd = -1;
-        return fail(err, path, size, msg);
+        return fail(err, path, size, "cannot append: the file changed "
+                    "meanwhile");
     }
+    a->start = size;
     a->buf = malloc(FT_APPEND_CHUNK);
     if (!a->buf) {
         close(a->fd);
@@ -74,8 +85,13 @@ static void flush(ft_appender *a)
     if (!a->kind || a->chunk.pos == a->buf + FT_CHUNK_HEAD)
         return;
     size_t n = ft_chunk_seal(&a->chunk, a->kind, a->seq++);
-    if (ft_write_all(a->fd, a->buf, n) < 0)
-        a->failed = 1;
+    int rc = a->failed ? 0 : ft_write_all(a->fd, a->buf, n);
+    if (rc < 0) {
+        a->failed = -rc;
+        /* A chunk cut short would hide every later one; the chunks
+         * before it go too: an append happens whole or not at all. */
+        (void)!ftruncate(a->fd, (off_t)a->start);
+    }
     ft_chunk_open(&a->chunk, a->buf, FT_APPEND_CHUNK);
 }
 
@@ -102,10 +118,12 @@ int ft_appender_close(ft_appender *a, const char *path, ft_error *err)
         /* No fsync: the runtime's chunks are not synced either, and a
          * sync here wrote back the whole trace (90 ms for 200 MB). */
         flush(a);
-        if (close(a->fd) < 0)
-            a->failed = 1;
+        if (close(a->fd) < 0 && !a->failed) {
+            a->failed = errno;
+            (void)!truncate(path, (off_t)a->start);
+        }
         if (a->failed)
-            rc = fail(err, path, 0, "cannot write the appended chunk");
+            rc = fail_io(err, path, a->start, a->failed);
     }
     free(a->buf);
     a->buf = NULL;
@@ -140,8 +158,9 @@ int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
                         ft_error *err)
 {
     ft_appender a;
-    if (ft_appender_open(&a, path, err) < 0)
-        return -1;
+    int rc = ft_appender_open(&a, path, err);
+    if (rc < 0)
+        return rc;
     ft_appender_put_end(&a, end, threads);
     return ft_appender_close(&a, path, err);
 }

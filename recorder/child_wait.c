@@ -3,13 +3,23 @@
  * `foretell record` and the replay harness.  It sleeps in poll(2) on a
  * pidfd, so the caller learns of the exit at once; polling waitpid with
  * growing naps cost `record` up to 32 ms per run.  Kernels without
- * pidfd_open (before 5.3) get the nap loop. */
+ * pidfd_open (before 5.3) get the nap loop.
+ *
+ * Also what every launcher does in its child before exec: die with the
+ * parent (PR_SET_PDEATHSIG), and hand the program the runtime's report
+ * channel, a pipe on which the runtime says that it could not write the
+ * trace (the program's own output cannot pass for it). */
 #define _GNU_SOURCE
 #include "recorder/trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -85,4 +95,95 @@ int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
     if (pidfd >= 0)
         close(pidfd);
     return rc;
+}
+
+int ft_report_open(int fds[2])
+{
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+        return -1;
+    return 0;
+}
+
+void ft_child_setup(int report_wfd, pid_t parent)
+{
+    /* Killing foretell (even with SIGKILL) kills the program; the race
+     * with a parent that died before the prctl is closed by getppid(). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    if (report_wfd >= 0) {
+        int fl = fcntl(report_wfd, F_GETFL);
+        if (fl >= 0)
+            fcntl(report_wfd, F_SETFL, fl & ~O_NONBLOCK);
+        if (fcntl(report_wfd, F_SETFD, 0) == 0) {
+            char buf[16];
+            snprintf(buf, sizeof buf, "%d", report_wfd);
+            setenv("FORETELL_STATUS_FD", buf, 1);
+        }
+    }
+}
+
+void ft_report_read(int rfd, ft_rt_report *r)
+{
+    memset(r, 0, sizeof *r);
+    char buf[8192];
+    size_t n = 0;
+    ssize_t got;
+    while (n < sizeof buf - 1 &&
+           ((got = read(rfd, buf + n, sizeof buf - 1 - n)) > 0 ||
+            (got < 0 && errno == EINTR)))
+        n += got > 0 ? (size_t)got : 0;
+    close(rfd);
+    buf[n] = 0;
+    for (char *line = buf, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl)
+            break; /* a cut line is no report */
+        *nl = 0;
+        int e, st, at = 0;
+        unsigned long long off;
+        if (sscanf(line, "write-error %d %llu", &e, &off) == 2 && e > 0 &&
+            !r->write_errno) {
+            r->write_errno = e;
+            r->offset = off;
+        } else if (sscanf(line, "refuse %d %n", &st, &at) == 1 && at > 0 &&
+                   !r->refusal[0]) {
+            r->refused_status = st;
+            snprintf(r->refusal, sizeof r->refusal, "%s", line + at);
+        }
+    }
+}
+
+const char *ft_signal_name(int signo, char *buf, size_t len)
+{
+    const char *abbrev = sigabbrev_np(signo);
+    if (abbrev)
+        snprintf(buf, len, "SIG%s", abbrev);
+    else
+        snprintf(buf, len, "signal %d", signo);
+    return buf;
+}
+
+const char *ft_status_text(const char *reason, int64_t status, char *buf,
+                           size_t len)
+{
+    char s[64] = "";
+    int st = (int)status;
+    if (status < 0 || status > 0xffff)
+        ; /* unknown: the runtime's own END, or a hostile trace */
+    else if (WIFEXITED(st))
+        snprintf(s, sizeof s, "exit %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st)) {
+        char name[32];
+        snprintf(s, sizeof s, "signal %d (%s)", WTERMSIG(st),
+                 ft_signal_name(WTERMSIG(st), name, sizeof name));
+    }
+    if (!reason || !*reason)
+        snprintf(buf, len, "%s", s[0] ? s : "unknown");
+    else if (!s[0] || (!strcmp(reason, "exit") && WIFEXITED(st)) ||
+             (!strcmp(reason, "signal") && WIFSIGNALED(st)))
+        snprintf(buf, len, "%s", s[0] ? s : reason);
+    else
+        snprintf(buf, len, "%s: %s", reason, s);
+    return buf;
 }

@@ -77,19 +77,8 @@ int ft_kind_from_name(const char *name)
 
 const ft_site *ft_reader_site(const ft_reader *r, uint32_t id)
 {
-    if (id == 0 || r->nsites == 0)
-        return NULL;
-    if (r->sites_dense)
-        return id <= r->nsites ? &r->sites[id - 1] : NULL;
-    uint32_t lo = 0, hi = r->nsites;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->sites[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->nsites && r->sites[lo].id == id ? &r->sites[lo] : NULL;
+    /* the reader accepts only tables dense from 1 (reader_meta.c) */
+    return id >= 1 && id <= r->nsites ? &r->sites[id - 1] : NULL;
 }
 
 uint32_t ft_reader_nsites(const ft_reader *r) { return r->nsites; }

@@ -9,11 +9,9 @@
 #include "recorder/reader_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int ft_reader_pread(ft_reader *r, void *buf, size_t len, uint64_t offset)
@@ -149,6 +147,7 @@ static int decode_meta(ft_reader *r, unsigned kind, uint64_t body_off,
     case FT_CHUNK_MODULES: return ft_meta_modules(r, b, len, body_off);
     case FT_CHUNK_SYMBOLS: return ft_meta_symbols(r, b, len, body_off);
     case FT_CHUNK_DATA: return ft_meta_data(r, b, len, body_off);
+    case FT_CHUNK_SOURCE: return ft_meta_source(r, b, len, body_off);
     case FT_CHUNK_INLINED: return ft_meta_inlined(r, b, len, body_off);
     case FT_CHUNK_END: return ft_meta_end(r, b, len, body_off);
     default: return 0; /* unknown kinds are skipped */
@@ -286,13 +285,13 @@ static int read_header(ft_reader *r)
 static ft_reader *finish_open(ft_reader *r, ft_error *err)
 {
     r->end.exit_status = -1;
-    if (read_header(r) < 0 || walk_chunks(r, r->valid_end) < 0) {
+    if (read_header(r) < 0 || walk_chunks(r, r->valid_end) < 0 ||
+        ft_meta_finish_sites(r) < 0) {
         if (err)
             *err = r->error;
         ft_reader_close(r);
         return NULL;
     }
-    ft_meta_finish_sites(r);
     ft_meta_finish_data(r);
     r->header.modules = r->modules;
     r->header.nmodules = r->nmodules;
@@ -312,17 +311,15 @@ ft_reader *ft_reader_open(const char *path, ft_error *err)
         return NULL;
     }
     snprintf(r->name, sizeof r->name, "%s", path);
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (r->fd < 0 || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        ft_reader_fail(r, 0, "cannot open trace: %s",
-                       r->fd < 0 ? strerror(errno) : "not a regular file");
+    char why[128];
+    r->fd = ft_open_regular(path, &r->size, why, sizeof why);
+    if (r->fd < 0) {
+        ft_reader_fail(r, 0, "cannot open trace: %s", why);
         if (err)
             *err = r->error;
         ft_reader_close(r);
         return NULL;
     }
-    r->size = (uint64_t)st.st_size;
     return finish_open(r, err);
 }
 
@@ -355,6 +352,7 @@ void ft_reader_close(ft_reader *r)
     free(r->modules);
     free(r->argv);
     free(r->sites);
+    free(r->site_at);
     free(r->data);
     free(r->chunks);
     free(r->body);
@@ -508,3 +506,11 @@ int ft_reader_damage(const ft_reader *r, ft_error *err)
 }
 
 uint64_t ft_reader_delivered(const ft_reader *r) { return r->delivered; }
+
+uint64_t ft_reader_event_bytes(const ft_reader *r)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < r->nchunks; k++)
+        n += r->chunks[k].body_len;
+    return n;
+}

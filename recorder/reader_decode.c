@@ -130,6 +130,27 @@ static inline int get_sint(dec *d, int64_t *out, int64_t min, int64_t max)
         (dst) = v_;                                                           \
     } while (0)
 
+/* A thread id: below FT_TRACE_MAX_THREADS, so that no reader sizes a
+ * per-thread table by a hostile id. */
+static int get_tid(dec *d, uint64_t *out)
+{
+    if (get_uint(d, out, UINT64_MAX) < 0)
+        return -1;
+    if (*out >= FT_TRACE_MAX_THREADS) {
+        d->why = "thread id beyond the format's limit of "
+                 FT_TID_LIMIT_TEXT " threads";
+        return -1;
+    }
+    return 0;
+}
+#define GET_TID(dst)                                                          \
+    do {                                                                      \
+        uint64_t v_;                                                          \
+        if (get_tid(d, &v_) < 0)                                              \
+            return -1;                                                        \
+        (dst) = (uint32_t)v_;                                                 \
+    } while (0)
+
 static inline __attribute__((always_inline)) int get_addr(dec *d,
                                                           uint64_t *out,
                                                           uint64_t *reg)
@@ -216,14 +237,14 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
     int64_t s;
     switch (ev->kind) {
     case FT_EV_THREAD_START:
-        GET_U(ev->value, U32);
+        GET_TID(ev->value);
         return 0;
     case FT_EV_THREAD_CREATE:
     case FT_EV_THREAD_JOIN:
     case FT_EV_THREAD_DETACH:
     case FT_EV_THREAD_CANCEL:
         GET_U(ev->site, U32);
-        GET_U(ev->value, U32);
+        GET_TID(ev->value);
         return 0;
     case FT_EV_THREAD_EXIT:
     case FT_EV_FUNC_EXIT:
@@ -413,7 +434,7 @@ decode_one(const uint8_t **pp, const uint8_t *end, ft_addr_regs *reg,
         d->p++;
         if (op == FT_EV_SWITCH) {
             uint64_t t;
-            if (get_uint(d, &t, U32) < 0) {
+            if (get_tid(d, &t) < 0) {
                 *why = d->why;
                 *pp = d->p;
                 return -1;
@@ -459,7 +480,7 @@ int ft_decode_prologue(const uint8_t **pp, const uint8_t *end,
 {
     dec dd = {*pp, end, NULL};
     uint64_t t;
-    if (get_uint(&dd, first, UINT64_MAX) < 0 || get_uint(&dd, &t, U32) < 0) {
+    if (get_uint(&dd, first, UINT64_MAX) < 0 || get_tid(&dd, &t) < 0) {
         *why = dd.why;
         *pp = dd.p;
         return -1;

@@ -42,9 +42,10 @@ struct ft_reader {
     ft_module *modules;
     uint32_t nmodules, capmodules;
     const char **argv;
-    ft_site *sites;    /* sorted by id once open */
+    ft_site *sites;    /* sorted by id once open: sites[i].id == i + 1 */
     uint32_t nsites, capsites;
-    int sites_dense;   /* sites[i].id == i + 1 for all i */
+    uint64_t *site_at; /* while open: file offset of each entry */
+    uint64_t elem_at;  /* file offset of the metadata entry being decoded */
     ft_end end;
     uint64_t end_threads;
     struct ft_datasym *data; /* sorted by (module, offset) once open */
@@ -117,11 +118,7 @@ void ft_reader_mark_damage(ft_reader *r, uint64_t offset, const char *fmt, ...)
 /* Copies a string into reader-owned storage; NULL on out of memory. */
 const char *ft_reader_strdup(ft_reader *r, const char *s, size_t n);
 
-/* Checks that [p, end) starts with one well-formed msgpack value whose
- * containers claim no more elements than bytes remain and nest at most
- * 32 deep; returns the value's end, or NULL.  Run before handing bytes to
- * msgpack-c so that a hostile count cannot make it allocate gigabytes. */
-const uint8_t *ft_mp_validate(const uint8_t *p, const uint8_t *end);
+/* ft_mp_validate (trace.h) checks chunk bodies before msgpack-c. */
 
 /* msgpack-c decoding of metadata chunk bodies (reader_meta.c).  0 or -1
  * with r->error set; body_off is the body's file offset. */
@@ -143,12 +140,17 @@ int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
 void ft_meta_finish_data(ft_reader *r);
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
+int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
+                   uint64_t body_off);
 int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
-/* Sorts the site table and decides whether lookups can index it. */
 int ft_meta_inlined(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
-void ft_meta_finish_sites(ft_reader *r);
+/* Sorts the site table, merging SYMBOLS, SOURCE and INLINED into SITES
+ * entries; -1 with r->error set when the ids are not dense from 1
+ * (docs/trace-format.md: consumers index tables by site id, so a hostile
+ * id must not size them). */
+int ft_meta_finish_sites(ft_reader *r);
 
 /* ---- linemap.c: the real source of a line named by #line ---- */
 #define FT_SOURCES_CACHED 4
@@ -188,11 +190,14 @@ typedef struct ft_appender {
     uint8_t *buf; /* one chunk under construction */
     ft_chunk chunk;
     unsigned kind;
-    int failed;
+    int failed;     /* errno of the first failed write, 0 none */
+    uint64_t start; /* the file's length at open */
 } ft_appender;
 
 #define FT_APPEND_CHUNK (1u << 20)
 
+/* 0, -1 (err set: damaged tail, changed file) or -2 (the file cannot be
+ * opened for writing: err names the OS error). */
 int ft_appender_open(ft_appender *a, const char *path, ft_error *err);
 /* The same with the trace already open as r (no second walk of its
  * chunks); r must have been opened on path. */
@@ -204,7 +209,8 @@ void ft_appender_put_end(ft_appender *a, const ft_end *end, uint64_t threads);
  * current chunk first if needed; NULL if need can never fit. */
 uint8_t *ft_appender_reserve(ft_appender *a, unsigned kind, size_t need);
 void ft_appender_commit(ft_appender *a, uint8_t *end);
-/* Flushes and closes; 0 or -1 (err set). */
+/* Flushes and closes; 0, or -2 (err set) when a write failed: the file
+ * then ends where it did at open. */
 int ft_appender_close(ft_appender *a, const char *path, ft_error *err);
 
 #endif

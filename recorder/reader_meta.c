@@ -162,6 +162,7 @@ static int each_element(ft_reader *r, const uint8_t *body, size_t n,
             break;
         }
         size_t off = 0;
+        r->elem_at = at;
         if (msgpack_unpack_next(&u, (const char *)p, (size_t)(e - p), &off) !=
                 MSGPACK_UNPACK_SUCCESS ||
             fn(r, &u.data) < 0) {
@@ -309,9 +310,17 @@ static int room_for_one(void **arr, uint32_t n, uint32_t *cap, size_t elem,
 
 static int push_site(ft_reader *r, const ft_site *s)
 {
+    uint32_t cap = r->capsites;
     if (room_for_one((void **)&r->sites, r->nsites, &r->capsites,
                      sizeof *r->sites, 256) < 0)
         return -1;
+    if (cap != r->capsites || !r->site_at) {
+        uint64_t *at = realloc(r->site_at, r->capsites * sizeof *at);
+        if (!at)
+            return -1;
+        r->site_at = at;
+    }
+    r->site_at[r->nsites] = r->elem_at;
     r->sites[r->nsites++] = *s;
     return 0;
 }
@@ -350,6 +359,7 @@ int ft_meta_modules(ft_reader *r, const uint8_t *body, size_t n,
 /* SYMBOLS entries are kept as sites with module UINT32_MAX until
  * ft_meta_finish_sites merges them into the real sites. */
 #define SYM_MARK UINT32_MAX
+#define SRC_MARK (UINT32_MAX - 1)
 
 static int one_symbol(ft_reader *r, const msgpack_object *o)
 {
@@ -369,8 +379,28 @@ static int one_symbol(ft_reader *r, const msgpack_object *o)
     return push_site(r, &s);
 }
 
+static int one_source(ft_reader *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint64_t id;
+    ft_site s = {.module = SRC_MARK, .offset = 0};
+    if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
+        get_str(r, &a[1], &s.text) < 0 || !s.text)
+        return -1;
+    s.id = (uint32_t)id;
+    return push_site(r, &s);
+}
+
+int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
+                   uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "SOURCE", one_source);
+}
+
 /* INLINED entries: sites with module INL_MARK, merged like SYMBOLS. */
-#define INL_MARK (UINT32_MAX - 1)
+#define INL_MARK (UINT32_MAX - 2)
 
 static int one_inlined(ft_reader *r, const msgpack_object *o)
 {
@@ -481,24 +511,23 @@ static int by_id_then_pos(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-void ft_meta_finish_sites(ft_reader *r)
+int ft_meta_finish_sites(ft_reader *r)
 {
     uint32_t n = r->nsites;
-    if (n == 0) {
-        r->sites_dense = 1;
-        return;
-    }
-    tagged *t = malloc((size_t)n * sizeof *t);
-    if (!t) {
-        r->nsites = 0;
-        return;
+    tagged *t = n ? malloc((size_t)n * sizeof *t) : NULL;
+    if (n && !t) {
+        free(r->site_at);
+        r->site_at = NULL;
+        return ft_reader_fail(r, 0, "out of memory reading the site table");
     }
     for (uint32_t i = 0; i < n; i++)
         t[i] = (tagged){r->sites[i], i};
-    qsort(t, n, sizeof *t, by_id_then_pos);
+    if (n)
+        qsort(t, n, sizeof *t, by_id_then_pos);
     uint32_t out = 0;
+    int rc = 0;
     for (uint32_t i = 0; i < n;) {
-        uint32_t j = i;
+        uint32_t j = i, at = 0;
         ft_site merged = {0};
         int have_site = 0;
         for (; j < n && t[j].s.id == t[i].s.id; j++) {
@@ -506,11 +535,14 @@ void ft_meta_finish_sites(ft_reader *r)
             if (s->module == INL_MARK) {
                 merged.user_file = s->user_file;
                 merged.user_line = s->user_line;
+            } else if (s->module == SRC_MARK) {
+                merged.text = s->text;
             } else if (s->module != SYM_MARK) {
                 merged.id = s->id;
                 merged.module = s->module;
                 merged.offset = s->offset;
                 have_site = 1;
+                at = t[j].pos;
             } else if (s->function || s->file) {
                 merged.function = s->function;
                 merged.file = s->file;
@@ -518,13 +550,20 @@ void ft_meta_finish_sites(ft_reader *r)
                 merged.column = s->column;
             }
         }
-        if (have_site)
-            r->sites[out++] = merged;
         i = j;
+        if (!have_site)
+            continue;
+        if (merged.id != out + 1) {
+            rc = ft_reader_fail(r, r->site_at[at], "SITES entry: site id %u, "
+                                "but site %u is not defined: site ids must "
+                                "be dense from 1", merged.id, out + 1);
+            break;
+        }
+        r->sites[out++] = merged;
     }
     free(t);
+    free(r->site_at);
+    r->site_at = NULL;
     r->nsites = out;
-    r->sites_dense = 1;
-    for (uint32_t i = 0; i < out && r->sites_dense; i++)
-        r->sites_dense = r->sites[i].id == i + 1;
+    return rc;
 }

@@ -16,6 +16,13 @@
 
 #define FT_FORMAT_NAME "foretell-trace"
 #define FT_FORMAT_VERSION 3 /* readers also read versions 1 and 2 */
+/* Thread ids are below this, in traces and schedules alike: the runtime
+ * runs at most this many threads, and the analyses keep per-thread-pair
+ * tables (vector clocks), so a hostile id must not size them. */
+#define FT_TRACE_MAX_THREADS 1024
+#define FT_STR_(x) #x
+#define FT_STR(x) FT_STR_(x)
+#define FT_TID_LIMIT_TEXT FT_STR(FT_TRACE_MAX_THREADS) /* "1024" */
 
 /* Chunk kinds: the first element of every top-level msgpack array. */
 enum ft_chunk_kind {
@@ -26,7 +33,8 @@ enum ft_chunk_kind {
     FT_CHUNK_SYMBOLS = 5, /* body: [site, function, file, line, column] */
     FT_CHUNK_END = 6,     /* body: msgpack map written at a clean end */
     FT_CHUNK_DATA = 7,    /* body: [module, offset, size, name] data symbols */
-    FT_CHUNK_INLINED = 8, /* body: [site, file, line]: where code inlined
+    FT_CHUNK_SOURCE = 8,  /* body: [site, text] source lines */
+    FT_CHUNK_INLINED = 9, /* body: [site, file, line]: where code inlined
                              from a system header entered the program */
 };
 
@@ -218,6 +226,8 @@ typedef struct ft_site {
      * it was inlined into (INLINED chunk), else NULL and 0. */
     const char *user_file;
     uint32_t user_line;
+    const char *text;     /* the source line at file:line when the trace
+                             was symbolised (SOURCE), NULL unknown */
 } ft_site;
 
 typedef struct ft_module {
@@ -302,6 +312,10 @@ int ft_reader_damage(const ft_reader *r, ft_error *err);
 const ft_error *ft_reader_error(const ft_reader *r);
 /* Events delivered since open or the last rewind. */
 uint64_t ft_reader_delivered(const ft_reader *r);
+/* Bytes of the EVENTS chunk bodies: a bound on the number of events (each
+ * takes at least one byte) by which to size a table before streaming, as
+ * an END chunk's count is only the writer's word. */
+uint64_t ft_reader_event_bytes(const ft_reader *r);
 
 /* Names for printing. */
 const char *ft_kind_name(unsigned kind);
@@ -363,6 +377,13 @@ static inline uint64_t *ft_addr_reg_of(ft_addr_regs *r, unsigned kind)
  * know.  Needs FT_EVENT_MAX_FIXED + nbytes + 5 bytes. */
 uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs);
 
+/* Checks that [p, end) starts with one well-formed msgpack value whose
+ * containers claim no more elements than bytes remain and nest at most
+ * 32 deep; returns the value's end, or NULL (recorder/reader_meta.c).
+ * Run before handing untrusted bytes to msgpack-c, so that a hostile
+ * count cannot make it allocate gigabytes. */
+const uint8_t *ft_mp_validate(const uint8_t *p, const uint8_t *end);
+
 /* Consistency: every read returns the last write to that address (since
  * its allocation), atomics included.  Returns the number of violations,
  * reporting up to max_report of them on out (may be NULL). */
@@ -372,7 +393,8 @@ uint64_t ft_check_consistency(ft_reader *r, FILE *out, unsigned max_report);
  * only ever add chunks after the last intact one and refuse a trace whose
  * tail is damaged (appending there would hide the new chunk). */
 
-/* Appends an END chunk (the last END in a file wins).  0 or -1. */
+/* Appends an END chunk (the last END in a file wins).  0, -1 (a damaged
+ * trace) or -2 (writing failed; the trace is left as it was). */
 int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
                         ft_error *err);
 
@@ -380,7 +402,8 @@ int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
  * with libdw, reading each module's ELF (build ids must match; modules
  * that are missing or differ are skipped with a warning on warn, which may
  * be NULL), and appends a SYMBOLS chunk.  Returns the number of sites it
- * symbolised, or -1 with *err set. */
+ * symbolised, or -1 with *err set, or -2 when writing the trace failed
+ * (err names the OS error; the trace is left as it was: exit 4). */
 int ft_symbolize(const char *path, FILE *warn, ft_error *err);
 
 /* The GNU build id of the ELF file at path, as lowercase hex (as the
@@ -405,10 +428,127 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
                         const ft_end *end, uint64_t threads, FILE *warn,
                         ft_error *err);
 
+/* Opens a file foretell reads (recorder/input_file.c) without blocking
+ * on it: a FIFO, socket, device or directory is refused with why saying
+ * which ("is a directory", "is a FIFO (named pipe), not a regular file")
+ * and errno EISDIR or EINVAL; a missing file gives strerror.  Returns a
+ * blocking read-only fd (close-on-exec) and the size, or -1. */
+int ft_open_regular(const char *path, uint64_t *size, char *why, size_t len);
+/* The same as a stdio stream; NULL with why set. */
+FILE *ft_fopen_regular(const char *path, char *why, size_t len);
+/* The same with err set (path, offset 0, "cannot open: why"). */
+FILE *ft_fopen_input(const char *path, ft_error *err);
+
+/* One line of a text input (STD, spec, schedule) into buf, without its
+ * '\n' and NUL-terminated, *len its length.  Text formats refuse a NUL
+ * byte (C string functions would silently stop the line there) and bound
+ * the line length (cap - 1 bytes), so: */
+enum ft_line_rc {
+    FT_LINE_OK = 1,    /* a line (the last may lack its '\n') */
+    FT_LINE_EOF = 0,   /* end of file */
+    FT_LINE_ERROR = -1,/* read error (errno) */
+    FT_LINE_LONG = -2, /* longer than cap - 1 bytes: the rest is unread */
+    FT_LINE_NUL = -3,  /* the line holds a NUL byte */
+};
+int ft_getline(FILE *f, char *buf, size_t cap, size_t *len);
+
+/* FORETELL_TRACE patterns (recorder/trace_path.c): pattern with %p the
+ * pid, %e exe (the program's basename), %n the number n, %% a '%'.
+ * Returns 0, 1 when the pattern has a '%' that is none of these (kept
+ * literally), -1 when out is too small.  *uses_n (may be NULL): %n was
+ * there, so another n gives another path. */
+int ft_trace_path_expand(const char *pattern, unsigned long pid,
+                         const char *exe, unsigned long n, char *out,
+                         size_t len, int *uses_n);
+/* A path as a FORETELL_TRACE value that means exactly that path ('%'
+ * doubled).  0, -1 when out is too small. */
+int ft_trace_path_escape(const char *path, char *out, size_t len);
+
+/* Source lines by file and line number (recorder/source.c), each file
+ * read once and kept (a few at a time): the symboliser records the line
+ * of every site where the sources are, and findings are keyed by it.
+ * ft_source_line: 1 with the line (no newline, truncated to len) in buf,
+ * 0 when the file or the line is not there. */
+typedef struct ft_source_cache ft_source_cache;
+ft_source_cache *ft_source_cache_new(void);
+void ft_source_cache_free(ft_source_cache *c);
+int ft_source_line(ft_source_cache *c, const char *path, uint32_t line,
+                   char *buf, size_t len);
+
+/* Output files the user names (recorder/outfile.c).  An output is written
+ * to a temporary file beside it and renamed into place once complete, so
+ * what was there survives any failure. */
+#define FT_OUT_TRACE 1u /* an existing non-empty file must be a trace */
+#define FT_OUT_DIR 2u   /* the output is a directory (existing or not) */
+/* Whether path may be written as an output, before any work: absent (its
+ * directory writable), or a regular file (with FT_OUT_TRACE: empty or a
+ * foretell trace), or with FT_OUT_DIR a writable directory.  A symbolic
+ * link is followed: real gets the path to replace.  0, or -1 with a
+ * message naming the path in msg. */
+int ft_out_check(const char *path, unsigned flags, char *real, size_t reallen,
+                 char *msg, size_t msglen);
+/* A new empty file beside path (its name in tmp), with the mode the old
+ * file had or 0666 & ~umask: a descriptor, or -1 (errno). */
+int ft_out_temp(const char *path, char *tmp, size_t len);
+/* Renames tmp onto path; on failure removes tmp.  0 or -1 (errno). */
+int ft_out_commit(const char *tmp, const char *path);
+/* ft_out_temp as a stdio stream, and its end: on any write error the
+ * temporary file is removed and -1 returned (errno), else it replaces
+ * path. */
+FILE *ft_out_fopen(const char *path, char *tmp, size_t len);
+int ft_out_fclose(FILE *f, const char *tmp, const char *path);
+/* rename(2), or a copy (then the source removed) when from and to are on
+ * different file systems.  0 or -1 (errno); to is replaced only whole. */
+int ft_file_move(const char *from, const char *to);
+
 /* Waits for the child pid (recorder/child_wait.c).  timeout_s > 0 bounds
  * the wait: SIGTERM then, SIGKILL grace_s later, and *timed_out set.
  * 0 with *status filled, or -1 (errno) when waitpid fails. */
 int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
                   int *timed_out);
+
+/* How a run ended, for people: "exit 3", "signal 11 (SIGSEGV)", with the
+ * END reason in front when it says more ("deadlock: exit 86", "timeout:
+ * signal 15 (SIGTERM)"); status is a raw waitpid status, or -1 when
+ * unknown (then the reason alone).  Into buf, which is returned. */
+const char *ft_status_text(const char *reason, int64_t status, char *buf,
+                           size_t len);
+/* "SIGSEGV" for 11, into buf. */
+const char *ft_signal_name(int signo, char *buf, size_t len);
+
+/* The runtime's report channel (the status channel, docs/replay.md): a
+ * pipe whose write end the program inherits, named by FORETELL_STATUS_FD.
+ * One line per report.  When the runtime cannot write the trace it writes
+ * "write-error ERRNO OFFSET" there (once) and records nothing more
+ * (docs/recorder.md); when it refuses to run the program (a schedule or
+ * strategy it cannot follow) "refuse STATUS MESSAGE", then exits STATUS:
+ * a program exiting with the same status cannot imitate that. */
+/* The statuses the runtime exits with.  The trace says the same for the
+ * first three (END reason, DEADLOCK/DIVERGE events); a refusal (the runtime
+ * will not run the program at all, so there is no trace) is believed only
+ * with its "refuse" line, since the program may exit with any of these
+ * numbers too. */
+#define FT_DEADLOCK_STATUS 86     /* a deadlocked run */
+#define FT_DIVERGED_STATUS 83     /* replay left its schedule (stop) */
+#define FT_MAX_STEPS_STATUS 82    /* FORETELL_MAX_STEPS key points reached */
+#define FT_OPEN_FAIL_STATUS 85    /* the trace cannot be written ("write-error") */
+#define FT_BAD_STRATEGY_STATUS 84 /* refused: FORETELL_STRATEGY malformed */
+#define FT_BAD_SCHEDULE_STATUS 81 /* refused: FORETELL_SCHEDULE unreadable
+                                     or malformed */
+typedef struct ft_rt_report {
+    int write_errno; /* 0: nothing reported */
+    uint64_t offset; /* bytes in the trace when writing failed */
+    int refused_status;  /* with refusal[0]: the status it exited with */
+    char refusal[900];   /* "": no refusal */
+} ft_rt_report;
+/* The pipe, both ends close-on-exec and non-blocking.  0 or -1 (errno). */
+int ft_report_open(int fds[2]);
+/* In a launcher's child, after fork and before exec: dies with parent
+ * (PR_SET_PDEATHSIG SIGKILL; exits at once if parent is already gone),
+ * and, if report_wfd >= 0, passes it on (FORETELL_STATUS_FD). */
+void ft_child_setup(int report_wfd, pid_t parent);
+/* After the child ended: what the runtime reported; never blocks (a
+ * grandchild may hold the pipe open).  Closes rfd. */
+void ft_report_read(int rfd, ft_rt_report *r);
 
 #endif

@@ -38,6 +38,18 @@ const char *fr_confirm_status_name(int status)
     }
 }
 
+const char *fr_confirm_status_id(int status)
+{
+    switch (status) {
+    case FR_CONFIRMED: return "confirmed";
+    case FR_SPURIOUS: return "spurious";
+    case FR_REFINED: return "refined";
+    case FR_NOT_RUN: return "not_run";
+    case FR_FAILED_EARLY: return "failed_early";
+    default: return "?";
+    }
+}
+
 /* Where a region is in the source: what survives a new run. */
 typedef struct region_key {
     uint32_t tid, line_lo, line_hi;
@@ -85,9 +97,11 @@ static int matches(const ft_pipeline *pl, size_t j, const region_key *want,
            (same_region(&k[0], &want[1]) && same_region(&k[1], &want[0]));
 }
 
-static int replay_tail(const fr_confirm_opts *o, const char *schedule,
-                       const char *trace, int diverge, const char *tail,
-                       fr_outcome *out, ft_error *err)
+/* One replay; a run whose trace could not be written (a full disk) is
+ * a failure of the confirmation (c->write_errno: exit 4). */
+static int replay_tail(const fr_confirm_opts *o, fr_confirmation *c,
+                       const char *schedule, const char *trace, int diverge,
+                       const char *tail, fr_outcome *out, ft_error *err)
 {
     fr_run_opts ro;
     fr_run_opts_default(&ro);
@@ -99,14 +113,17 @@ static int replay_tail(const fr_confirm_opts *o, const char *schedule,
     ro.timeout_s = o->timeout_s;
     ro.max_steps = o->max_steps;
     ro.quiet = 1;
-    return fr_run(&ro, out, err);
+    int rc = fr_run(&ro, out, err);
+    if (out->write_errno)
+        c->write_errno = out->write_errno;
+    return rc;
 }
 
-static int replay(const fr_confirm_opts *o, const char *schedule,
-                  const char *trace, int diverge, fr_outcome *out,
-                  ft_error *err)
+static int replay(const fr_confirm_opts *o, fr_confirmation *c,
+                  const char *schedule, const char *trace, int diverge,
+                  fr_outcome *out, ft_error *err)
 {
-    return replay_tail(o, schedule, trace, diverge, NULL, out, err);
+    return replay_tail(o, c, schedule, trace, diverge, NULL, out, err);
 }
 
 /* The program followed every step until it failed, before the schedule's
@@ -133,7 +150,7 @@ static int try_tails(const fr_confirm_opts *o, fr_confirmation *c,
     for (unsigned k = 1; k <= o->tails; k++) {
         fr_outcome out;
         snprintf(spec, sizeof spec, "random:seed=%u", k);
-        if (replay_tail(o, c->schedule, trace, FR_DIVERGE_STOP, spec, &out,
+        if (replay_tail(o, c, c->schedule, trace, FR_DIVERGE_STOP, spec, &out,
                         err) < 0)
             return -1;
         c->tails_tried = k;
@@ -174,7 +191,7 @@ static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
     snprintf(trace, sizeof trace, "%.800s/%.*s.alt.replay.ftrace", o->dir,
              blen, base);
     fr_outcome out;
-    if (replay(o, path, trace, FR_DIVERGE_STOP, &out, err) < 0)
+    if (replay(o, c, path, trace, FR_DIVERGE_STOP, &out, err) < 0)
         return -1;
     fr_confirmation alt = *c;
     alt.outcome = out;
@@ -188,8 +205,10 @@ static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
     else if (out.failure == FR_OK) {
         char b2[300];
         snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
-        if (try_tails(o, &alt, b2, (int)strlen(b2), err) < 0)
+        if (try_tails(o, &alt, b2, (int)strlen(b2), err) < 0) {
+            c->write_errno = alt.write_errno;
             return -1;
+        }
         if (alt.outcome.failure == FR_OK)
             return 0;
     }
@@ -226,8 +245,8 @@ static long reanalyze(ft_pipeline *pl, const char *trace,
     return ft_pipeline_predict(pl, &po, 1, NULL, NULL);
 }
 
-int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
-               const fr_confirm_opts *o, fr_confirmation *c, ft_error *err)
+int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
+                        fr_confirmation *c, ft_error *err)
 {
     memset(c, 0, sizeof *c);
     const char *base = strrchr(schedule_path, '/');
@@ -236,7 +255,7 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
     snprintf(c->trace, sizeof c->trace, "%.900s/%.*s.replay.ftrace", o->dir,
              (int)blen, base);
     snprintf(c->schedule, sizeof c->schedule, "%s", schedule_path);
-    if (replay(o, schedule_path, c->trace, FR_DIVERGE_STOP, &c->outcome,
+    if (replay(o, c, schedule_path, c->trace, FR_DIVERGE_STOP, &c->outcome,
                err) < 0) {
         c->status = FR_NOT_RUN;
         return -1;
@@ -251,11 +270,24 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         if (c->outcome.failure == FR_OK &&
             try_tails(o, c, base, (int)blen, err) < 0)
             return -1;
-        if (c->outcome.failure == FR_OK)
-            return try_alt(pl, i, o, c, base, (int)blen, err);
         return 0;
     }
     c->status = FR_SPURIOUS;
+    return 0;
+}
+
+int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
+               const fr_confirm_opts *o, fr_confirmation *c, ft_error *err)
+{
+    if (fr_confirm_schedule(schedule_path, o, c, err) < 0)
+        return -1;
+    const char *base = strrchr(schedule_path, '/');
+    base = base ? base + 1 : schedule_path;
+    size_t blen = strcspn(base, ".");
+    if (c->status == FR_CONFIRMED && c->outcome.failure == FR_OK)
+        return try_alt(pl, i, o, c, base, (int)blen, err);
+    if (c->status != FR_SPURIOUS)
+        return 0;
     region_key want[2];
     int nwant = keys_of(pl, i, want);
     if (!nwant)
@@ -273,7 +305,7 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         /* The diverged run, to its end: what the program really does. */
         snprintf(rtrace, sizeof rtrace, "%.700s/diverged.ftrace", rdir);
         fr_outcome full;
-        if (replay(o, c->schedule, rtrace, FR_DIVERGE_CONTINUE, &full,
+        if (replay(o, c, c->schedule, rtrace, FR_DIVERGE_CONTINUE, &full,
                    err) < 0)
             return -1;
         ft_pipeline next;
@@ -299,7 +331,7 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         ft_pipeline_free(&next);
         snprintf(c->schedule, sizeof c->schedule, "%s", sched);
         snprintf(c->trace, sizeof c->trace, "%.700s/replay.ftrace", rdir);
-        if (replay(o, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
+        if (replay(o, c, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
                    err) < 0)
             return -1;
         if (failed_early(&c->outcome)) {

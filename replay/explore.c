@@ -135,6 +135,11 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
         return seterr(err, d->o->argv[0], "%s", why);
     }
     res->runs++;
+    if (out->write_errno) { /* its trace is cut: no verdict on it */
+        res->write_errno = out->write_errno;
+        return seterr(err, c->trace, "cannot write the run's trace: %s "
+                      "(TMPDIR is full?)", out->write_error);
+    }
     if (out->failure == FR_OK)
         return 0;
     char key[300];
@@ -157,34 +162,54 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     copy(b->site, sizeof b->site, out->site);
     copy(b->detail, sizeof b->detail, out->detail);
     copy(b->spec, sizeof b->spec, c->spec);
-    if (mkdir(d->o->outdir, 0755) < 0 && errno != EEXIST)
+    if (mkdir(d->o->outdir, 0755) < 0 && errno != EEXIST) {
+        res->write_errno = errno;
         return seterr(err, d->o->outdir, "cannot create: %s", strerror(errno));
+    }
     snprintf(b->trace, sizeof b->trace, "%s/bug-%d.ftrace", d->o->outdir, res->nbugs);
     snprintf(b->schedule, sizeof b->schedule, "%s/bug-%d.schedule", d->o->outdir,
              res->nbugs);
-    if (rename(c->trace, b->trace) < 0) {
+    /* The work directory is under TMPDIR, often another file system
+     * than the output (tmpfs): then the trace is copied. */
+    if (ft_file_move(c->trace, b->trace) < 0) {
         char why[200];
+        res->write_errno = errno;
         snprintf(why, sizeof why, "run %llu (%s, %s): %s",
                  (unsigned long long)res->runs, fx_failure_name(out->failure),
                  c->spec, strerror(errno));
         return seterr(err, b->trace, "cannot save the trace of %s", why);
     }
-    char path[600];
+    char path[600], tmp[700];
     snprintf(path, sizeof path, "%s/bug-%d.strategy", d->o->outdir, res->nbugs);
-    FILE *f = fopen(path, "w");
-    if (!f || fprintf(f, "%s\n", c->spec) < 0 || fclose(f) != 0)
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
+    if (f && fprintf(f, "%s\n", c->spec) < 0)
+        errno = errno ? errno : EIO;
+    if (!f || ft_out_fclose(f, tmp, path) != 0) {
+        res->write_errno = errno;
         return seterr(err, path, "cannot write: %s", strerror(errno));
+    }
     ft_error serr;
-    if (ft_symbolize(b->trace, NULL, &serr) >= 0) {
+    int sym = ft_symbolize(b->trace, NULL, &serr);
+    if (sym == -2) {
+        res->write_errno = EIO;
+        return seterr(err, b->trace, "%s", serr.message);
+    }
+    if (sym >= 0) {
         fr_outcome named = *out;
         fx_reclassify(b->trace, &named);
         if (named.site[0])
             copy(b->site, sizeof b->site, named.site);
         copy(b->detail, sizeof b->detail, named.detail);
     }
+    serr.offset = 0;
     if (fx_schedule_from_trace(b->trace, b->schedule, c->spec,
-                               out->failure == FR_HANG, &serr) < 0)
+                               out->failure == FR_HANG, &serr) < 0) {
         b->schedule[0] = 0; /* nothing of the trace could be read */
+        if (serr.offset == UINT64_MAX) { /* writing it failed */
+            res->write_errno = EIO;
+            return seterr(err, serr.path, "%s", serr.message);
+        }
+    }
     return 0;
 }
 
@@ -256,7 +281,7 @@ static int explore_loop(driver *d, double t0, ft_error *err)
             while (busy[i])
                 i++;
             fx_child *c = &slot[i];
-            if (c->rep.fd < 0 && fr_report_open(&c->rep, err) < 0) {
+            if (c->prog.fd < 0 && fr_progress_open(&c->prog, err) < 0) {
                 rc = -1;
                 break;
             }
@@ -332,7 +357,7 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     driver d = {.o = o, .res = res, .s = find_strategy(o->strategy),
                 .slots = slots};
     for (int i = 0; i <= FX_MAX_JOBS; i++)
-        slots[i].rep.fd = -1, slots[i].rep.page = NULL;
+        slots[i].prog.fd = -1, slots[i].prog.page = NULL;
     char pbuf[4096];
     if (!d.s)
         return seterr(err, NULL, "unknown strategy '%s'", o->strategy);
@@ -351,7 +376,7 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
                                "programs' input and output: %s",
                                strerror(errno));
     fx_child *cal = &slots[FX_MAX_JOBS];
-    if (fr_report_open(&cal->rep, err) < 0) {
+    if (fr_progress_open(&cal->prog, err) < 0) {
         close(d.launch.devnull);
         return FX_ERR_SYSTEM;
     }
@@ -360,7 +385,7 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     if (!mkdtemp(d.work)) {
         int e = errno;
         close(d.launch.devnull);
-        fr_report_close(&cal->rep);
+        fr_progress_close(&cal->prog);
         return fx_system_error(err, d.work, "cannot create a work directory: "
                                "%s", strerror(e));
     }
@@ -419,8 +444,8 @@ out:
     res->seconds = fx_now() - t0;
     remove_work(d.work);
     for (int i = 0; i <= FX_MAX_JOBS; i++)
-        if (slots[i].rep.page)
-            fr_report_close(&slots[i].rep);
+        if (slots[i].prog.page)
+            fr_progress_close(&slots[i].prog);
     close(d.launch.devnull);
     return rc;
 }

@@ -89,17 +89,21 @@ typedef struct fx_result {
     uint64_t n_est, k_est;  /* threads and key points of the calibration */
     int exhausted;          /* a systematic strategy ran out of schedules */
     int cut_calibration;    /* --time ran out in the first run */
+    int write_errno;        /* the error came from a failed write (a run's
+                               trace, a saved bug): the errno; exit 4 */
 } fx_result;
 
 /* Runs the exploration.  0 when it ran (res says what it found, and
- * res->failed whether foretell failed after some runs), or one of these
- * with err set: */
+ * res->failed whether foretell failed after some runs: res->write_errno
+ * when a write failed, a full disk under TMPDIR or the output directory),
+ * or one of these with err set: */
 enum {
     FX_ERR_INPUT = -1,      /* bad input: unknown strategy, a program not
                                built with foretell-cc */
     FX_ERR_SYSTEM = -2,     /* foretell or the system failed before any
                                result: /dev/null, the work directory, a
-                               run that cannot start, a runtime refusal */
+                               run that cannot start, a runtime refusal,
+                               a write (res->write_errno) */
     FX_ERR_NOT_FOUND = -3,  /* the program is not there */
 };
 int fx_explore(const fx_opts *o, fx_result *res, ft_error *err);
@@ -203,17 +207,22 @@ typedef struct fx_launch {
 
 typedef struct fx_child {
     int pid;
+    int report;             /* the status channel's read end (ft_report_open,
+                               one per run: refusals, write errors), -1 */
     double start;
     char trace[512], log[512], spec[FX_SPEC_MAX];
-    fr_report rep;          /* the runtime's report page (fr_report_open
-                               by the driver, one per slot) */
+    fr_progress prog;       /* the runtime's progress page (fr_progress_open
+                               by the driver, one per slot): presence and
+                               progress while the run goes */
     double term_at;         /* when SIGTERM was sent, 0 not yet */
     int hung;               /* stopped for want of progress */
     int cut;                /* stopped because the exploration's time is
                                up: no outcome */
     int started;            /* the runtime started in the program */
     uint64_t max_events;    /* the run's bound on key points */
-    int refused;            /* the runtime refused the run: its status */
+    int refused;            /* the runtime refused the run (a "refuse" line
+                               on the status channel and that exit status):
+                               the status */
     char why[1024];         /* and its reason */
 } fx_child;
 
@@ -223,7 +232,7 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
                    int with_log, ft_error *err);
 /* 1 when the run ended (out filled from its status and trace), 0 while
  * it runs.  A run that made no progress (key points or CPU time, from the
- * report page) for stall_s seconds is hung: stopped (SIGTERM, so that its
+ * progress page) for stall_s seconds is hung: stopped (SIGTERM, so that its
  * trace ends cleanly, then SIGKILL) and reported as FR_HANG.  At deadline
  * (fx_now() clock, 0: none) it is stopped and c->cut set. */
 int fx_child_poll(fx_child *c, double stall_s, double deadline,
@@ -239,8 +248,9 @@ void fx_reclassify(const char *trace, fr_outcome *out);
 
 /* ---- explore_save.c ---- */
 /* Writes the schedule of a run (fr_schedule_from_trace: its thread
- * switches) to path, note in its property line; -1 with err set.  The
- * signal that stopped a hung run (hung nonzero) is no step of it. */
+ * switches) to path, note in its property line; -1 with err set
+ * (err->offset UINT64_MAX when writing path failed).  The signal that
+ * stopped a hung run (hung nonzero) is no step of it. */
 int fx_schedule_from_trace(const char *trace, const char *path,
                            const char *note, int hung, ft_error *err);
 

@@ -1,6 +1,6 @@
 /* explore_run.c - one exploration run: start the program under the
  * runtime with FORETELL_TRACE/FORETELL_STRATEGY (and the decision log for
- * the systematic strategies) and the report page, poll it without
+ * the systematic strategies) and the progress page, poll it without
  * blocking so that several runs can go at once (-j), stop it when it makes
  * no progress (a hang: judged by the key points and CPU time the runtime
  * reports, not by wall time) or when the exploration's time is up, and
@@ -44,7 +44,8 @@ static char **run_env(char *const *ours)
     static const char *const drop[] = {
         "FORETELL_TRACE=", "FORETELL_STRATEGY=", "FORETELL_EXPLORE_LOG=",
         "FORETELL_SCHEDULE=", "FORETELL_SEED=", "FORETELL_MAX_STEPS=",
-        FT_REPORT_ENV "=", NULL};
+        "FORETELL_STATUS_FD=", "FORETELL_PARENT_PID=", FT_PROGRESS_ENV "=",
+        NULL};
     size_t n = 0, k = 0;
     while (environ && environ[n])
         n++;
@@ -66,8 +67,12 @@ static char **run_env(char *const *ours)
 
 /* posix_spawn (a vfork-style clone) rather than fork: forking foretell,
  * which maps Z3, cost ~0.7 ms per run in page-table copies before the
- * exec threw them away.  The report page's descriptor is kept across the
- * exec by a dup2 onto itself (which clears close-on-exec). */
+ * exec threw them away.  So the runtime itself makes the run die with
+ * foretell (FORETELL_PARENT_PID: no code runs in the child before exec),
+ * reports a refusal or a trace it could not write on the status channel
+ * (the pipe c->report) and its progress on the slot's page; both
+ * descriptors are kept across the exec by a dup2 onto themselves (which
+ * clears close-on-exec). */
 int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
                    int with_log, ft_error *err)
 {
@@ -76,16 +81,27 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
     unlink(c->trace);
     if (with_log)
         unlink(c->log);
-    fr_report_reset(&c->rep);
+    fr_progress_reset(&c->prog);
     c->term_at = 0;
     c->hung = c->cut = c->started = c->refused = 0;
     c->why[0] = 0;
-    size_t lt = strlen(c->trace) + 20, ls = strlen(spec) + 24,
+    int rfd[2] = {-1, -1};
+    c->report = -1;
+    if (ft_report_open(rfd) < 0)
+        rfd[0] = rfd[1] = -1;
+    size_t lt = 2 * strlen(c->trace) + 20, ls = strlen(spec) + 24,
            ll = strlen(c->log) + 24;
     char *trace_var = malloc(lt), *spec_var = malloc(ls), *log_var = malloc(ll);
-    char steps_var[64];
-    char *ours[6] = {trace_var, spec_var, c->rep.env, NULL, NULL, NULL};
-    int k = 3;
+    char parent_var[48], report_var[48], steps_var[64];
+    snprintf(parent_var, sizeof parent_var, "FORETELL_PARENT_PID=%ld",
+             (long)getpid());
+    char *ours[8] = {trace_var, spec_var, parent_var, c->prog.env, NULL};
+    int k = 4;
+    if (rfd[1] >= 0) {
+        snprintf(report_var, sizeof report_var, "FORETELL_STATUS_FD=%d",
+                 rfd[1]);
+        ours[k++] = report_var;
+    }
     if (l->max_events) {
         snprintf(steps_var, sizeof steps_var, "FORETELL_MAX_STEPS=%llu",
                  (unsigned long long)l->max_events);
@@ -98,14 +114,19 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
     posix_spawnattr_t at;
     int rc = ENOMEM, have_fa = 0, have_at = 0;
     if (env) {
-        snprintf(trace_var, lt, "FORETELL_TRACE=%s", c->trace);
+        /* '%' doubled: the runtime expands patterns */
+        memcpy(trace_var, "FORETELL_TRACE=", 16);
+        ft_trace_path_escape(c->trace, trace_var + 15, lt - 15);
         snprintf(spec_var, ls, "FORETELL_STRATEGY=%s", spec);
         snprintf(log_var, ll, "FORETELL_EXPLORE_LOG=%s", c->log);
         have_fa = (rc = posix_spawn_file_actions_init(&fa)) == 0;
         for (int fd = 0; rc == 0 && fd < 3; fd++)
             rc = posix_spawn_file_actions_adddup2(&fa, l->devnull, fd);
+        /* the same descriptors: only their close-on-exec flag is cleared */
         if (rc == 0)
-            rc = posix_spawn_file_actions_adddup2(&fa, c->rep.fd, c->rep.fd);
+            rc = posix_spawn_file_actions_adddup2(&fa, c->prog.fd, c->prog.fd);
+        if (rc == 0 && rfd[1] >= 0)
+            rc = posix_spawn_file_actions_adddup2(&fa, rfd[1], rfd[1]);
         if (rc == 0)
             have_at = (rc = posix_spawnattr_init(&at)) == 0;
         /* its own process group, so that a hang is killed with its
@@ -126,6 +147,12 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
         posix_spawn_file_actions_destroy(&fa);
     if (have_at)
         posix_spawnattr_destroy(&at);
+    if (rfd[1] >= 0)
+        close(rfd[1]);
+    if (rc == 0)
+        c->report = rfd[0];
+    else if (rfd[0] >= 0)
+        close(rfd[0]);
     free(env);
     free(trace_var);
     free(spec_var);
@@ -271,7 +298,7 @@ void fx_reclassify(const char *trace, fr_outcome *out)
 /* Seconds between a hung run's SIGTERM (the runtime then ends its trace
  * cleanly) and SIGKILL. */
 #define TERM_GRACE_S 1.0
-/* Seconds between looks at a run's report page. */
+/* Seconds between looks at a run's progress page. */
 #define LOOK_EVERY_S 0.25
 /* A run without key points for this many stall periods is hung even
  * while it burns CPU (uninstrumented code looping). */
@@ -303,11 +330,11 @@ int fx_child_poll(fx_child *c, double stall_s, double deadline,
                 stop_run(c, now);
                 return 0;
             }
-            if (c->rep.last_look == 0 || now - c->rep.last_look >= LOOK_EVERY_S)
-                fr_report_look(&c->rep, now);
+            if (c->prog.last_look == 0 || now - c->prog.last_look >= LOOK_EVERY_S)
+                fr_progress_look(&c->prog, now);
             if (stall_s <= 0 ||
-                (now - c->rep.last_progress < stall_s &&
-                 now - c->rep.last_kp_time < NO_KEYPOINTS_STALLS * stall_s))
+                (now - c->prog.last_progress < stall_s &&
+                 now - c->prog.last_kp_time < NO_KEYPOINTS_STALLS * stall_s))
                 return 0;
             c->hung = 1;
             stop_run(c, now);
@@ -316,9 +343,24 @@ int fx_child_poll(fx_child *c, double stall_s, double deadline,
     } else if (got < 0) {
         status = 0;
     }
-    c->started = fr_report_started(&c->rep);
-    c->refused = fr_report_refused(&c->rep, c->why, sizeof c->why);
+    ft_rt_report rep = {0};
+    if (c->report >= 0)
+        ft_report_read(c->report, &rep);
+    c->report = -1;
+    c->started = fr_progress_started(&c->prog);
+    /* Only the runtime's own line says it refused: an exit status of 84
+     * alone is the program's (a bug like any other). */
+    if (rep.refusal[0] && WIFEXITED(status) &&
+        WEXITSTATUS(status) == rep.refused_status) {
+        c->refused = rep.refused_status;
+        snprintf(c->why, sizeof c->why, "%s", rep.refusal);
+    }
     memset(out, 0, sizeof *out);
+    out->write_errno = rep.write_errno;
+    if (rep.write_errno)
+        snprintf(out->write_error, sizeof out->write_error, "%s; the trace "
+                 "is cut at byte %llu", strerror(rep.write_errno),
+                 (unsigned long long)rep.offset);
     out->tid = -1;
     out->seconds = fx_now() - c->start;
     out->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

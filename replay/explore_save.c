@@ -3,7 +3,10 @@
  * thread's events, docs/schedule-format.md), written with the strategy
  * spec that produced the run in its property line, so that `foretell
  * replay --schedule` repeats the failure.  A hung run's schedule is
- * what its trace holds up to where it was stopped. */
+ * what its trace holds up to where it was stopped; a killed run's trace
+ * damaged beyond that gives no schedule (the spec file still reproduces
+ * it).  Written as every schedule is (ft_schedule_save): whole or not at
+ * all. */
 #define _GNU_SOURCE
 #include "predict/predict.h"
 #include "replay/explore.h"
@@ -25,16 +28,12 @@ int fx_schedule_from_trace(const char *trace, const char *path,
     if (hung && s.nsteps && strcmp(s.steps[s.nsteps - 1].kind, "signal") == 0)
         s.nsteps--;
     snprintf(s.property, sizeof s.property, "explored run: %s", note ? note : "");
-    FILE *out = fopen(path, "w");
-    int rc = 0;
-    if (!out || ft_schedule_write(out, &s) < 0)
-        rc = -1;
-    if (out && fclose(out) != 0)
-        rc = -1;
+    char msg[sizeof err->message];
+    int rc = ft_schedule_save(&s, path, msg, sizeof msg);
     if (rc < 0) {
         snprintf(err->path, sizeof err->path, "%s", path);
-        snprintf(err->message, sizeof err->message, "cannot write: %s",
-                 strerror(errno ? errno : EIO));
+        snprintf(err->message, sizeof err->message, "%s", msg);
+        err->offset = UINT64_MAX; /* a write failed, not the trace */
     }
     ft_schedule_free(&s);
     return rc;

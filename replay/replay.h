@@ -24,13 +24,15 @@
  *   FORETELL_HEAP_CHECK=0|1    heap oracle (default 1 when a schedule or
  *                              strategy is set)
  *   FORETELL_VIRTUAL_TIME=0|1  sleeps are yields (same default)
+ *   FORETELL_STATUS_FD=N       the runtime's reports to the harness
+ *                              (ft_report_read, recorder/trace.h)
  * docs/replay.md describes the replay policy, divergence and oracles.
  */
 #ifndef FORETELL_REPLAY_H
 #define FORETELL_REPLAY_H
 
 #include "predict/predict.h"
-#include "recorder/report.h"
+#include "recorder/progress.h"
 #include "recorder/trace.h"
 
 #include <stdint.h>
@@ -107,18 +109,37 @@ typedef struct fr_outcome {
     int64_t diverge_step;   /* step the runtime could not follow, -1 */
     int ended_early;        /* every step was followed until the run
                                ended, before the schedule's end */
+    /* The run's trace could not be written whole (a full disk): the
+     * errno, and what happened ("No space left on device; the trace is
+     * cut at byte N (K events)").  The outcome is read from what was
+     * written; the command exits 4. */
+    int write_errno;
+    char write_error[256];
+    int exec_errno;         /* the program could not be started: exec's
+                               errno (ENOENT: exit 127, else 126) */
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,
  * which *out describes); -1 with err set when the input is to blame
- * (program missing: errno ENOENT; not built with foretell-cc; the runtime
- * refused the schedule or strategy, its reason in err); -2 with err set
- * when the harness or the system failed (fork, pipe, /dev/null, the
- * report page, a trace the runtime cannot write). */
+ * (program missing or not executable: out->exec_errno, errno ENOENT or
+ * EACCES; not built with foretell-cc; the runtime refused the schedule or
+ * strategy, its reason in err) or when writing the trace failed
+ * (out->write_errno; *out then says what the cut trace shows); -2
+ * with err set when the harness or the system failed (fork, pipe,
+ * /dev/null, the progress page, a runtime that started but wrote no
+ * trace).  The trace at o->trace_out is replaced only when the run wrote
+ * one (the runtime writes a temporary file beside it).  The program dies
+ * with foretell. */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
-/* prog as execvp would find it (PATH, or /usr/bin:/bin without one):
- * prog itself or buf, NULL when there is no such executable. */
+/* prog as execvp would find it (PATH, or /usr/bin:/bin without one) into
+ * buf: 0; or, with err naming the file and why, the shell's exit code:
+ * 127 (errno ENOENT) no such program, 126 (errno EACCES) a file that
+ * cannot be executed: a directory, not a regular file, no execute
+ * permission, or empty (execvp would hand an empty file to /bin/sh,
+ * which runs it as an empty script and exits 0). */
+int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err);
+/* The same as a lookup: buf, or NULL when there is no such program. */
 const char *fr_which(const char *prog, char *buf, size_t len);
 
 /* Whether prog (as execvp finds it) is the binary the trace recorded, by
@@ -165,30 +186,27 @@ const char *fr_frames_user_site(fr_frames *f, int tid, uint32_t site,
                                 char *buf, size_t len);
 void fr_frames_free(fr_frames *f);
 
-/* ---- report.c: the runtime's report channel (recorder/report.h) ---- */
-typedef struct fr_report {
+/* ---- progress.c: the runtime's progress page (recorder/progress.h) ---- */
+typedef struct fr_progress {
     int fd;                 /* memfd, close-on-exec in the harness */
-    ft_report_page *page;   /* shared with the runtime: atomics only */
-    char env[40];           /* "FORETELL_REPORT_FD=N" for the child */
-    /* progress as the harness last saw it (fr_report_look) */
+    ft_progress_page *page;   /* shared with the runtime: atomics only */
+    char env[40];           /* "FORETELL_PROGRESS_FD=N" for the child */
+    /* progress as the harness last saw it (fr_progress_look) */
     uint64_t last_kp, last_cpu_ns;
     double last_look, last_progress, last_kp_time;
-} fr_report;
+} fr_progress;
 
 /* Creates the page; -1 with err set. */
-int fr_report_open(fr_report *r, ft_error *err);
+int fr_progress_open(fr_progress *r, ft_error *err);
 /* Clears it for the next run. */
-void fr_report_reset(fr_report *r);
-void fr_report_close(fr_report *r);
+void fr_progress_reset(fr_progress *r);
+void fr_progress_close(fr_progress *r);
 /* The runtime started in the program (it was built with foretell-cc). */
-int fr_report_started(const fr_report *r);
-/* The status the runtime refused the run with (its reason copied to why),
- * or 0 when it did not refuse (whatever the exit status says). */
-int fr_report_refused(const fr_report *r, char *why, size_t len);
+int fr_progress_started(const fr_progress *r);
 /* Takes a look at the run's progress at time now (seconds, any clock):
  * last_progress is when key points or CPU time last moved, last_kp_time
  * when key points last moved (the first look is the baseline). */
-void fr_report_look(fr_report *r, double now);
+void fr_progress_look(fr_progress *r, double now);
 /* In a forked child before exec: keep fd open across exec. */
 int fr_child_keep_fd(int fd);
 

@@ -49,12 +49,18 @@ struct child_error {
     int setup; /* 1: opening /dev/null failed, not the program */
 };
 
-static void child(const fr_run_opts *o, int errfd, const fr_report *rep)
+static void child(const fr_run_opts *o, const char *trace, int errfd,
+                  int reportfd, const fr_progress *prog, pid_t parent)
 {
     struct child_error ce = {0, 0};
-    setenv("FORETELL_TRACE", o->trace_out, 1);
-    if (fr_child_keep_fd(rep->fd) == 0)
-        putenv((char *)rep->env);
+    ft_child_setup(reportfd, parent);
+    if (fr_child_keep_fd(prog->fd) == 0)
+        putenv((char *)prog->env);
+    char value[8200]; /* '%' doubled: the runtime expands patterns */
+    if (ft_trace_path_escape(trace, value, sizeof value) == 0)
+        setenv("FORETELL_TRACE", value, 1);
+    else
+        setenv("FORETELL_TRACE", trace, 1);
     if (o->schedule)
         setenv("FORETELL_SCHEDULE", o->schedule, 1);
     else
@@ -108,101 +114,112 @@ static const char *end_reason(ft_reader *r, int status, int hung,
     if (hung)
         return "timeout";
     if (rt_reason && strcmp(rt_reason, "exit") && strcmp(rt_reason, "signal"))
-        return rt_reason; /* deadlock, diverged, max-steps */
+        return rt_reason; /* deadlock, diverged, max-steps, exec */
     if (WIFSIGNALED(status))
         return WTERMSIG(status) == SIGKILL ? "killed" : "signal";
     return "exit";
 }
 
-const char *fr_which(const char *prog, char *buf, size_t len)
+/* Whether the file at path can be run as a program: 0, ENOENT (no such
+ * file: the search goes on), or EACCES with why. */
+static int candidate(const char *path, char *why, size_t len)
 {
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0 ? prog : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t n = colon ? (size_t)(colon - path) : strlen(path);
-        if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".",
-                             prog) < len &&
-            access(buf, X_OK) == 0)
-            return buf;
-        path += n + (colon != NULL);
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return ENOENT;
+        snprintf(why, len, "%s", strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "is a directory");
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(why, len, "is not a regular file");
+    } else if (!(st.st_mode & 0111) || access(path, X_OK) != 0) {
+        snprintf(why, len, "is not executable (no execute permission)");
+    } else if (st.st_size == 0) {
+        snprintf(why, len, "is an empty file, not a program");
+    } else {
+        return 0;
     }
-    return NULL;
+    return EACCES;
 }
 
-int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
+int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->tid = -1;
-    out->diverge_step = -1;
-    if (!o->argv || !o->argv[0] || !o->trace_out) {
-        set_err(err, "fr_run", "%s", "no program or no trace path");
-        return -1;
+    char why[128] = "", where[4096] = "";
+    int denied = 0;
+    if (strchr(prog, '/')) {
+        int rc = candidate(prog, why, sizeof why);
+        if (rc == 0 && (size_t)snprintf(buf, len, "%s", prog) < len)
+            return 0;
+        denied = rc == EACCES;
+        snprintf(where, sizeof where, "%s", prog);
+    } else {
+        const char *path = getenv("PATH");
+        if (!path)
+            path = "/usr/bin:/bin";
+        while (*path) {
+            const char *colon = strchr(path, ':');
+            size_t n = colon ? (size_t)(colon - path) : strlen(path);
+            char w[128];
+            if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n,
+                                 n ? path : ".", prog) < len) {
+                int rc = candidate(buf, w, sizeof w);
+                if (rc == 0)
+                    return 0;
+                if (rc == EACCES && !denied) { /* execvp reports the first */
+                    denied = 1;
+                    snprintf(why, sizeof why, "%s", w);
+                    snprintf(where, sizeof where, "%s", buf);
+                }
+            }
+            path += n + (colon != NULL);
+        }
     }
-    fr_report rep;
-    if (fr_report_open(&rep, err) < 0)
-        return -2;
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
-        set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
-        fr_report_close(&rep);
-        return -2;
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", denied ? where : prog);
+    if (denied) {
+        snprintf(err->message, sizeof err->message,
+                 "cannot be executed: %s", why);
+        errno = EACCES;
+        return 126;
     }
-    unlink(o->trace_out);
-    double start = now_s();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        set_err(err, o->argv[0], "cannot fork: %s", strerror(errno));
-        fr_report_close(&rep);
-        return -2;
-    }
-    if (pid == 0) {
-        close(pfd[0]);
-        child(o, pfd[1], &rep);
-    }
-    close(pfd[1]);
-    struct child_error ce = {0, 0};
-    ssize_t n;
-    while ((n = read(pfd[0], &ce, sizeof ce)) < 0 && errno == EINTR)
-        ;
-    close(pfd[0]);
-    int status = 0, hung = 0;
-    if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
-        set_err(err, o->argv[0], "cannot wait for the program: %s",
-                strerror(errno));
-        fr_report_close(&rep);
-        return -2;
-    }
-    double seconds = now_s() - start;
-    char why[sizeof err->message - 40];
-    int refused = fr_report_refused(&rep, why, sizeof why);
-    int started = fr_report_started(&rep);
-    fr_report_close(&rep);
-    if (n == (ssize_t)sizeof ce && ce.setup) {
-        set_err(err, "/dev/null", "cannot open it to discard the program's "
-                "output: %s", strerror(ce.err));
-        return -2;
-    }
-    if (n == (ssize_t)sizeof ce) {
-        set_err(err, o->argv[0],
-                ce.err == ENOENT ? "program not found (%s)" : "cannot execute: %s",
-                strerror(ce.err));
-        errno = ce.err;
-        return -1;
-    }
-    if (refused) {
-        /* The runtime's reason names the file to blame, if any. */
-        set_err(err, o->argv[0], "the runtime refused the run: %s", why);
-        errno = 0;
-        return refused == FT_OPEN_FAIL_STATUS ? -2 : -1;
-    }
+    snprintf(err->message, sizeof err->message, "%s",
+             strchr(prog, '/') ? "program not found (no such file)"
+                               : "program not found (not in PATH)");
+    errno = ENOENT;
+    return 127;
+}
+
+const char *fr_which(const char *prog, char *buf, size_t len)
+{
+    ft_error err;
+    return fr_find_program(prog, buf, len, &err) == 0 ? buf : NULL;
+}
+
+/* After the run: symbols and the END with the real status on the
+ * temporary trace tmp, then tmp replaces o->trace_out.  A trace the
+ * runtime could not write whole is kept without END, and said so
+ * (out->write_errno).  0, or -1 with err set (errno 0 for a run that
+ * wrote no trace, else the write's errno); -2 when the runtime started
+ * (the progress page says so) but wrote no trace: foretell failed. */
+static int run_trace(const fr_run_opts *o, const char *tmp, int status,
+                     int hung, int started, ft_rt_report *rep,
+                     fr_outcome *out, ft_error *err)
+{
     struct stat st;
-    if (stat(o->trace_out, &st) < 0 || st.st_size == 0) {
+    ft_error e2;
+    ft_reader *r = NULL;
+    if (stat(tmp, &st) == 0 && st.st_size > 0)
+        r = ft_reader_open(tmp, &e2);
+    if (!r) {
+        unlink(tmp);
+        if (rep->write_errno) {
+            out->write_errno = rep->write_errno;
+            set_err(err, o->trace_out, "cannot write the trace: %s (no "
+                    "trace was written)", strerror(rep->write_errno));
+            errno = rep->write_errno;
+            return -1;
+        }
         char msg[64];
         snprintf(msg, sizeof msg, "%d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -215,28 +232,171 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         errno = 0;
         return started ? -2 : -1;
     }
+    /* The runtime writes nothing after a failed write: a report beside
+     * an intact END of its own is not the runtime's. */
+    if (ft_reader_end(r)->present && !ft_reader_damage(r, &e2))
+        rep->write_errno = 0;
     char rbuf[64];
     uint64_t events;
-    ft_error e2;
-    ft_reader *r = ft_reader_open(o->trace_out, &e2);
     const char *reason = end_reason(r, status, hung, rbuf, sizeof rbuf,
                                     &events);
-    if (r) { /* symbols and the END with the real status, in one pass */
+    int werr = rep->write_errno;
+    if (!werr) { /* symbols and the END with the real status, one pass */
         ft_end end = {.present = 1, .events = events, .exit_status = status,
                       .reason = reason};
-        ft_symbolize_reader(r, o->trace_out, 0, &end, 0, NULL, &e2);
-        ft_reader_close(r);
+        if (ft_symbolize_reader(r, tmp, 0, &end, 0, NULL, &e2) == -2)
+            werr = EIO;
+        if (werr)
+            snprintf(out->write_error, sizeof out->write_error, "%s",
+                     e2.message);
+    } else {
+        snprintf(out->write_error, sizeof out->write_error, "%s; the trace "
+                 "is cut at byte %llu (%llu events)", strerror(werr),
+                 (unsigned long long)rep->offset, (unsigned long long)events);
     }
+    ft_reader_close(r);
+    out->write_errno = werr;
+    if (ft_out_commit(tmp, o->trace_out) < 0) {
+        int ce = errno;
+        out->write_errno = ce;
+        set_err(err, o->trace_out, "cannot write the trace: %s",
+                strerror(ce));
+        errno = ce;
+        return -1;
+    }
+    return 0;
+}
+
+int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->tid = -1;
+    out->diverge_step = -1;
+    if (!o->argv || !o->argv[0] || !o->trace_out) {
+        set_err(err, "fr_run", "%s", "no program or no trace path");
+        return -1;
+    }
+    char found[4096];
+    if (fr_find_program(o->argv[0], found, sizeof found, err) != 0) {
+        out->exec_errno = errno; /* ENOENT (127) or EACCES (126) */
+        return -1;
+    }
+    fr_progress prog; /* presence; refusals come on the status pipe */
+    if (fr_progress_open(&prog, err) < 0)
+        return -2;
+    /* The runtime writes beside trace_out; the file there is replaced
+     * only by a run's trace (run_trace). */
+    char tmp[4200];
+    int tfd = ft_out_temp(o->trace_out, tmp, sizeof tmp);
+    if (tfd < 0) {
+        int e = errno;
+        fr_progress_close(&prog);
+        set_err(err, o->trace_out, "cannot write the trace: %s", strerror(e));
+        out->write_errno = e;
+        errno = e;
+        return -1;
+    }
+    close(tfd);
+    int pfd[2], rfd[2] = {-1, -1};
+    if (pipe2(pfd, O_CLOEXEC) < 0 || ft_report_open(rfd) < 0) {
+        set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
+        unlink(tmp);
+        fr_progress_close(&prog);
+        return -2;
+    }
+    double start = now_s();
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(pfd[0]);
+        close(pfd[1]);
+        close(rfd[0]);
+        close(rfd[1]);
+        unlink(tmp);
+        fr_progress_close(&prog);
+        set_err(err, o->argv[0], "cannot fork: %s", strerror(e));
+        errno = e;
+        return -2;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        close(rfd[0]);
+        child(o, tmp, pfd[1], rfd[1], &prog, parent);
+    }
+    close(pfd[1]);
+    close(rfd[1]);
+    struct child_error ce = {0, 0};
+    ssize_t n;
+    while ((n = read(pfd[0], &ce, sizeof ce)) < 0 && errno == EINTR)
+        ;
+    close(pfd[0]);
+    int status = 0, hung = 0;
+    if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
+        int we = errno;
+        close(rfd[0]);
+        unlink(tmp);
+        fr_progress_close(&prog);
+        set_err(err, o->argv[0], "cannot wait for the program: %s",
+                strerror(we));
+        errno = we;
+        return -2;
+    }
+    ft_rt_report rep;
+    ft_report_read(rfd[0], &rep);
+    int started = fr_progress_started(&prog);
+    fr_progress_close(&prog);
+    double seconds = now_s() - start;
+    if (n == (ssize_t)sizeof ce && ce.setup) {
+        unlink(tmp);
+        set_err(err, "/dev/null", "cannot open it to discard the program's "
+                "output: %s", strerror(ce.err));
+        return -2;
+    }
+    if (n == (ssize_t)sizeof ce) {
+        unlink(tmp);
+        out->exec_errno = ce.err;
+        set_err(err, o->argv[0],
+                ce.err == ENOENT ? "program not found (%s)"
+                                 : "cannot execute: %s",
+                strerror(ce.err));
+        errno = ce.err;
+        return -1;
+    }
+    if (rep.refusal[0] && WIFEXITED(status) &&
+        WEXITSTATUS(status) == rep.refused_status) {
+        /* the runtime's own verdict, not the program's exit status; its
+         * reason names the file to blame, if any */
+        unlink(tmp);
+        set_err(err, o->argv[0], "the runtime refused to run it: %.220s",
+                rep.refusal);
+        errno = 0;
+        return -1;
+    }
+    int trc = run_trace(o, tmp, status, hung, started, &rep, out, err);
+    if (trc < 0)
+        return trc;
+    int werr = out->write_errno;
+    char wmsg[sizeof out->write_error];
+    memcpy(wmsg, out->write_error, sizeof wmsg);
     out->seconds = seconds;
-    if (fr_outcome_from_trace(o->trace_out, status, hung, out, err) < 0)
+    int orc = fr_outcome_from_trace(o->trace_out, status, hung, out, err);
+    out->write_errno = werr;
+    memcpy(out->write_error, wmsg, sizeof wmsg);
+    if (werr) { /* the outcome is what the cut trace shows */
+        set_err(err, o->trace_out, "cannot write the trace: %s", wmsg);
+        errno = werr;
+        return -1;
+    }
+    if (orc < 0)
         return -1;
     out->seconds = seconds;
     if (o->schedule) {
-        FILE *f = fopen(o->schedule, "r");
-        ft_schedule s;
         char msg[512];
+        FILE *f = ft_fopen_regular(o->schedule, msg, sizeof msg);
+        ft_schedule s;
         if (!f) {
-            set_err(err, o->schedule, "cannot read: %s", strerror(errno));
+            set_err(err, o->schedule, "cannot read: %.200s", msg);
             return -1;
         }
         int rc = ft_schedule_read(f, o->schedule, &s, msg, sizeof msg);

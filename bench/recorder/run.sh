@@ -11,6 +11,9 @@
 #   pass      the foretell-cc binary run without recording (hooks only)
 #   rt        the foretell-cc binary with FORETELL_TRACE set (the runtime
 #             alone: record, serialise threads, write the trace)
+#   rt0       the same with FORETELL_FLUSH_MS=0: without the watchdog's
+#             timed flush of the open chunk (rt/rt0: what bounding the
+#             events a SIGKILL loses costs)
 #   record    `foretell record -o T -- prog` (what a user runs: rt plus the
 #             command's own work before and after)
 # and prints record/native, record/tsan, rt/tsan, events, trace bytes per
@@ -76,9 +79,9 @@ median_ms() {
         printf "%.1f\n", m / 1000 }'
 }
 
-printf '%-6s %9s %9s %9s %9s %9s %8s %8s %8s %10s %6s %8s\n' kernel \
-    native_ms tsan_ms pass_ms rt_ms record_ms rec/nat rec/tsan rt/tsan \
-    events B/ev Mev/s
+printf '%-6s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %10s %6s %8s\n' kernel \
+    native_ms tsan_ms pass_ms rt_ms rt0_ms record_ms rec/nat rec/tsan \
+    rt/tsan rt/rt0 events B/ev Mev/s
 for k in dense locks workq; do
     case $k in
     dense) args=${DENSE_ROUNDS:-1000} ;;
@@ -94,6 +97,8 @@ for k in dense locks workq; do
     pass=$(env -u FORETELL_TRACE "$tmp/$k.ft" "$args" >/dev/null &&
         median_ms env -u FORETELL_TRACE "$tmp/$k.ft" "$args")
     rt=$(median_ms env FORETELL_TRACE="$tmp/$k.rt.ftrace" "$tmp/$k.ft" "$args")
+    rt0=$(median_ms env FORETELL_FLUSH_MS=0 FORETELL_TRACE="$tmp/$k.rt.ftrace" \
+        "$tmp/$k.ft" "$args")
     rm -f "$tmp/$k.rt.ftrace"
     rec=$(median_ms "$build/bin/foretell" record -o "$tmp/$k.ftrace" -- \
         "$tmp/$k.ft" "$args")
@@ -104,10 +109,10 @@ for k in dense locks workq; do
     bytes=$(wc -c <"$tmp/$k.ftrace")
     rm -f "$tmp/$k.ftrace"
     awk -v k="$k" -v nat="$nat" -v tsan="$tsan" -v pass="$pass" -v rt="$rt" \
-        -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
-        printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %10d %6.2f %8.2f\n",
-            k, nat, tsan, pass, rt, rec, rec / nat, rec / tsan, rt / tsan,
-            ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
+        -v rt0="$rt0" -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
+        printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %7.3f %10d %6.2f %8.2f\n",
+            k, nat, tsan, pass, rt, rt0, rec, rec / nat, rec / tsan, rt / tsan,
+            rt / rt0, ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
 done
 gcc -O2 -g -pthread -I"$root" -o "$tmp/dense_bound" "$here/dense_bound.c" \
     "$root/recorder/encode.c"

@@ -9,10 +9,13 @@
 #include "rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 struct ft_rt ft_rt = {.running = -1, .policy = &ft_policy_record};
@@ -36,6 +39,65 @@ void ft_rt_verbose(const char *fmt, ...)
     (void)!write(2, buf, (size_t)n);
 }
 
+/* The status channel (docs/replay.md): FORETELL_STATUS_FD names a pipe
+ * the harness reads after the run; the runtime writes one line per
+ * report, "WORD STATUS MESSAGE", where a program writing to its own
+ * stdout or exiting with the same status cannot imitate it.  -1: none. */
+static int status_fd = -1;
+
+static void status_open(void)
+{
+    const char *s = getenv("FORETELL_STATUS_FD");
+    if (!s || !*s)
+        return;
+    char *end;
+    long fd = strtol(s, &end, 10);
+    /* Programs this one runs must not write to it. */
+    unsetenv("FORETELL_STATUS_FD");
+    if (*end || fd < 3 || fd > 65535 || fcntl((int)fd, F_GETFD) < 0)
+        return;
+    fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    status_fd = (int)fd;
+}
+
+static void vreport(const char *word, int status, const char *fmt,
+                    va_list ap)
+{
+    char msg[1024], line[1100];
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    if (n < 0)
+        return;
+    for (char *c = msg; *c; c++)
+        if (*c == '\n')
+            *c = ' '; /* one line per report */
+    if (status_fd >= 0)
+        n = snprintf(line, sizeof line, "%s %d %s\n", word, status, msg);
+    else
+        n = snprintf(line, sizeof line, "foretell: %s\n", msg);
+    if (n > (int)sizeof line - 1) {
+        n = (int)sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    (void)!write(status_fd >= 0 ? status_fd : 2, line, (size_t)n);
+}
+
+void ft_rt_status_line(const char *word, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(word, status, fmt, ap);
+    va_end(ap);
+}
+
+void ft_rt_refuse(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("refuse", status, fmt, ap);
+    va_end(ap);
+    _exit(status);
+}
+
 static int64_t env_int(const char *name, int64_t dflt)
 {
     const char *s = getenv(name);
@@ -50,6 +112,28 @@ static int64_t env_int(const char *name, int64_t dflt)
         return dflt;
     }
     return v;
+}
+
+/* FORETELL_PARENT_PID: the launcher that started this program without
+ * fork (explore's posix_spawn) cannot set PR_SET_PDEATHSIG in the child,
+ * so the runtime does: killing foretell kills its runs.  Only for the
+ * launcher's own child (a program started through a shell is not). */
+static void die_with_launcher(void)
+{
+    const char *s = getenv("FORETELL_PARENT_PID");
+    if (!s || !*s)
+        return;
+    long p = strtol(s, NULL, 10);
+    unsetenv("FORETELL_PARENT_PID");
+    if (p <= 0)
+        return;
+    if (getppid() == (pid_t)p) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != (pid_t)p)
+            _exit(127); /* it died before the prctl */
+    } else if (kill((pid_t)p, 0) < 0 && errno == ESRCH) {
+        _exit(127);
+    }
 }
 
 static void on_exit_end(void)
@@ -78,32 +162,82 @@ static void on_fork_child(void)
     ft_trace_forget();
 }
 
+/* FORETELL_TRACE with patterns (recorder/trace_path.c): %n is claimed
+ * with O_EXCL, so processes starting together get different numbers. */
+static const char *trace_path(const char *pattern, char *buf, size_t len)
+{
+    if (!strchr(pattern, '%'))
+        return pattern;
+    for (unsigned long n = 0; n < 1000000; n++) {
+        int uses_n;
+        int rc = ft_trace_path_expand(pattern, (unsigned long)getpid(),
+                                      program_invocation_short_name, n, buf,
+                                      len, &uses_n);
+        if (rc < 0) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        if (rc == 1 && n == 0)
+            fprintf(stderr, "foretell: FORETELL_TRACE=%s: a '%%' that is not "
+                    "%%p, %%e, %%n or %%%% is kept as it is\n", pattern);
+        if (!uses_n)
+            return buf;
+        int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            close(fd);
+            return buf;
+        }
+        if (errno != EEXIST)
+            return NULL;
+    }
+    errno = EEXIST;
+    return NULL;
+}
+
 void ft_init(void)
 {
     static int done;
     if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
         return;
     ft_rt.verbose = env_int("FORETELL_RT_VERBOSE", 0) != 0;
-    ft_report_init(); /* first: refusals below go through it */
-    const char *path = getenv("FORETELL_TRACE");
-    if (!path || !*path) {
+    ft_progress_init(); /* first: the harness learns we are here */
+    const char *pattern = getenv("FORETELL_TRACE");
+    if (!pattern || !*pattern) {
         ft_rt_verbose("FORETELL_TRACE unset: passthrough");
         return;
+    }
+    die_with_launcher();
+    status_open();
+    static char expanded[4096];
+    const char *path = trace_path(pattern, expanded, sizeof expanded);
+    ft_io_set_report(status_fd, path ? path : pattern);
+    if (!path) {
+        int e = errno;
+        if (status_fd >= 0)
+            ft_io_fail(e, -1); /* the launcher says it */
+        else
+            fprintf(stderr, "foretell: cannot write trace %s: %s\n", pattern,
+                    strerror(e));
+        _exit(FT_OPEN_FAIL_STATUS);
     }
     ft_rt.quantum = env_int("FORETELL_QUANTUM", 20000);
     ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);
     ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
+    ft_rt.flush_ms = (int)env_int("FORETELL_FLUSH_MS", 100);
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
-        ft_refuse_exit(FT_BAD_STRATEGY_STATUS);
+        ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: cannot "
+                     "follow it", strategy);
     /* Replay (docs/replay.md): a schedule to follow, deterministic time,
      * the heap oracle, a bound on key points. */
     const char *schedule = getenv("FORETELL_SCHEDULE");
     int controlled = (schedule && *schedule) || (strategy && *strategy);
     if (schedule && *schedule) {
         const char *dv = getenv("FORETELL_DIVERGE");
-        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue")) < 0)
-            ft_refuse_exit(FT_BAD_SCHEDULE_STATUS);
+        char why[512];
+        if (ft_replay_load(schedule, dv && !strcmp(dv, "continue"), why,
+                           sizeof why) < 0)
+            ft_rt_refuse(FT_BAD_SCHEDULE_STATUS, "%s", why);
     }
     ft_rt.virtual_time = (int)env_int("FORETELL_VIRTUAL_TIME", controlled);
     ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
@@ -115,8 +249,15 @@ void ft_init(void)
     ft_rt.pid = getpid();
     ft_fence_init();
     if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {
-        ft_refusal_note("cannot write trace %s: %s", path, strerror(errno));
-        ft_refuse_exit(FT_OPEN_FAIL_STATUS);
+        int e = errno;
+        if (!ft_io_failed()) {
+            if (status_fd >= 0)
+                ft_io_fail(e, -1); /* the launcher says it */
+            else
+                fprintf(stderr, "foretell: cannot write trace %s: %s\n",
+                        path, strerror(e));
+        }
+        _exit(FT_OPEN_FAIL_STATUS);
     }
     /* Programs this one runs must not overwrite our trace. */
     unsetenv("FORETELL_TRACE");

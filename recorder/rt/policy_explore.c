@@ -315,9 +315,8 @@ static const ft_policy ft_policy_explore = {
 
 static int bad(const char *spec, const char *why, const char *what)
 {
-    ft_refusal_note("FORETELL_STRATEGY=%s: %s%s", spec, why,
-            what ? what : "");
-    return -1;
+    ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: %s%s", spec,
+                 why, what ? what : "");
 }
 
 static int parse_u64(const char *s, size_t len, uint64_t *out)

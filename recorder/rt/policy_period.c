@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -236,9 +237,8 @@ int ft_period_select(const char *spec)
 {
     const char *p = spec + strlen("period");
     if (strncmp(p, ":p=", 3) != 0) {
-        ft_refusal_note("FORETELL_STRATEGY=%s: expected period:p=T.C,...",
-                spec);
-        return -1;
+        ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                     "FORETELL_STRATEGY=%s: expected period:p=T.C,...", spec);
     }
     p += 3;
     uint64_t total[FT_MAX_THREADS] = {0};
@@ -261,16 +261,16 @@ int ft_period_select(const char *spec)
         goto bad;
     const char *log = getenv("FORETELL_EXPLORE_LOG");
     if (log && *log && open_log(log) < 0) {
-        ft_refusal_note("cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
-                        strerror(errno));
-        return -1;
+        ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                     "cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
+                     strerror(errno));
     }
     ft_rt.policy = &ft_policy_period;
     ft_rt_verbose("strategy %s: %d period(s)", spec, pd.np);
     return 0;
 bad:
-    ft_refusal_note("FORETELL_STRATEGY=%s: bad period list near '%s' "
-            "(expected T.C pairs, T >= 0 not twice in a row, C >= 1, at most %d)",
-            spec, p, PD_MAX_PERIODS);
-    return -1;
+    ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                 "FORETELL_STRATEGY=%s: bad period list near '%s' (expected "
+                 "T.C pairs, T >= 0 not twice in a row, C >= 1, at most %d)",
+                 spec, p, PD_MAX_PERIODS);
 }

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -168,9 +169,9 @@ int ft_prefix_select(const char *spec)
     const char *p = spec + strlen("prefix");
     if (*p == ':') {
         if (strncmp(p, ":at=", 4) != 0) {
-            ft_refusal_note("FORETELL_STRATEGY=%s: expected prefix:at=S.T,...",
-                    spec);
-            return -1;
+            ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                         "FORETELL_STRATEGY=%s: expected prefix:at=S.T,...",
+                         spec);
         }
         p += 4;
         uint64_t last = 0;
@@ -195,15 +196,15 @@ int ft_prefix_select(const char *spec)
     if (log && *log) {
         px.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (px.log_fd < 0) {
-            ft_refusal_note("cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
-                            strerror(errno));
-            return -1;
+            ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                         "cannot write FORETELL_EXPLORE_LOG=%s: %s", log,
+                         strerror(errno));
         }
     }
     ft_rt.policy = &ft_policy_prefix;
     return 0;
 bad:
-    ft_refusal_note("FORETELL_STRATEGY=%s: bad step list near '%s' "
-            "(expected ascending S.T pairs)", spec, p);
-    return -1;
+    ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                 "FORETELL_STRATEGY=%s: bad step list near '%s' (expected "
+                 "ascending S.T pairs)", spec, p);
 }

@@ -14,6 +14,7 @@
  * (replay/outcome.c): the runtime cannot symbolise sites.  docs/replay.md. */
 #define _GNU_SOURCE
 #include "rt.h"
+#include "recorder/schedule_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,145 +100,83 @@ static struct {
     uint64_t end_step[FT_MAX_THREADS];
 } rp = {.probe = -1};
 
-static int bad(const char *path, unsigned line, const char *what)
+static int load_text(const char *path, char **text, size_t *len, char *why,
+                     size_t whylen)
 {
-    ft_refusal_note("%s:%u: %s", path, line, what);
-    return -1;
-}
-
-static int parse_u64(const char **p, const char *end, uint64_t *out)
-{
-    const char *q = *p;
-    uint64_t v = 0;
-    if (q >= end || *q < '0' || *q > '9')
+    uint64_t size;
+    int fd = ft_open_regular(path, &size, why, whylen);
+    if (fd < 0)
         return -1;
-    while (q < end && *q >= '0' && *q <= '9') {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(*q++ - '0');
-    }
-    *p = q;
-    *out = v;
-    return 0;
-}
-
-/* One step line "tid index kind mark site" into s. */
-static int parse_step(const char *p, const char *end, struct step *s)
-{
-    uint64_t tid, index;
-    if (parse_u64(&p, end, &tid) || tid >= FT_MAX_THREADS || p >= end ||
-        *p++ != ' ' || parse_u64(&p, end, &index) || p >= end || *p++ != ' ')
-        return -1;
-    const char *k = p;
-    while (p < end && *p != ' ')
-        p++;
-    if (p == k || p + 3 > end || (p[1] != '!' && p[1] != '-') || p[2] != ' ')
-        return -1;
-    s->tid = (uint32_t)tid;
-    s->index = index;
-    s->steal = p - k == 5 && !memcmp(k, "steal", 5);
-    return 0;
-}
-
-static int load_text(const char *path, char **text, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    *len = (size_t)st.st_size;
+    *len = (size_t)size;
     *text = *len ? mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
     close(fd);
-    return *len && *text == MAP_FAILED ? -1 : 0;
-}
-
-int ft_replay_load(const char *path, int diverge_continue)
-{
-    char *text;
-    size_t len;
-    if (load_text(path, &text, &len) < 0) {
-        ft_refusal_note("cannot read schedule %s: %s", path, strerror(errno));
+    if (*len && *text == MAP_FAILED) {
+        snprintf(why, whylen, "cannot map it: %s", strerror(errno));
+        *text = NULL;
         return -1;
     }
-    const char *p = text, *end = text + len;
-    unsigned line = 0;
-    uint64_t declared = 0, n = 0;
-    int have_steps = 0, ended = 0, rc = -1;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        line++;
-        size_t ll = (size_t)(le - p);
-        if (line == 1) {
-            if (ll < 19 || memcmp(p, "foretell-schedule 1", 19)) {
-                bad(path, line, "not a schedule file (expected "
-                                "'foretell-schedule 1')");
-                goto out;
-            }
-        } else if (ended) {
-            bad(path, line, "text after 'end'");
-            goto out;
-        } else if (ll == 0 || *p == '#') {
-        } else if (!have_steps) {
-            if (ll > 6 && !memcmp(p, "steps:", 6)) {
-                const char *q = p + 6;
-                while (q < le && *q == ' ')
-                    q++;
-                if (parse_u64(&q, le, &declared) || q != le ||
-                    declared > 100000000) {
-                    bad(path, line, "steps: expected a count");
-                    goto out;
-                }
-                have_steps = 1;
-                size_t bytes = (declared + 1) * sizeof *rp.steps;
-                rp.steps = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-                if (rp.steps == MAP_FAILED) {
-                    bad(path, line, "out of memory");
-                    goto out;
-                }
-            } else if (!memchr(p, ':', ll)) {
-                bad(path, line, "expected a header line 'key: value'");
-                goto out;
-            }
-        } else if (ll == 3 && !memcmp(p, "end", 3)) {
-            if (n != declared) {
-                bad(path, line, "fewer step lines than 'steps:'");
-                goto out;
-            }
-            ended = 1;
-        } else if (n >= declared) {
-            bad(path, line, "more step lines than 'steps:'");
-            goto out;
-        } else if (parse_step(p, le, &rp.steps[n]) < 0) {
-            bad(path, line, "bad step (expected 'tid index kind mark site')");
-            goto out;
-        } else {
-            n++;
+    return 0;
+}
+
+/* Each parsed line: the step table is one mapping sized by the room the
+ * parser makes for the declared steps (bounded by the file's size). */
+static int take(void *ctx, int item, const ft_sched_parse *p,
+                const ft_sched_line *l, char *err, size_t errlen)
+{
+    size_t *bytes = ctx;
+    if (item == FT_SI_STEPS) {
+        *bytes = (p->room + 1) * sizeof *rp.steps;
+        rp.steps = mmap(NULL, *bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (rp.steps == MAP_FAILED) {
+            rp.steps = NULL;
+            snprintf(err, errlen, "out of memory");
+            return -1;
         }
-        p = nl ? nl + 1 : end;
+    } else if (item == FT_SI_STEP) {
+        struct step *st = &rp.steps[p->nsteps - 1];
+        st->tid = l->tid;
+        st->index = l->tindex;
+        st->steal = l->kindlen == 5 && !memcmp(l->kind, "steal", 5);
+        rp.n = p->nsteps;
     }
-    if (!ended) {
-        bad(path, line + 1, "missing 'end' (truncated file?)");
-        goto out;
+    return 0;
+}
+
+/* Parses the schedule with the CLI's own parser (schedule_parse.c), so
+ * that what `foretell replay` accepted the runtime follows, with the same
+ * limits. */
+int ft_replay_load(const char *path, int diverge_continue, char *out,
+                   size_t outlen)
+{
+    char *text = NULL, why[200];
+    size_t len = 0, bytes = 0;
+    unsigned line;
+    if (load_text(path, &text, &len, why, sizeof why) < 0) {
+        snprintf(out, outlen, "cannot read schedule %s: %s", path, why);
+        return -1;
     }
-    rp.n = n;
+    rp.n = 0;
+    int rc = ft_sched_parse_text(text, len, take, &bytes, &line, why,
+                                 sizeof why);
+    if (text)
+        munmap(text, len);
+    if (rc < 0) {
+        snprintf(out, outlen, "%s:%u: %s", path, line, why);
+        if (rp.steps)
+            munmap(rp.steps, bytes);
+        rp.steps = NULL;
+        rp.n = 0;
+        return -1;
+    }
     rp.cur = 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (rp.steps[i].tid < FT_MAX_THREADS)
-            rp.end_step[rp.steps[i].tid] = i + 1;
+    for (uint64_t i = 0; i < rp.n; i++)
+        rp.end_step[rp.steps[i].tid] = i + 1;
     rp.diverge_continue = diverge_continue;
     if (ft_rt.policy != &ft_policy_record)
         ft_policy_tail = ft_rt.policy; /* FORETELL_STRATEGY chose one */
     ft_rt.policy = rp.n ? &ft_policy_replay : ft_policy_tail;
-    rc = 0;
-out:
-    if (text && text != MAP_FAILED)
-        munmap(text, len);
-    return rc;
+    return 0;
 }
 
 static uint64_t next_index(int tid)

@@ -19,10 +19,10 @@
 #include <time.h>
 
 #include "recorder/encode.h"
-#include "recorder/report.h"
+#include "recorder/progress.h"
 #include "recorder/trace.h"
 
-#define FT_MAX_THREADS 1024
+#define FT_MAX_THREADS FT_TRACE_MAX_THREADS
 #define FT_WIDE_MAX 4096
 #define FT_SPIN_ADDRS 8 /* addresses a spin loop may look at */
 #define FT_SPIN_LOOKS 1000 /* looks before a spinning thread yields */
@@ -63,6 +63,8 @@ typedef struct ft_thread {
     uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
     size_t kp_size;       /* bytes accessed, 0 unknown */
     uintptr_t kp_pc;      /* the access hook's return address, 0 unknown */
+    int kp_defer;         /* a read that leaves the pending write pending
+                             (never preempted at: ft_enter_core) */
 
     /* Scheduler fields, under the scheduler lock. */
     int tid;
@@ -139,14 +141,15 @@ extern const ft_policy ft_policy_record;
 extern const ft_policy ft_policy_none;
 extern const ft_policy ft_policy_replay;
 extern const ft_policy *ft_policy_tail;
-/* Loads FORETELL_SCHEDULE (no malloc: mmap); 0, or -1 with a message on
- * stderr naming the file and line.  Makes ft_policy_replay current. */
-int ft_replay_load(const char *path, int diverge_continue);
+/* Loads FORETELL_SCHEDULE (no malloc: mmap); 0, or -1 with "PATH:LINE:
+ * what" in why.  Makes ft_policy_replay current. */
+int ft_replay_load(const char *path, int diverge_continue, char *why,
+                   size_t len);
 /* Watchdog: may it steal the baton from tid now?  While a schedule is
  * followed only where the schedule has the STEAL. */
 int ft_replay_steal_ok(int tid);
 /* policy_explore.c: FORETELL_STRATEGY (random, pct, rpro, pctvb); 0, or
- * -1 with a message on stderr when the spec is malformed. */
+ * refuses (ft_rt_refuse) when the spec is malformed. */
 int ft_explore_select(const char *spec);
 /* policy_prefix.c: "prefix:at=S.T,..." (ICB/IDB runs). */
 int ft_prefix_select(const char *spec);
@@ -174,6 +177,8 @@ struct ft_rt {
     uint64_t seed;
     int explore_allocs;   /* the policy wants ft_explore_note_alloc calls */
     int watchdog_ms;
+    int flush_ms;         /* FORETELL_FLUSH_MS: the open chunk goes to the
+                             writer when it was opened this long ago */
     const ft_policy *policy;
     int running;          /* tid holding the baton, -1 none */
     int nthreads;         /* tids handed out */
@@ -200,6 +205,16 @@ struct ft_rt {
 extern struct ft_rt ft_rt;
 extern ft_thread ft_threads[FT_MAX_THREADS];
 extern __thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
+
+/* ---- init.c: reports to the harness (docs/replay.md) ---- */
+/* One line "WORD STATUS MESSAGE" on the status channel when the harness
+ * gave one (FORETELL_STATUS_FD), else "foretell: MESSAGE" on stderr. */
+void ft_rt_status_line(const char *word, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The runtime refuses to run the program: reports "refuse" and exits with
+ * status (FT_BAD_*_STATUS, FT_OPEN_FAIL_STATUS) before it ran. */
+void ft_rt_refuse(int status, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
 
 /* ---- sched.c ---- */
 void ft_lock(void);
@@ -243,7 +258,18 @@ void ft_die_deadlock(void) __attribute__((noreturn));
  * END, _exit(status). */
 void ft_die(const char *reason, int status) __attribute__((noreturn));
 
+/* ---- tbio.c: where a failed trace write is reported ---- */
+/* fd: the launcher's report pipe (FORETELL_STATUS_FD), or -1 for
+ * stderr; path names the trace in messages. */
+void ft_io_set_report(int fd, const char *path);
+/* Reports a failed trace write (errno err, at fd's offset) once, and
+ * stops all writing.  Async-signal-safe. */
+void ft_io_fail(int err, int fd);
+int ft_io_failed(void); /* the first failure's errno, or 0 */
+
 /* ---- tracebuf.c ---- */
+/* Opens (truncates) the trace and writes its header: 0, or -1 (errno;
+ * a failed write is already reported). */
 int ft_trace_open(const char *path, int use_writer);
 uint32_t ft_site_id(uintptr_t pc);
 uint32_t ft_site_alloc(uintptr_t pc, uint64_t *count);
@@ -259,7 +285,17 @@ void ft_emit_func_entry(uint32_t site, uint32_t call_site);
 void ft_emit_func_exit(void);
 void ft_emit_switch(int tid);
 void ft_trace_flush(void);                   /* seal and write the chunk */
+/* Whether the open chunk holds events or sites handed to no writer for
+ * interval_ns (the watchdog's timed flush, watchdog.c). */
+int ft_trace_flush_due(int64_t interval_ns);
+/* Set by the watchdog when it found the holder inside the runtime: the
+ * holder hands the open chunk over itself at its next slow path. */
+extern int ft_flush_req;
 void ft_trace_end(const char *reason, int64_t status);
+/* Before execve: flushes and writes END "exec"; the run is not finished
+ * (if the exec fails, a later END wins). */
+void ft_trace_exec(void);
+int ft_trace_is_ours(const char *path); /* path is this run's trace file */
 void ft_trace_signal(int signo, uintptr_t pc); /* async-signal-safe; pc:
                                                   where it was raised, 0 */
 uintptr_t ft_abort_pc(void); /* abort.c: caller of assert/abort, or 0 */
@@ -351,6 +387,7 @@ ft_enter_core(int kind, uintptr_t addr, size_t size, uintptr_t pc,
         t->kp_addr = addr;
         t->kp_size = size;
         t->kp_pc = pc;
+        t->kp_defer = defer;
         ft_keypoint_slow(t);
         /* Only here: an exited thread has no baton, and ft_trace_end
          * takes every thread's baton when the run is finished. */
@@ -441,15 +478,11 @@ void ft_fence_init(void);
  * -1 when the fence failed (then treat the holder as inside a hook). */
 int ft_fence_remote(void);
 
-/* ---- report.c: the report channel to the harness (recorder/report.h) ---- */
-void ft_report_init(void);
-/* Why the run is refused (also printed on stderr); the first one wins. */
-void ft_refusal_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Ends a refused run with status, the reason on the report page. */
-void ft_refuse_exit(int status) __attribute__((noreturn));
+/* ---- progress.c: the progress page for the harness (recorder/progress.h) ---- */
+void ft_progress_init(void);
 /* The watchdog's tick: progress (key points, CPU, thread states). */
-void ft_report_tick(void);
-int ft_report_active(void);
+void ft_progress_tick(void);
+int ft_progress_active(void);
 
 /* ---- watchdog.c / signals.c ---- */
 void ft_watchdog_start(void);

@@ -24,6 +24,10 @@ void ft_io_submit(const ft_chunk *sites, uint64_t sites_seq, int has_sites,
                   const ft_chunk *ev, uint64_t ev_seq, int has_ev);
 /* Returns once every submitted slot is in the file. */
 void ft_io_drain(void);
+/* Writes to the trace unless a write already failed; the first failure
+ * is reported (FORETELL_STATUS_FD or stderr) and stops all writing.
+ * Async-signal-safe. */
+void ft_io_write(int fd, const void *buf, size_t len);
 void ft_io_forget(void); /* fork child */
 
 void ft_modules_scan(void);

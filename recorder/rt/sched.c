@@ -4,7 +4,7 @@
  * choice is delegated to ft_rt.policy, so replay and exploration reuse all
  * of this with another policy. */
 #define _GNU_SOURCE
-#include "rt.h"
+#include "rt_emit.h"
 
 #include <linux/futex.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 ft_thread ft_threads[FT_MAX_THREADS];
+int ft_flush_req;
 __thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
 
 static int sched_word; /* 0 free, 1 locked, 2 locked with waiters */
@@ -154,8 +155,22 @@ static void give(ft_thread *n)
     ft_futex_wake(&n->go);
 }
 
+/* The watchdog's timed flush, when it found the holder inside the
+ * runtime (watchdog.c): the holder hands the open chunk over itself. */
+static void flush_requested(void)
+{
+    if (FT_UNLIKELY(__atomic_load_n(&ft_flush_req, __ATOMIC_RELAXED)) &&
+        !ft_rt.finished) {
+        __atomic_store_n(&ft_flush_req, 0, __ATOMIC_RELAXED);
+        ft_tb_rotate();
+    }
+}
+
+/* A thread that waited for the baton (often the holder the watchdog
+ * found inside the runtime: woken, not yet running) has it now. */
 static void after_park(ft_thread *t)
 {
+    flush_requested();
     if (ft_trace_cur_tid() != t->tid && !ft_rt.finished)
         ft_emit_switch(t->tid);
 }
@@ -249,6 +264,19 @@ void ft_release_locked(ft_thread *t, int newstate)
     ft_unlock();
 }
 
+/* Whether the watchdog only held t's baton for a moment (the steal
+ * handshake that found t inside a hook, or the timed flush) and t keeps
+ * it: then t has it again. */
+static int reclaim_lent(ft_thread *t)
+{
+    ft_lock();
+    int lent = ft_rt.running == t->tid && t->state == FT_T_RUNNING;
+    if (lent)
+        __atomic_store_n(&t->has_baton, 1, __ATOMIC_SEQ_CST);
+    ft_unlock();
+    return lent;
+}
+
 void ft_acquire(ft_thread *t)
 {
     ft_lock();
@@ -256,6 +284,13 @@ void ft_acquire(ft_thread *t)
         take(t);
         ft_unlock();
         after_park(t);
+        return;
+    }
+    if (ft_rt.running == t->tid && t->state == FT_T_RUNNING) {
+        /* The watchdog held the baton for a moment (its timed flush,
+         * watchdog.c): t never lost its turn. */
+        __atomic_store_n(&t->has_baton, 1, __ATOMIC_SEQ_CST);
+        ft_unlock();
         return;
     }
     t->state = FT_T_RUNNABLE;
@@ -366,12 +401,21 @@ void ft_keypoint_slow(ft_thread *t)
     if (FT_UNLIKELY(t->heap_abort))
         ft_heap_check_kp(t); /* the faulty access is recorded: abort */
     if (!__atomic_load_n(&t->has_baton, __ATOMIC_SEQ_CST)) {
-        ft_acquire(t);
-        if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
-            ft_cancel_act(t, t->kp_pc); /* asynchronous: any key point */
-        keypoint_end(t);
-        return;
+        if (!reclaim_lent(t)) {
+            ft_acquire(t);
+            if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
+                ft_cancel_act(t, t->kp_pc); /* asynchronous: any key point */
+            keypoint_end(t);
+            return;
+        }
+        /* An ordinary key point after all: count it as the fast path
+         * would have (ft_enter_core did not, seeing no baton), so that
+         * budgets, and the schedules of replay and exploration, do not
+         * depend on when the watchdog looked. */
+        if (--t->budget > 0 || t->kp_defer)
+            return;
     }
+    flush_requested();
     if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
         ft_cancel_act(t, t->kp_pc);
     if (FT_UNLIKELY(t->sig_pending))

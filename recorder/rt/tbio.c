@@ -12,12 +12,20 @@
  * other chunk (HEADER, MODULES, END) is written by its caller after
  * ft_io_drain(), so the file keeps the order in which chunks were made.
  * Without the writer thread (FORETELL_RT_WRITER=0, a failed thread
- * creation, a fork child) the caller writes each slot itself. */
+ * creation, a fork child) the caller writes each slot itself.
+ *
+ * Every write of the trace goes through ft_io_write.  The first one that
+ * fails (a full disk, EIO) is reported, once: on the pipe the launcher
+ * named in FORETELL_STATUS_FD ("write-error ERRNO OFFSET\n", read by
+ * `foretell record` and the replay harness), else on stderr.  Nothing is
+ * written after it: a chunk after a hole would pass for a whole trace. */
 #define _GNU_SOURCE
 #include "rt_trace.h"
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,17 +46,93 @@ static int threaded;        /* the writer thread runs */
  * finished.  Both only grow (mod 2^32: compared by difference). */
 static uint32_t submitted, written;
 
+static int report_fd = -1;
+static char trace_path[512];
+static int io_errno; /* the first failed write's errno, 0 none */
+
+void ft_io_set_report(int fd, const char *path)
+{
+    report_fd = fd;
+    size_t n = strlen(path);
+    if (n >= sizeof trace_path)
+        n = sizeof trace_path - 1;
+    __real_memcpy(trace_path, path, n);
+    trace_path[n] = 0;
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+    char d[24];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = d[--n];
+    return p;
+}
+
+static char *put_s(char *p, const char *end, const char *s)
+{
+    while (*s && p < end)
+        *p++ = *s++;
+    return p;
+}
+
+/* Async-signal-safe: END is written from the fatal-signal handler. */
+void ft_io_fail(int err, int fd)
+{
+    int none = 0;
+    if (!__atomic_compare_exchange_n(&io_errno, &none, err, 0,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return;
+    off_t off = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : 0;
+    uint64_t at = off > 0 ? (uint64_t)off : 0;
+    char buf[800], *p = buf, *end = buf + sizeof buf - 2;
+    if (report_fd >= 0) {
+        p = put_s(p, end, "write-error ");
+        p = put_dec(p, (uint64_t)err);
+        p = put_s(p, end, " ");
+        p = put_dec(p, at);
+        *p++ = '\n';
+        (void)!write(report_fd, buf, (size_t)(p - buf));
+        return;
+    }
+    const char *why = strerrordesc_np(err);
+    p = put_s(p, end, "foretell: cannot write trace ");
+    p = put_s(p, end, trace_path);
+    p = put_s(p, end, ": ");
+    p = put_s(p, end, why ? why : "I/O error");
+    p = put_s(p, end, "; recording stops (the trace ends at byte ");
+    p = put_dec(p, at);
+    p = put_s(p, end, ")");
+    *p++ = '\n';
+    (void)!write(2, buf, (size_t)(p - buf));
+}
+
+int ft_io_failed(void)
+{
+    return __atomic_load_n(&io_errno, __ATOMIC_SEQ_CST);
+}
+
+void ft_io_write(int fd, const void *buf, size_t len)
+{
+    if (fd < 0 || ft_io_failed())
+        return;
+    int rc = ft_write_all(fd, buf, len);
+    if (rc < 0)
+        ft_io_fail(-rc, fd);
+}
+
 static void write_job(struct job *j)
 {
     if (j->has_sites) {
         size_t len = ft_chunk_seal(&j->sites, FT_CHUNK_SITES, j->sites_seq);
-        if (io_fd >= 0)
-            ft_write_all(io_fd, j->sites.buf, len);
+        ft_io_write(io_fd, j->sites.buf, len);
     }
     if (j->has_ev) {
         size_t len = ft_chunk_seal(&j->ev, FT_CHUNK_EVENTS, j->ev_seq);
-        if (io_fd >= 0)
-            ft_write_all(io_fd, j->ev.buf, len);
+        ft_io_write(io_fd, j->ev.buf, len);
     }
 }
 

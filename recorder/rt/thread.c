@@ -112,6 +112,10 @@ int ft_thread_create(pthread_t *th, const pthread_attr_t *attr,
     c->tid = tid;
     c->parent = t->tid;
     c->state = FT_T_FREE;
+    /* Inside the runtime until its first turn is over: it may be given
+     * the baton before its OS thread runs, and the watchdog must not
+     * take that baton (steal, timed flush) while it starts appending. */
+    c->in_hook = 1;
     c->start = fn;
     c->arg = arg;
     ft_unlock();

@@ -7,9 +7,12 @@
 #include "rt_emit.h"
 #include "rt_trace.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -31,8 +34,7 @@ void ft_tb_write_chunk(ft_chunk *c, unsigned kind)
 {
     ft_io_drain();
     size_t len = ft_chunk_seal(c, kind, tb.seq++);
-    if (tb.fd >= 0)
-        ft_write_all(tb.fd, c->buf, len);
+    ft_io_write(tb.fd, c->buf, len);
 }
 
 static void open_slot(uint8_t *ev, uint8_t *sites)
@@ -43,6 +45,16 @@ static void open_slot(uint8_t *ev, uint8_t *sites)
     ft_tbh.ev.pos = ft_put_uint(ft_tbh.ev.pos, (uint64_t)tb.cur_tid);
     tb.ev_first = ft_tbh.ev.pos;
     ft_tbh.regs = ft_addr_regs_for(FT_FORMAT_VERSION);
+}
+
+/* CLOCK_MONOTONIC of the last hand-over (ft_trace_flush_due). */
+static int64_t last_out_ns;
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Hands the slot (new sites, then events) to the writer and opens the
@@ -61,12 +73,27 @@ static void rotate(void)
         ft_io_submit(&tb.sites, sseq, has_sites, &ft_tbh.ev, eseq, has_ev);
         tb.nsites_pending = 0;
         open_slot(ev, sites);
+        last_out_ns = mono_ns();
     }
 }
 
 void ft_tb_rotate(void)
 {
     rotate();
+}
+
+int ft_trace_flush_due(int64_t interval_ns)
+{
+    if (tb.fd < 0 || ft_rt.finished)
+        return 0;
+    /* Read without the holder's cooperation: only a hint (the flush
+     * itself waits until the holder is outside the runtime). */
+    int has = __atomic_load_n(&ft_tbh.ev.pos, __ATOMIC_RELAXED) !=
+                  __atomic_load_n(&tb.ev_first, __ATOMIC_RELAXED) ||
+              __atomic_load_n(&tb.nsites_pending, __ATOMIC_RELAXED);
+    return has && mono_ns() - __atomic_load_n(&last_out_ns,
+                                              __ATOMIC_RELAXED) >=
+                      interval_ns;
 }
 
 /* Everything recorded so far is in the file when this returns. */
@@ -111,10 +138,15 @@ int ft_trace_open(const char *path, int use_writer)
         return -1;
     ft_modules_scan();
     ft_header_write(ft_now_ns());
+    if (ft_io_failed()) {
+        errno = ft_io_failed();
+        return -1;
+    }
     ft_io_init(tb.fd, use_writer);
     uint8_t *ev, *sites;
     ft_io_buffers(0, &ev, &sites);
     open_slot(ev, sites);
+    last_out_ns = mono_ns();
     return 0;
 }
 
@@ -301,6 +333,21 @@ void ft_trace_end(const char *reason, int64_t status)
      * thread there. */
     for (int i = 0; i < ft_rt.nthreads && i < FT_MAX_THREADS; i++)
         __atomic_store_n(&ft_threads[i].has_baton, 0, __ATOMIC_SEQ_CST);
+}
+
+void ft_trace_exec(void)
+{
+    if (ft_rt.finished || tb.fd < 0)
+        return;
+    ft_trace_flush();
+    write_end("exec", -1);
+}
+
+int ft_trace_is_ours(const char *path)
+{
+    struct stat a, b;
+    return tb.fd >= 0 && stat(path, &a) == 0 && fstat(tb.fd, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 void ft_trace_signal(int signo, uintptr_t pc)

@@ -8,18 +8,18 @@
 #include "recorder/heapmap.h"
 #include "recorder/trace.h"
 
+#include "tests/fuzz/fuzz_mem.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    ft_error err;
-    ft_reader *r = ft_reader_open_mem(data, size, "fuzz", &err);
+    ft_reader *r = fuzz_trace(data, size);
     if (!r)
         return 0;
+    ft_error err;
     const ft_header *h = ft_reader_header(r);
     size_t sink = strlen(h->program);
     for (uint32_t i = 0; i < h->argc; i++)

@@ -68,17 +68,20 @@ int trace_write(const char *path, const evbuf *b)
     if (!w)
         return -1;
     int rc = 0;
-    for (size_t i = 0; i < b->n && !rc; i++) {
-        if (b->ev[i].site) {
-            ft_site s;
-            memset(&s, 0, sizeof s);
-            s.id = b->ev[i].site;
-            s.offset = 0x400000u + 4u * s.id;
-            rc = ft_writer_site(w, &s);
-        }
-        if (!rc)
-            rc = ft_writer_event(w, &b->ev[i]);
+    /* site ids are dense from 1 (docs/trace-format.md): define them all */
+    uint32_t maxsite = 0;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->ev[i].site > maxsite)
+            maxsite = b->ev[i].site;
+    for (uint32_t id = 1; id <= maxsite && !rc; id++) {
+        ft_site s;
+        memset(&s, 0, sizeof s);
+        s.id = id;
+        s.offset = 0x400000u + 4u * s.id;
+        rc = ft_writer_site(w, &s);
     }
+    for (size_t i = 0; i < b->n && !rc; i++)
+        rc = ft_writer_event(w, &b->ev[i]);
     ft_end end;
     memset(&end, 0, sizeof end);
     end.present = 1;

@@ -9,16 +9,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-static FILE *from_text(const char *text)
+static FILE *from_bytes(const char *text, size_t len)
 {
     FILE *f = tmpfile();
     assert_non_null(f);
-    fputs(text, f);
+    fwrite(text, 1, len, f);
     rewind(f);
     return f;
+}
+
+static FILE *from_text(const char *text)
+{
+    return from_bytes(text, strlen(text));
 }
 
 static void round_trip(void **state)
@@ -74,9 +80,9 @@ static void comments(void **state)
     ft_schedule_free(&r);
 }
 
-static void expect_error(const char *text, const char *want)
+static void expect_error_n(const char *text, size_t len, const char *want)
 {
-    FILE *f = from_text(text);
+    FILE *f = from_bytes(text, len);
     ft_schedule r;
     char err[256] = "";
     int rc = ft_schedule_read(f, "s.schedule", &r, err, sizeof err);
@@ -85,12 +91,19 @@ static void expect_error(const char *text, const char *want)
         fail_msg("want error containing '%s', got rc %d '%s'", want, rc, err);
 }
 
+static void expect_error(const char *text, const char *want)
+{
+    expect_error_n(text, strlen(text), want);
+}
+
 #define HEAD "foretell-schedule 1\nkind: CA\n"
 
 static void errors(void **state)
 {
     (void)state;
-    expect_error("", "s.schedule:1: missing 'steps:' header");
+    expect_error("", "s.schedule:1: empty file: not a schedule file");
+    expect_error("foretell-schedule 1\n",
+                 "s.schedule:2: missing 'steps:' header");
     expect_error("hello 1\n", "s.schedule:1: not a schedule file");
     expect_error("foretell-schedule 2\n", "s.schedule:1: unsupported version");
     expect_error("foretell-schedule 1\nkind: XY\n",
@@ -115,6 +128,36 @@ static void errors(void **state)
                  "s.schedule:4: step: expected mark");
     expect_error(HEAD "steps: 1\n0 1 read -\nend\n",
                  "s.schedule:4: step: expected mark");
+    /* the runtime's limits are the CLI's (one parser serves both) */
+    expect_error(HEAD "steps: 1\n1024 1 read - a:1\nend\n",
+                 "s.schedule:4: step: thread id 1024 beyond the limit of "
+                 "1024 threads");
+    expect_error(HEAD "steps: 1\n4294967294 1 read - a:1\nend\n",
+                 "s.schedule:4: step: thread id 4294967294 beyond");
+    static const char nul[] = HEAD "steps: 1\n0 1 read - a\0:1\nend\n";
+    expect_error_n(nul, sizeof nul - 1,
+                   "s.schedule:4: a NUL byte in the line");
+    expect_error("foretell-schedule 1 x\n", "s.schedule:1: not a schedule");
+    expect_error(HEAD "steps: 1\n0 1 toolongakindnameforanyeventkindatall - "
+                 "a:1\nend\n", "s.schedule:4: step: bad event kind");
+    /* a lying count: reported where the lines stop, nothing sized by it */
+    expect_error(HEAD "steps: 100000000\n0 1 read - a:1\nend\n",
+                 "s.schedule:5: 'steps: 100000000' but 1 step lines");
+    expect_error(HEAD "steps: 100000001\nend\n",
+                 "s.schedule:3: steps: expected a count up to 100000000");
+}
+
+/* A line of 5000 bytes: refused by its length, not cut silently. */
+static void long_line(void **state)
+{
+    (void)state;
+    char *text = malloc(6000);
+    assert_non_null(text);
+    int n = snprintf(text, 6000, HEAD "steps: 1\n0 1 read - ");
+    memset(text + n, 'x', 5000);
+    snprintf(text + n + 5000, 100, "\nend\n");
+    expect_error(text, "s.schedule:4: line longer than 4095 bytes");
+    free(text);
 }
 
 int main(void)
@@ -123,6 +166,7 @@ int main(void)
         cmocka_unit_test(round_trip),
         cmocka_unit_test(comments),
         cmocka_unit_test(errors),
+        cmocka_unit_test(long_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

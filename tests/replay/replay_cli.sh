@@ -93,7 +93,7 @@ expect 2 "exactly one of --schedule and --trace" "$F" replay --schedule pc.sched
 expect 2 "exactly one of" "$F" replay -- "$PC"
 expect 2 "no program" "$F" replay --schedule pc.sched
 expect 2 "on-divergence: expected stop or continue" "$F" replay --schedule pc.sched --on-divergence maybe -- "$PC"
-expect 127 "no-such-program: error: program not found" "$F" replay --schedule pc.sched -- ./no-such-program
+expect 127 "no-such-program: program not found" "$F" replay --schedule pc.sched -- ./no-such-program
 expect 2 "not built with foretell-cc" "$F" replay --schedule pc.sched -o t.ft -- /bin/true
 printf 'garbage' > junk.ft
 expect 2 "junk.ft: error" "$F" replay --trace junk.ft -- "$PC"

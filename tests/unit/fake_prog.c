@@ -1,15 +1,18 @@
 /* fake_prog.c - stands in for a program built with foretell-cc in the
  * record tests: writes a small trace (2 threads, a lock, shared accesses)
  * to $FORETELL_TRACE like the runtime would, then does what argv[1] says:
- *   exit N | signal N | hang | notrace | deadlock | chdir
+ *   exit N | signal N | hang | notrace | deadlock | chdir | cut | forged
  * so each outcome `foretell record` must handle is testable without the
- * runtime. */
+ * runtime.  cut: the trace loses its tail and a write error (ENOSPC) is
+ * reported on FORETELL_STATUS_FD as the runtime would; forged: the same
+ * report beside a whole trace (the program, not the runtime, wrote it). */
 #include "recorder/trace.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int write_trace(const char *path, int deadlock)
@@ -59,6 +62,21 @@ int main(int argc, char **argv)
                                                                  "deadlock")) <
                                                  0))
         return 98;
+    if (!strcmp(what, "cut") || !strcmp(what, "forged")) {
+        const char *fd = getenv("FORETELL_STATUS_FD");
+        struct stat st;
+        if (!fd || stat(path, &st) < 0)
+            return 97;
+        off_t cut = what[0] == 'c' ? st.st_size - 10 : st.st_size;
+        if (truncate(path, cut) < 0)
+            return 97;
+        char line[64];
+        int n = snprintf(line, sizeof line, "write-error 28 %lld\n",
+                         (long long)cut);
+        if (write(atoi(fd), line, (size_t)n) != n)
+            return 96;
+        return 0;
+    }
     if (!strcmp(what, "exit"))
         return argc > 2 ? atoi(argv[2]) : 0;
     if (!strcmp(what, "signal")) {

@@ -60,6 +60,14 @@ const size_t fx_nkinds = sizeof fx_kinds / sizeof fx_kinds[0];
 
 static uint32_t e32(rng *r) { return (uint32_t)rng_edge(r); }
 
+uint32_t rng_tid(rng *r)
+{
+    static const uint32_t edges[] = {0, 1, 2, 127, 128,
+                                     FT_TRACE_MAX_THREADS - 1};
+    uint64_t k = rng_below(r, 8);
+    return k < 6 ? edges[k] : (uint32_t)rng_below(r, FT_TRACE_MAX_THREADS);
+}
+
 void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
 {
     static const uint16_t sizes[] = {1, 2, 4, 8};
@@ -67,6 +75,8 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
     ev->kind = (uint16_t)kind;
     switch (kind) {
     case FT_EV_THREAD_START:
+        ev->value = rng_tid(r);
+        break;
     case FT_EV_STEAL:
     case FT_EV_SIGNAL:
         ev->value = e32(r);
@@ -76,7 +86,7 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
     case FT_EV_THREAD_DETACH:
     case FT_EV_THREAD_CANCEL:
         ev->site = e32(r);
-        ev->value = e32(r);
+        ev->value = rng_tid(r);
         break;
     case FT_EV_THREAD_EXIT:
     case FT_EV_FUNC_EXIT:

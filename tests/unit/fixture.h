@@ -18,6 +18,9 @@ uint64_t rng_next(rng *r);
 uint64_t rng_below(rng *r, uint64_t n);
 /* An "interesting" 64-bit value: encoding boundaries or random. */
 uint64_t rng_edge(rng *r);
+/* A thread id the format allows (below FT_TRACE_MAX_THREADS), its edges
+ * often. */
+uint32_t rng_tid(rng *r);
 
 /* Every kind the writer can encode (all but SWITCH). */
 extern const unsigned fx_kinds[];

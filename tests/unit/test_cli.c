@@ -1,8 +1,8 @@
 /* test_cli.c - the record, dump, stats, check and symbolize commands as a
  * user runs them: exit codes (the program's own status, 128+signal, 127
  * for a missing program, 2 for bad input or a damaged trace, 1 for
- * consistency violations), the messages, and the END chunk record
- * appends.  fake_prog stands in for an instrumented program. */
+ * consistency violations, 4 when the trace could not be written), the
+ * messages, and the END chunk record appends.  fake_prog stands in for an instrumented program. */
 #define _GNU_SOURCE
 #include "fixture.h"
 
@@ -101,9 +101,9 @@ static void test_record_missing_program(void **state)
     (void)state;
     assert_int_equal(run("record", "-o", "x.ftrace", "--",
                          "/nonexistent/prog", NULL), 127);
-    ASSERT_IN(err, "/nonexistent/prog: no such file");
+    ASSERT_IN(err, "/nonexistent/prog: program not found (no such file)");
     assert_int_equal(run("record", "--", "no-such-command-ft", NULL), 127);
-    ASSERT_IN(err, "no-such-command-ft: command not found");
+    ASSERT_IN(err, "no-such-command-ft: program not found (not in PATH)");
     assert_int_equal(run("record", NULL), 2);
     ASSERT_IN(err, "missing PROG");
 }
@@ -113,7 +113,8 @@ static void test_record_bad_output_and_uninstrumented(void **state)
     (void)state;
     assert_int_equal(run("record", "-o", "/nonexistent-dir/t.ftrace", "--",
                          FAKE_PROG, NULL), 2);
-    ASSERT_IN(err, "cannot write trace '/nonexistent-dir/t.ftrace'");
+    ASSERT_IN(err, "/nonexistent-dir/t.ftrace: cannot write: no such "
+                   "directory");
     assert_int_equal(run("record", "-o", "n.ftrace", "--", FAKE_PROG,
                          "notrace", NULL), 2);
     ASSERT_IN(err, "was not built with foretell-cc");
@@ -129,7 +130,7 @@ static void test_record_exit_status_and_end(void **state)
     snprintf(trace, sizeof trace, "%s/e.ftrace", dir);
     assert_int_equal(run("record", "-o", "e.ftrace", "--", FAKE_PROG,
                          "exit", "3", NULL), 3);
-    ASSERT_IN(err, "e.ftrace: 7 events, 2 threads, exit (status 3)");
+    ASSERT_IN(err, "e.ftrace: 7 events, 2 threads, exit 3\n");
     ft_reader *r;
     const ft_end *e = end_of(trace, &r);
     assert_true(e->present);
@@ -137,12 +138,37 @@ static void test_record_exit_status_and_end(void **state)
     assert_int_equal(e->exit_status, 3 << 8); /* raw waitpid status */
     assert_int_equal(e->events, 7);
     ft_reader_close(r);
+    /* stats says the exit code, not the raw wait status (768) */
+    assert_int_equal(run("stats", "e.ftrace", NULL), 0);
+    ASSERT_IN(out, "ended:            exit 3");
+    assert_int_equal(run("stats", "--json", "e.ftrace", NULL), 0);
+    ASSERT_IN(out, "\"exit_code\":3");
     /* the default output is ./PROG.ftrace, and options may come without
      * "--" before the program */
     assert_int_equal(run("record", FAKE_PROG, "exit", "0", NULL), 0);
     char def[300];
     snprintf(def, sizeof def, "%s/fake_prog.ftrace", dir);
     assert_int_equal(access(def, R_OK), 0);
+}
+
+/* The runtime reports a failed write on its pipe: record says so, keeps
+ * what was written, and exits 4; a report beside a whole trace (with the
+ * runtime's END) did not come from the runtime. */
+static void test_record_write_error(void **state)
+{
+    (void)state;
+    assert_int_equal(run("record", "-o", "c.ftrace", "--", FAKE_PROG, "cut",
+                         NULL), 4);
+    ASSERT_IN(err, "foretell record: cannot write trace 'c.ftrace': No space "
+                   "left on device; the trace is cut at byte ");
+    char trace[300];
+    snprintf(trace, sizeof trace, "%s/c.ftrace", dir);
+    ft_reader *r;
+    assert_false(end_of(trace, &r)->present); /* no END claims a whole run */
+    ft_reader_close(r);
+    assert_int_equal(run("record", "-o", "f.ftrace", "--", FAKE_PROG,
+                         "forged", NULL), 0);
+    assert_null(strstr(err, "cannot write"));
 }
 
 static void test_record_signal_timeout_deadlock(void **state)
@@ -260,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_record_missing_program),
         cmocka_unit_test(test_record_bad_output_and_uninstrumented),
         cmocka_unit_test(test_record_exit_status_and_end),
+        cmocka_unit_test(test_record_write_error),
         cmocka_unit_test(test_record_signal_timeout_deadlock),
         cmocka_unit_test(test_dump_stats_check),
         cmocka_unit_test(test_damaged_and_bad_input),

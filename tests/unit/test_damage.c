@@ -316,8 +316,16 @@ static void hostile_body(unsigned kind, const uint8_t *body, size_t n,
     ft_addr_regs reg = ft_addr_regs_for(FT_FORMAT_VERSION);
     p = ft_encode_event(p, &ok, &reg);
     put_chunk(&t, FT_CHUNK_EVENTS, b, (size_t)(p - b), 1);
-    put_chunk(&t, kind, body, n, 0);
-    if (kind == FT_CHUNK_EVENTS) {
+    put_chunk(&t, kind, body, n, msg ? 0 : 1);
+    if (!msg) { /* valid: both events are delivered */
+        ft_error err;
+        ft_reader *r = ft_reader_open_mem(t.data, t.len, "valid", &err);
+        assert_non_null(r);
+        int last;
+        assert_int_equal(drain(r, &last), 2);
+        assert_int_equal(last, 0);
+        ft_reader_close(r);
+    } else if (kind == FT_CHUNK_EVENTS) {
         expect_damage(&t, 1, msg);
     } else {
         /* metadata is read at open: the damage is known then */
@@ -356,7 +364,8 @@ static void test_hostile_bodies(void **state)
     hostile_body(FT_CHUNK_EVENTS, neg_site, sizeof neg_site, "negative");
     static const uint8_t huge_tid[] = {1, 0, FT_EV_SWITCH, 0xcf, 1, 0, 0, 0,
                                        0, 0, 0, 0, FT_EV_YIELD, 1};
-    hostile_body(FT_CHUNK_EVENTS, huge_tid, sizeof huge_tid, "out of range");
+    hostile_body(FT_CHUNK_EVENTS, huge_tid, sizeof huge_tid,
+                 "thread id beyond");
     /* a SITES array claiming 4 G elements */
     static const uint8_t big_array[] = {0xdd, 0xff, 0xff, 0xff, 0xff, 1, 2, 3};
     hostile_body(FT_CHUNK_SITES, big_array, sizeof big_array,
@@ -375,6 +384,65 @@ static void test_hostile_bodies(void **state)
     hostile_body(FT_CHUNK_MODULES, deep, sizeof deep, "MODULES entry");
     static const uint8_t end_not_map[] = {0x93, 1, 2, 3};
     hostile_body(FT_CHUNK_END, end_not_map, sizeof end_not_map, "END");
+}
+
+/* A SITES chunk with one entry [id, 0, 0x40] after the header. */
+static void site_table(small_trace *t, const uint32_t *ids, size_t n)
+{
+    put_header(t);
+    uint8_t b[256], *p = b;
+    for (size_t i = 0; i < n; i++) {
+        *p++ = 0x93;
+        p = ft_put_uint(p, ids[i]);
+        p = ft_put_uint(p, 0);
+        p = ft_put_uint(p, 0x40);
+    }
+    put_chunk(t, FT_CHUNK_SITES, b, (size_t)(p - b), 0);
+}
+
+/* Every id a consumer sizes a table by is bounded by what the file holds:
+ * a 9 KB trace naming site 100,000,000 made analyze allocate 5.9 GB. */
+static void test_hostile_ids(void **state)
+{
+    (void)state;
+    static const uint32_t far[][2] = {{1, 100000000}, {1, 0xffffffffu}};
+    for (int i = 0; i < 2; i++) {
+        small_trace t;
+        site_table(&t, far[i], 2);
+        ft_error err;
+        assert_null(ft_reader_open_mem(t.data, t.len, "hostile", &err));
+        char want[80];
+        snprintf(want, sizeof want, "site id %u, but site 2 is not defined",
+                 far[i][1]);
+        if (!strstr(err.message, want))
+            fail_msg("expected '%s' in '%s'", want, err.message);
+        /* the offset of the entry naming it: the second of the body */
+        assert_int_equal(err.offset, t.start[1] + FT_CHUNK_HEAD + 4);
+    }
+    /* dense ids in any order are a table */
+    static const uint32_t shuffled[] = {3, 1, 2, 2};
+    small_trace t;
+    site_table(&t, shuffled, 4);
+    ft_error err;
+    ft_reader *r = ft_reader_open_mem(t.data, t.len, "ok", &err);
+    assert_non_null(r);
+    assert_int_equal(ft_reader_nsites(r), 3);
+    assert_int_equal(ft_reader_site(r, 3)->id, 3);
+    assert_null(ft_reader_site(r, 4));
+    ft_reader_close(r);
+
+    /* thread ids: the last one allowed, then one beyond, as the running
+     * thread and as a created child */
+    static const uint8_t last_tid[] = {1, 0, FT_EV_SWITCH, 0xcd, 0x03, 0xff,
+                                       FT_EV_YIELD, 1};
+    hostile_body(FT_CHUNK_EVENTS, last_tid, sizeof last_tid, NULL);
+    static const uint8_t one_more[] = {1, 0, FT_EV_SWITCH, 0xcd, 0x04, 0x00,
+                                       FT_EV_YIELD, 1};
+    hostile_body(FT_CHUNK_EVENTS, one_more, sizeof one_more,
+                 "thread id beyond the format's limit of 1024 threads");
+    static const uint8_t child[] = {1, 0, FT_EV_THREAD_CREATE, 1, 0xcd, 0x04,
+                                    0x00};
+    hostile_body(FT_CHUNK_EVENTS, child, sizeof child, "thread id beyond");
 }
 
 /* A HEADER chunk with the given body (valid CRC). */
@@ -528,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_random_byte_flips),
         cmocka_unit_test(test_hostile_frame_lengths),
         cmocka_unit_test(test_hostile_bodies),
+        cmocka_unit_test(test_hostile_ids),
         cmocka_unit_test(test_hostile_headers),
         cmocka_unit_test(test_malformed_event_in_valid_chunk),
         cmocka_unit_test(test_address_registers_by_version),

@@ -228,8 +228,8 @@ static void run_case(uint64_t seed, size_t n)
     for (size_t i = 0; i < n; i++) {
         fx_random_event(&g, fx_kinds[rng_below(&g, fx_nkinds)], &evs[i],
                         bufs + i * 4096);
-        evs[i].tid = (uint32_t)(rng_below(&g, 3) ? rng_below(&g, 3)
-                                                 : rng_edge(&g));
+        evs[i].tid = rng_below(&g, 3) ? (uint32_t)rng_below(&g, 3)
+                                      : rng_tid(&g);
     }
     char path[256];
     fx_temp_path(path, sizeof path, "mp");
