@@ -94,6 +94,9 @@ static void print_summary(FILE *out, const ft_pipeline *pl)
             st[FI_ST_NOCONFLICT], st[FI_ST_OBSERVED], st[FI_ST_OPEN],
             pl->nprops, ca, pl->nprops - ca, pl->nviolated, pl->nholds,
             pl->nunknown + pl->nerror);
+    if (pl->decide.holds + pl->decide.violated)
+        fprintf(out, " (%llu decided without the solver)",
+                (unsigned long long)(pl->decide.holds + pl->decide.violated));
     if (pl->nskipped)
         fprintf(out, " (%zu not solved: %s)", pl->nskipped, pl->skip_why);
     if (pl->infer.ncma_dropped)
@@ -271,6 +274,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "holds", pl->nholds);
     ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
     ft_json_kuint(&j, "not_solved", pl->nskipped);
+    ft_json_kuint(&j, "decided_without_solver",
+                  pl->decide.holds + pl->decide.violated);
     ft_json_key(&j, "infer_seconds");
     ft_json_double(&j, pl->infer_seconds);
     ft_json_key(&j, "predict_seconds");

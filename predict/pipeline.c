@@ -4,6 +4,7 @@
  * properties of stage iv are all built from those same events, so that
  * infer/'s event indices, the CTM's transitions and the schedule files'
  * per-thread indices agree whatever format the trace came in. */
+#include "predict/decide.h"
 #include "predict/predict.h"
 #include "predict/window.h"
 #include "recorder/heapmap.h"
@@ -264,30 +265,40 @@ static int prop_key_cmp(const void *pa, const void *pb)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Returns how many properties, now first, the value order decided (their
- * results are filled), or -1 out of memory. */
-static long order_near_first(ft_pipeline *pl, const ft_window_index *w,
-                             const ft_predict_opts *o)
+/* Puts the decided properties first (with their results), then the rest
+ * in solving order: CMA first (map_properties), or near first on a trace
+ * long enough for windows.  0 ok, -1 out of memory. */
+static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
+                             int near)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
-    /* run_lo[x]: first id of the run of x's thread that x is in */
-    uint32_t *run_lo = malloc(sizeof *run_lo * ((size_t)n + 1));
-    uint32_t *run_hi = malloc(sizeof *run_hi * ((size_t)n + 1));
+    uint32_t *run_lo = near ? malloc(sizeof *run_lo * ((size_t)n + 1)) : NULL;
+    uint32_t *run_hi = near ? malloc(sizeof *run_hi * ((size_t)n + 1)) : NULL;
     prop_key *k = malloc(sizeof *k * (pl->nprops + 1));
     ft_prop *sorted = malloc(sizeof *sorted * (pl->nprops + 1));
-    long rc = -1, decided = 0;
-    if (!run_lo || !run_hi || !k || !sorted)
+    ft_presult *rs = malloc(sizeof *rs * (pl->nprops + 1));
+    int rc = -1;
+    if ((near && (!run_lo || !run_hi)) || !k || !sorted || !rs)
         goto out;
-    for (uint32_t x = 0; x < n; x++)
+    /* run_lo[x]: first id of the run of x's thread that x is in */
+    for (uint32_t x = 0; near && x < n; x++)
         run_lo[x] = x > 0 && c->tid[x - 1] == c->tid[x] ? run_lo[x - 1] : x;
-    for (uint32_t x = n; x-- > 0;)
+    for (uint32_t x = n; near && x-- > 0;)
         run_hi[x] = x + 1 < n && c->tid[x + 1] == c->tid[x] ? run_hi[x + 1] : x;
     for (size_t i = 0; i < pl->nprops; i++) {
         const ft_prop *p = &pl->props[i];
+        uint64_t key = 0;
+        if (decided[i]) {
+            k[i] = (prop_key){0, i};
+            continue;
+        }
+        if (!near) {
+            k[i] = (prop_key){1, i};
+            continue;
+        }
         uint32_t a = ft_ctm_at(c, p->r[0].thread, p->r[0].first);
         uint32_t b = ft_ctm_at(c, p->r[0].thread, p->r[0].last);
-        uint64_t key;
         if (p->kind == FT_PROP_CMA) {
             uint32_t a2 = ft_ctm_at(c, p->r[1].thread, p->r[1].first);
             uint32_t b2 = ft_ctm_at(c, p->r[1].thread, p->r[1].last);
@@ -297,29 +308,40 @@ static long order_near_first(ft_pipeline *pl, const ft_window_index *w,
             uint64_t after = run_hi[b] + 1 < n ? run_hi[b] + 1 - b : UINT32_MAX;
             key = before < after ? before : after;
         }
-        /* equal distances: CMA first, as before; the ones the value
-         * order decides before all (they cost nothing) */
-        if (ft_window_value_holds(w, p, o)) {
-            key = 0;
-            decided++;
-        } else {
-            key += 1;
-        }
-        k[i] = (prop_key){2 * key + (p->kind != FT_PROP_CMA), i};
+        /* equal distances: CMA first, as before */
+        k[i] = (prop_key){2 * (key + 1) + (p->kind != FT_PROP_CMA), i};
     }
     qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
-    for (size_t i = 0; i < pl->nprops; i++)
+    for (size_t i = 0; i < pl->nprops; i++) {
         sorted[i] = pl->props[k[i].index];
+        rs[i] = pl->results[k[i].index];
+    }
     memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
-    for (long i = 0; i < decided; i++)
-        ft_presult_value_order(c, &pl->results[i]);
-    rc = decided;
+    memcpy(pl->results, rs, sizeof *rs * pl->nprops);
+    rc = 0;
 out:
     free(run_lo);
     free(run_hi);
     free(k);
     free(sorted);
+    free(rs);
     return rc;
+}
+
+/* The decisions made without the solver (decide.c): the value order's
+ * "holds", the search's violations.  Returns how many, -1 OOM. */
+static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
+                           const ft_predict_opts *o, uint8_t *decided)
+{
+    ft_decider *d = ft_decider_new(pl->ctm, w);
+    if (!d)
+        return 0; /* too big for the executor: everything to the solver */
+    ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until};
+    long n = ft_decide_run(d, pl->props, pl->nprops, &dopt, pl->results,
+                           decided);
+    pl->decide = *ft_decider_stats(d);
+    ft_decider_free(d);
+    return n;
 }
 
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
@@ -328,48 +350,45 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
 {
     double t0 = now();
     pl->results = calloc(pl->nprops + 1, sizeof *pl->results);
-    if (!pl->results)
+    uint8_t *decided = calloc(pl->nprops + 1, 1);
+    if (!pl->results || !decided) {
+        free(decided);
         return -1;
+    }
+    ft_predict_opts own = *o;
+    own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+    o = &own;
     /* Batches of a few properties per worker, so that progress can be
      * told without the workers knowing about it. */
     size_t batch = (o->jobs > 1 ? o->jobs : 1) * 4;
-    /* windows need an index of the trace: built once for all batches */
+    /* the value order, the slicing index and the cuts of windows: built
+     * once for the decisions and the windows */
     ft_window_index *w = NULL;
-    for (size_t i = 0; !w && i < pl->nprops && o->window && !o->no_slice;
-         i++)
-        if (!ft_window_covers_all(pl->ctm, &pl->props[i], o->window) &&
-            !(w = ft_window_index_new(pl->ctm)))
-            return -1;
-    /* a trace long enough for windows: the ones the value order decides
-     * (not solved again), then the near ones */
-    long decided = w ? order_near_first(pl, w, o) : 0;
-    if (decided < 0) {
-        ft_window_index_free(w);
+    int windowed = 0;
+    for (size_t i = 0; i < pl->nprops && o->window && !o->no_slice; i++)
+        windowed |= !ft_window_covers_all(pl->ctm, &pl->props[i], o->window);
+    if (pl->nprops && !o->no_slice && !(w = ft_window_index_new(pl->ctm))) {
+        free(decided);
         return -1;
     }
-    if (progress && decided)
-        progress(arg, (size_t)decided, pl->nprops);
-    ft_predict_opts own = *o;
-    own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
-    if (w) /* the value order was asked about every property already */
-        own.no_value_order = 1;
-    o = &own;
-    for (size_t done = (size_t)decided; done < pl->nprops;) {
+    long ndecided = w ? decide_cheaply(pl, w, o, decided) : 0;
+    if (ndecided < 0 || order_for_solving(pl, decided, windowed) < 0) {
+        ft_window_index_free(w);
+        free(decided);
+        return -1;
+    }
+    free(decided);
+    if (progress && ndecided)
+        progress(arg, (size_t)ndecided, pl->nprops);
+    /* the value order was asked about every property already */
+    own.no_value_order = 1;
+    for (size_t done = (size_t)ndecided; done < pl->nprops;) {
         size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
-        if (ft_predict_run_in(pl->ctm, pl->reduced, w, pl->props + done, n,
-                              o, pl->results + done) < 0) {
-            ft_window_index_free(w);
-            return -1;
-        }
-        done += n;
-        if (progress)
-            progress(arg, done, pl->nprops);
         size_t viol = 0;
         for (size_t i = 0; i < done && stop_after; i++)
             viol += pl->results[i].verdict == FT_VIOLATED;
         int spent = o->until > 0 && now() >= o->until;
-        if (((stop_after && viol >= stop_after) || spent) &&
-            done < pl->nprops) {
+        if ((stop_after && viol >= stop_after) || spent) {
             for (size_t i = done; i < pl->nprops; i++) {
                 pl->results[i].verdict = FT_UNKNOWN;
                 if (spent)
@@ -388,6 +407,15 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                 progress(arg, pl->nprops, pl->nprops);
             break;
         }
+        if (ft_predict_run_in(pl->ctm, pl->reduced,
+                              windowed ? w : NULL, pl->props + done, n, o,
+                              pl->results + done) < 0) {
+            ft_window_index_free(w);
+            return -1;
+        }
+        done += n;
+        if (progress)
+            progress(arg, done, pl->nprops);
     }
     ft_window_index_free(w);
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
