@@ -11,6 +11,8 @@ enum {
     FT_EXIT_BAD_INPUT = 2, /* usage error, unreadable or damaged input */
     FT_EXIT_DIVERGED = 3,  /* a schedule could not be followed */
     FT_EXIT_INTERNAL = 4,  /* foretell itself failed (I/O, out of memory) */
+    FT_EXIT_UNDECIDED = 5, /* analyze: nothing found, but not everything
+                              was decided (unknown, --time ran out) */
 };
 
 typedef int (*ft_command_fn)(int argc, char **argv);

@@ -9,6 +9,12 @@
 
 int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
 {
+    return fi_trace_load_bounded(t, path, NULL, err);
+}
+
+int fi_trace_load_bounded(fi_trace *t, const char *path, ft_budget *budget,
+                          ft_error *err)
+{
     ft_reader *r = ft_reader_open(path, err);
     if (!r)
         return -1;
@@ -42,9 +48,15 @@ int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
     }
     ft_event ev;
     int rc;
-    while ((rc = ft_reader_next(r, &ev)) == 1)
+    while ((rc = ft_reader_next(r, &ev)) == 1) {
         if (fi_trace_add(t, &ev) < 0)
             goto nomem;
+        if ((t->nev & 0xffff) == 0 &&
+            ft_budget_poll(budget, "loading", t->nev, 0)) {
+            ft_reader_close(r);
+            return 2;
+        }
+    }
     int damaged = rc < 0 || ft_reader_damage(r, err);
     if (rc < 0 && err)
         *err = *ft_reader_error(r);

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <math.h>
+#include <pthread.h>
 
 static double now(void)
 {
@@ -55,17 +57,29 @@ static int detect_format(const char *path)
 int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
                      ft_error *err)
 {
+    return ft_pipeline_load_bounded(pl, path, format, NULL, err);
+}
+
+int ft_pipeline_load_bounded(ft_pipeline *pl, const char *path, int format,
+                             ft_budget *budget, ft_error *err)
+{
     memset(pl, 0, sizeof *pl);
     memset(err, 0, sizeof *err);
     fi_trace_init(&pl->trace);
     pl->path = path;
+    pl->budget = budget;
     pl->format = format == FT_INPUT_DETECT ? detect_format(path) : format;
+    ft_budget_poll(budget, "loading", 0, 0);
     if (pl->format == FT_INPUT_STD)
         return fi_std_read_path(&pl->trace, path, err) < 0 ? -1 : 0;
-    int rc = fi_trace_load(&pl->trace, path, err);
+    int rc = fi_trace_load_bounded(&pl->trace, path, budget, err);
     if (rc == 1) {
         pl->damaged = 1;
         pl->damage = *err;
+    }
+    if (rc == 2) {
+        pl->stopped = "loading";
+        rc = 0;
     }
     return rc;
 }
@@ -214,10 +228,31 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
 {
     double t0 = now();
     const fi_trace *t = &pl->trace;
+    ft_budget *b = pl->budget;
+    fi_options fo;
+    if (o)
+        fo = *o;
+    else
+        fi_options_default(&fo);
+    fo.budget = b;
     pl->ctm = ft_ctm_new();
     if (!pl->ctm)
         goto oom;
+    /* Out of time already (in loading, or now): no model, no regions, no
+     * properties; the report says where the time went. */
+    if (pl->stopped || ft_budget_poll(b, "model", 0, t->nev)) {
+        if (!pl->stopped)
+            pl->stopped = "model";
+        if (ft_ctm_finish(pl->ctm) < 0)
+            goto oom;
+        goto stopped;
+    }
     for (size_t i = 0; i < t->nev; i++) {
+        if ((i & 0xffff) == 0xffff && ft_budget_poll(b, "model", i, t->nev)) {
+            /* the model is cut here: the stages below see a prefix */
+            pl->stopped = "model";
+            break;
+        }
         char msg[200] = "";
         if (ft_ctm_add(pl->ctm, &t->ev[i], msg, sizeof msg) != 0) {
             char m[sizeof err->message];
@@ -229,16 +264,31 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
     }
     if (ft_ctm_finish(pl->ctm) < 0)
         goto oom;
+    if (pl->stopped)
+        goto stopped;
+    ft_budget_poll(b, "reduction", 0, 0);
     pl->reduced = ft_reduce(pl->ctm, FT_REDUCE_NO_COUNT);
     if (!pl->reduced)
         goto oom;
-    if (fi_analyze(&pl->infer, t, o) < 0 ||
-        fi_prove_by_reduce(&pl->infer, pl->reduced) < 0 ||
-        fi_properties(&pl->infer) < 0 || info_from_trace(pl) < 0 ||
-        name_vars(pl) < 0 || map_properties(pl) < 0)
+    if (fi_analyze(&pl->infer, t, &fo) < 0)
+        goto oom;
+    if (pl->infer.stopped)
+        pl->stopped = "inference";
+    else if (fi_prove_by_reduce(&pl->infer, pl->reduced) < 0 ||
+             fi_properties(&pl->infer) < 0)
+        goto oom;
+    else if (pl->infer.stopped)
+        pl->stopped = "properties";
+    if (info_from_trace(pl) < 0 || name_vars(pl) < 0 ||
+        map_properties(pl) < 0)
         goto oom;
     for (size_t k = 0; k < pl->infer.nregions; k++)
         pl->nobserved += pl->infer.regions[k].status == FI_ST_OBSERVED;
+    pl->infer_seconds = now() - t0;
+    return 0;
+stopped: /* no regions: the trace details for the report only */
+    if (info_from_trace(pl) < 0)
+        goto oom;
     pl->infer_seconds = now() - t0;
     return 0;
 oom:
@@ -344,6 +394,91 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     return n;
 }
 
+/* The solving, in a thread of its own so that the caller can keep the
+ * analysis's deadline strictly: Z3_interrupt does not reach every step
+ * of Z3 (smt/check.c), and a check may return seconds late.  Batches of
+ * a few properties are solved into the thread's own results and handed
+ * over under the lock; once the caller gives up on the thread
+ * (abandoned), what it solves after is dropped, and the last of the two
+ * to let go of the job frees it. */
+typedef struct solve_job {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ft_pipeline *pl;
+    ft_predict_opts o;
+    ft_window_index *w; /* NULL unless windowed */
+    ft_window_index *own; /* freed with the job */
+    size_t stop_after, batch;
+    size_t done;        /* results handed over */
+    int finished, abandoned, failed, refs;
+    ft_progress_fn *progress;
+    void *arg;
+} solve_job;
+
+static void job_release(solve_job *j)
+{
+    /* called with j->mu held; unlocks it */
+    int last = --j->refs == 0;
+    pthread_mutex_unlock(&j->mu);
+    if (last) {
+        ft_window_index_free(j->own);
+        pthread_cond_destroy(&j->cv);
+        pthread_mutex_destroy(&j->mu);
+        free(j);
+    }
+}
+
+static void *solve_main(void *arg)
+{
+    solve_job *j = arg;
+    ft_pipeline *pl = j->pl;
+    size_t done = j->done; /* only this thread moves it */
+    ft_presult *tmp = calloc(j->batch, sizeof *tmp);
+    int failed = !tmp;
+    while (!failed && done < pl->nprops) {
+        size_t viol = 0;
+        for (size_t i = 0; i < done && j->stop_after; i++)
+            viol += pl->results[i].verdict == FT_VIOLATED;
+        if ((j->stop_after && viol >= j->stop_after) ||
+            (j->o.until > 0 && now() >= j->o.until))
+            break;
+        size_t n = pl->nprops - done < j->batch ? pl->nprops - done
+                                                 : j->batch;
+        memset(tmp, 0, sizeof *tmp * n);
+        if (ft_predict_run_in(pl->ctm, pl->reduced, j->w, pl->props + done,
+                              n, &j->o, tmp) < 0) {
+            failed = 1;
+            break;
+        }
+        pthread_mutex_lock(&j->mu);
+        int gone = j->abandoned;
+        if (!gone) {
+            memcpy(pl->results + done, tmp, sizeof *tmp * n);
+            j->done = done += n;
+        }
+        pthread_mutex_unlock(&j->mu);
+        if (gone) {
+            for (size_t i = 0; i < n; i++)
+                ft_presult_free(&tmp[i]);
+            break;
+        }
+        if (j->progress)
+            j->progress(j->arg, done, pl->nprops);
+        ft_budget_poll(pl->budget, "solving", done, pl->nprops);
+    }
+    free(tmp);
+    pthread_mutex_lock(&j->mu);
+    j->failed = failed;
+    j->finished = 1;
+    pthread_cond_signal(&j->cv);
+    job_release(j);
+    return NULL;
+}
+
+/* How long past the deadline the solver thread may take to notice it
+ * before it is abandoned (Z3_interrupt is usually seen within 0.1 s). */
+#define FT_SOLVE_GRACE_S 2.0
+
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                          size_t stop_after, ft_progress_fn *progress,
                          void *arg)
@@ -357,10 +492,12 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     }
     ft_predict_opts own = *o;
     own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+    /* the command's bound (loading included) when it has one, less a
+     * tenth kept for trimming the witnesses and writing the schedules */
+    if (pl->budget && pl->budget->until > 0)
+        own.until = pl->budget->until - pl->budget->seconds / 10;
     o = &own;
-    /* Batches of a few properties per worker, so that progress can be
-     * told without the workers knowing about it. */
-    size_t batch = (o->jobs > 1 ? o->jobs : 1) * 4;
+    ft_budget_poll(pl->budget, "deciding", 0, pl->nprops);
     /* the value order, the slicing index and the cuts of windows: built
      * once for the decisions and the windows */
     ft_window_index *w = NULL;
@@ -380,50 +517,105 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     free(decided);
     if (progress && ndecided)
         progress(arg, (size_t)ndecided, pl->nprops);
+    ft_budget_poll(pl->budget, "solving", (uint64_t)ndecided, pl->nprops);
     /* the value order was asked about every property already */
     own.no_value_order = 1;
-    for (size_t done = (size_t)ndecided; done < pl->nprops;) {
-        size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
-        size_t viol = 0;
-        for (size_t i = 0; i < done && stop_after; i++)
-            viol += pl->results[i].verdict == FT_VIOLATED;
-        int spent = o->until > 0 && now() >= o->until;
-        if ((stop_after && viol >= stop_after) || spent) {
-            for (size_t i = done; i < pl->nprops; i++) {
-                pl->results[i].verdict = FT_UNKNOWN;
-                if (spent)
-                    snprintf(pl->results[i].reason,
-                             sizeof pl->results[i].reason,
-                             "not solved: the analysis's time (%u s) was "
-                             "spent", o->total_ms / 1000);
-                else
-                    snprintf(pl->results[i].reason,
-                             sizeof pl->results[i].reason,
-                             "not solved: stopped after %zu violations", viol);
-            }
-            pl->nskipped = pl->nprops - done;
-            pl->skip_why = spent ? "--time" : "--stop-after";
-            if (progress)
-                progress(arg, pl->nprops, pl->nprops);
+    solve_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        ft_window_index_free(w);
+        return -1;
+    }
+    size_t batch = (own.jobs > 1 ? own.jobs : 1) * 4;
+    j->pl = pl;
+    j->o = own;
+    j->w = windowed ? w : NULL;
+    j->own = w;
+    j->stop_after = stop_after;
+    /* batches of a few properties per worker, so that progress is told
+     * without the workers knowing about it */
+    j->batch = batch;
+    j->done = (size_t)ndecided;
+    j->refs = 2;
+    j->progress = progress;
+    j->arg = arg;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&j->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t th;
+    if ((size_t)ndecided == pl->nprops ||
+        pthread_create(&th, NULL, solve_main, j) != 0) {
+        solve_main(j); /* here: nothing to solve, or no thread */
+    } else {
+        pthread_detach(th);
+    }
+    pthread_mutex_lock(&j->mu);
+    double hard = own.until > 0 ? own.until + FT_SOLVE_GRACE_S : 0;
+    while (!j->finished) {
+        if (hard <= 0) {
+            pthread_cond_wait(&j->cv, &j->mu);
+            continue;
+        }
+        double whole, frac = modf(hard, &whole);
+        struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
+        if (pthread_cond_timedwait(&j->cv, &j->mu, &at) == ETIMEDOUT &&
+            !j->finished) {
+            j->abandoned = 1;
+            pl->abandoned = 1;
             break;
         }
-        if (ft_predict_run_in(pl->ctm, pl->reduced,
-                              windowed ? w : NULL, pl->props + done, n, o,
-                              pl->results + done) < 0) {
-            ft_window_index_free(w);
-            return -1;
-        }
-        done += n;
-        if (progress)
-            progress(arg, done, pl->nprops);
     }
-    ft_window_index_free(w);
+    size_t done = j->done;
+    int failed = j->failed;
+    /* the last to let go frees the job and w: the thread, when it was
+     * abandoned, once it comes back */
+    job_release(j);
+    if (failed)
+        return -1;
+    if (done < pl->nprops) {
+        int spent = own.until > 0 && now() >= own.until;
+        size_t viol = 0;
+        for (size_t i = 0; i < done; i++)
+            viol += pl->results[i].verdict == FT_VIOLATED;
+        unsigned secs = pl->budget && pl->budget->until > 0
+                            ? (unsigned)(pl->budget->seconds + 0.5)
+                            : o->total_ms / 1000;
+        for (size_t i = done; i < pl->nprops; i++) {
+            ft_presult *r = &pl->results[i];
+            r->verdict = FT_UNKNOWN;
+            if (pl->abandoned && i < done + batch)
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: the solver overran the analysis's "
+                         "time (%u s) and was abandoned", secs);
+            else if (spent || pl->abandoned)
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: the analysis's time (%u s) was spent",
+                         secs);
+            else
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: stopped after %zu violations", viol);
+        }
+        pl->nskipped = pl->nprops - done;
+        pl->skip_why = spent || pl->abandoned ? "--time" : "--stop-after";
+        if (progress)
+            progress(arg, pl->nprops, pl->nprops);
+    }
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     /* A window's witness follows a recorded prefix (res.prefix) that the
      * trimming, which looks at the steps only, cannot see: kept whole. */
+    /* Trimming only shortens a witness (the untrimmed one replays as
+     * well): past half of the time kept for it and the schedules, the
+     * rest are kept as they are. */
+    double trim_until = pl->budget && pl->budget->until > 0
+                            ? pl->budget->until - pl->budget->seconds / 20
+                            : 0;
     for (size_t i = 0; i < pl->nprops; i++)
         if (pl->results[i].verdict == FT_VIOLATED &&
             !pl->results[i].prefix &&
+            (ft_budget_poll(pl->budget, "trimming witnesses", i, pl->nprops),
+             trim_until <= 0 || now() < trim_until) &&
             ft_presult_trim(pl->ctm, &pl->props[i], &pl->results[i]) < 0)
             return -1;
     for (size_t i = 0; i < pl->nprops; i++)
@@ -506,6 +698,8 @@ const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id)
 
 void ft_pipeline_free(ft_pipeline *pl)
 {
+    if (pl->abandoned)
+        return; /* the solver thread still reads it: the process exits */
     if (pl->results)
         for (size_t i = 0; i < pl->nprops; i++)
             ft_presult_free(&pl->results[i]);

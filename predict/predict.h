@@ -284,6 +284,12 @@ typedef struct ft_pipeline {
     const char *skip_why; /* "--stop-after" or "--time" when nskipped */
     double infer_seconds, predict_seconds;
     ft_decide_stats decide;
+    ft_budget *budget;    /* the command's time bound and progress, or NULL */
+    const char *stopped;  /* the stage the budget ran out in before
+                             solving ("loading", "model", "inference",
+                             "properties"), else NULL */
+    int abandoned;        /* the solver overran the bound and was left
+                             running: the process must _exit, not free */
 } ft_pipeline;
 
 /* A variable's name for reports: the STD trace's own name, the global or
@@ -298,6 +304,11 @@ const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
  * events are kept, err says where it stopped), -1 unusable (err set). */
 int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
                      ft_error *err);
+/* The same under a time bound (budget, may be NULL; kept in pl->budget
+ * for the stages after): once it is spent while reading, the events read
+ * so far are kept and pl->stopped is "loading" (returns 0). */
+int ft_pipeline_load_bounded(ft_pipeline *pl, const char *path, int format,
+                             ft_budget *budget, ft_error *err);
 /* Builds the CTM, reduces it, runs infer/ with o and the MAT proof, and
  * maps the properties.  0 ok; -1 with err set: the CTM rejected an event
  * (bad input, err->offset is the event index) or out of memory
