@@ -230,7 +230,8 @@ static int parse(struct args *a, int argc, char **argv)
 typedef struct talk {
     int quiet, tty;
     double t0, last;
-    const char *stage;
+    const char *stage;   /* the last printed */
+    const char *current; /* the last reported (for the watchdog) */
     int open; /* a terminal line is pending its newline */
 } talk;
 
@@ -238,6 +239,7 @@ static void stage_progress(void *arg, const char *stage, uint64_t done,
                            uint64_t total)
 {
     talk *k = arg;
+    k->current = stage;
     if (k->quiet)
         return;
     double t = ft_now();
@@ -293,7 +295,7 @@ static void *watchdog_main(void *arg)
         fprintf(stderr, "%sforetell analyze: error: --time %.0f s ran out "
                         "in %s, which did not stop in time; nothing decided\n",
                 w->k->open ? "\n" : "", w->b->seconds,
-                w->k->stage ? w->k->stage : "loading");
+                w->k->current ? w->k->current : "loading");
         fflush(stdout);
         _exit(FT_EXIT_UNDECIDED);
     }
@@ -476,7 +478,7 @@ int cmd_analyze(int argc, char **argv)
                                a.flag[O_ITRANS]),
                              a.flag[O_MATS], a.flag[O_CXT], a.flag[O_ITRANS],
                              a.flag[O_SKIP]);
-    talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, 0};
+    talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, NULL, 0};
     ft_budget b = {0, a.time_s, stage_progress, &k, 0};
     watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
                   &k, &b};

@@ -190,7 +190,7 @@ int fi_properties(fi_analysis *a)
     next = malloc(sizeof *next * ((size_t)start[a->nvars] + 1));
     if (!next)
         goto out;
-    /* polled every 4096 touches (a variable may have millions) */
+    /* polled every 1024 touches (a variable may have millions) */
     uint32_t polled = 0;
     for (uint32_t v = 0; v < a->nvars && !a->stopped; v++) {
         /* next[i]: the next touch of v by another thread than touch i's
@@ -203,7 +203,7 @@ int fi_properties(fi_analysis *a)
                           ? i + 1
                           : next[i + 1];
         for (uint32_t i = start[v]; i < start[v + 1]; i++) {
-            if (i - polled >= 4096) {
+            if (i == 0 || i - polled >= 1024) {
                 polled = i;
                 if (ft_budget_poll(a->opt.budget, "properties", i,
                                    start[a->nvars])) {

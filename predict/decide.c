@@ -862,11 +862,13 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
         free(cv.v);
         return -1;
     }
+    uint64_t tried = 0; /* the clock is read every 64 tries, first at 0 */
     for (size_t k = 0; k < cv.n; k++) {
         const cand *cd = &cv.v[k];
         if (decided[cd->prop])
             continue;
-        if (o->until > 0 && (k & 63) == 0 && ft_predict_now() >= o->until)
+        if (o->until > 0 && (tried++ & 63) == 0 &&
+            ft_predict_now() >= o->until)
             break;
         advance_base(d, cd->k);
         if (d->base_bad != NONE && d->base_bad < cd->k)

@@ -475,6 +475,17 @@ static void *solve_main(void *arg)
     return NULL;
 }
 
+/* The end of the solving: the command's bound (loading included) when it
+ * has one, less a tenth kept for trimming the witnesses and writing the
+ * schedules; else --time counted from t0 (o->total_ms). */
+static double solve_until(const ft_pipeline *pl, const ft_predict_opts *o,
+                          double t0)
+{
+    if (pl->budget && pl->budget->until > 0)
+        return pl->budget->until - pl->budget->seconds / 10;
+    return o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+}
+
 /* How long past the deadline the solver thread may take to notice it
  * before it is abandoned (Z3_interrupt is usually seen within 0.1 s). */
 #define FT_SOLVE_GRACE_S 2.0
@@ -491,13 +502,9 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         return -1;
     }
     ft_predict_opts own = *o;
-    own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
-    /* the command's bound (loading included) when it has one, less a
-     * tenth kept for trimming the witnesses and writing the schedules */
-    if (pl->budget && pl->budget->until > 0)
-        own.until = pl->budget->until - pl->budget->seconds / 10;
-    o = &own;
     ft_budget_poll(pl->budget, "deciding", 0, pl->nprops);
+    own.until = solve_until(pl, o, t0);
+    o = &own;
     /* the value order, the slicing index and the cuts of windows: built
      * once for the decisions and the windows */
     ft_window_index *w = NULL;
@@ -518,6 +525,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     if (progress && ndecided)
         progress(arg, (size_t)ndecided, pl->nprops);
     ft_budget_poll(pl->budget, "solving", (uint64_t)ndecided, pl->nprops);
+    own.until = solve_until(pl, &own, t0);
     /* the value order was asked about every property already */
     own.no_value_order = 1;
     solve_job *j = calloc(1, sizeof *j);
@@ -552,7 +560,10 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         pthread_detach(th);
     }
     pthread_mutex_lock(&j->mu);
-    double hard = own.until > 0 ? own.until + FT_SOLVE_GRACE_S : 0;
+    /* (a deadline already past when solving starts still leaves the
+     * thread its grace to notice it) */
+    double hard = own.until > 0 ? fmax(own.until, now()) + FT_SOLVE_GRACE_S
+                                : 0;
     while (!j->finished) {
         if (hard <= 0) {
             pthread_cond_wait(&j->cv, &j->mu);

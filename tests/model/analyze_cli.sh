@@ -36,8 +36,14 @@ printf 'not a trace' >"$dir/bad.ftrace"
 awk 'BEGIN { for (t = 1; t <= 2; t++) for (i = 0; i < 2000; i++)
     printf "T%d|begin|10\nT%d|r(x)|11|%d\nT%d|w(x)|12|%d\nT%d|end|13\n",
            t, t, i, t, i + 1, t }' >"$dir/many.std"
-json=$("$foretell" analyze --json -q --time 2 -o "$dir/many" "$dir/many.std")
+json=$("$foretell" analyze --json -q --time 2 -o "$dir/many" "$dir/many.std" \
+       2>"$dir/many.err")
 rc=$?
+# a loaded machine may spend the 2 s and the watchdog's grace in the
+# reduction, which does not poll: then the watchdog exits 5 naming it
+if [ $rc -eq 5 ] && grep -q "ran out in reduction" "$dir/many.err"; then
+    json='{"violated":0,"predict_seconds":0,"stopped_in":"reduction"}'
+fi
 echo "$json" | grep -q '"not_solved":[1-9]\|"stopped_in":"' ||
     fail "--time: all solved"
 # nothing found but not everything decided is 5, not the 0 of "clean"
