@@ -11,8 +11,9 @@ enum {
     FT_EXIT_BAD_INPUT = 2, /* usage error, unreadable or damaged input */
     FT_EXIT_DIVERGED = 3,  /* a schedule could not be followed */
     FT_EXIT_INTERNAL = 4,  /* foretell itself failed (I/O, out of memory) */
-    FT_EXIT_UNDECIDED = 5, /* analyze: nothing found, but not everything
-                              was decided (unknown, --time ran out) */
+    FT_EXIT_UNDECIDED = 5, /* nothing found, but not everything decided:
+                              analyze (unknown, --time ran out), batch (the
+                              time bound stopped it before every trace) */
 };
 
 typedef int (*ft_command_fn)(int argc, char **argv);
@@ -25,5 +26,6 @@ int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
 
 #endif
