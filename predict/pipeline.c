@@ -19,13 +19,6 @@
 #include <math.h>
 #include <pthread.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void set_err(ft_error *err, const char *path, uint64_t offset,
                     const char *msg)
 {
@@ -226,7 +219,7 @@ static int map_properties(ft_pipeline *pl)
 
 int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
 {
-    double t0 = now();
+    double t0 = ft_now();
     const fi_trace *t = &pl->trace;
     ft_budget *b = pl->budget;
     fi_options fo;
@@ -284,12 +277,12 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
         goto oom;
     for (size_t k = 0; k < pl->infer.nregions; k++)
         pl->nobserved += pl->infer.regions[k].status == FI_ST_OBSERVED;
-    pl->infer_seconds = now() - t0;
+    pl->infer_seconds = ft_now() - t0;
     return 0;
 stopped: /* no regions: the trace details for the report only */
     if (info_from_trace(pl) < 0)
         goto oom;
-    pl->infer_seconds = now() - t0;
+    pl->infer_seconds = ft_now() - t0;
     return 0;
 oom:
     set_err(err, pl->path, UINT64_MAX, "out of memory");
@@ -440,7 +433,7 @@ static void *solve_main(void *arg)
         for (size_t i = 0; i < done && j->stop_after; i++)
             viol += pl->results[i].verdict == FT_VIOLATED;
         if ((j->stop_after && viol >= j->stop_after) ||
-            (j->o.until > 0 && now() >= j->o.until))
+            (j->o.until > 0 && ft_now() >= j->o.until))
             break;
         size_t n = pl->nprops - done < j->batch ? pl->nprops - done
                                                  : j->batch;
@@ -494,7 +487,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                          size_t stop_after, ft_progress_fn *progress,
                          void *arg)
 {
-    double t0 = now();
+    double t0 = ft_now();
     pl->results = calloc(pl->nprops + 1, sizeof *pl->results);
     uint8_t *decided = calloc(pl->nprops + 1, 1);
     if (!pl->results || !decided) {
@@ -562,7 +555,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     pthread_mutex_lock(&j->mu);
     /* (a deadline already past when solving starts still leaves the
      * thread its grace to notice it) */
-    double hard = own.until > 0 ? fmax(own.until, now()) + FT_SOLVE_GRACE_S
+    double hard = own.until > 0 ? fmax(own.until, ft_now()) + FT_SOLVE_GRACE_S
                                 : 0;
     while (!j->finished) {
         if (hard <= 0) {
@@ -586,7 +579,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     if (failed)
         return -1;
     if (done < pl->nprops) {
-        int spent = own.until > 0 && now() >= own.until;
+        int spent = own.until > 0 && ft_now() >= own.until;
         size_t viol = 0;
         for (size_t i = 0; i < done; i++)
             viol += pl->results[i].verdict == FT_VIOLATED;
@@ -626,7 +619,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         if (pl->results[i].verdict == FT_VIOLATED &&
             !pl->results[i].prefix &&
             (ft_budget_poll(pl->budget, "trimming witnesses", i, pl->nprops),
-             trim_until <= 0 || now() < trim_until) &&
+             trim_until <= 0 || ft_now() < trim_until) &&
             ft_presult_trim(pl->ctm, &pl->props[i], &pl->results[i]) < 0)
             return -1;
     for (size_t i = 0; i < pl->nprops; i++)
@@ -636,7 +629,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         case FT_UNKNOWN: pl->nunknown++; break; /* nskipped included */
         default: pl->nerror++; break;
         }
-    pl->predict_seconds = now() - t0;
+    pl->predict_seconds = ft_now() - t0;
     return (long)pl->nviolated;
 }
 
