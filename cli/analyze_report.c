@@ -94,11 +94,17 @@ static void print_summary(FILE *out, const ft_pipeline *pl)
             st[FI_ST_NOCONFLICT], st[FI_ST_OBSERVED], st[FI_ST_OPEN],
             pl->nprops, ca, pl->nprops - ca, pl->nviolated, pl->nholds,
             pl->nunknown + pl->nerror);
+    if (pl->decide.holds + pl->decide.violated)
+        fprintf(out, " (%llu decided without the solver)",
+                (unsigned long long)(pl->decide.holds + pl->decide.violated));
     if (pl->nskipped)
         fprintf(out, " (%zu not solved: %s)", pl->nskipped, pl->skip_why);
     if (pl->infer.ncma_dropped)
         fprintf(out, "; %zu CMA properties not generated (limit)",
                 pl->infer.ncma_dropped);
+    if (pl->stopped)
+        fprintf(out, "; --time ran out in %s: regions and properties "
+                     "incomplete", pl->stopped);
     fprintf(out, " [%.2fs inference, %.2fs prediction]\n", pl->infer_seconds,
             pl->predict_seconds);
 }
@@ -271,6 +277,9 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "holds", pl->nholds);
     ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
     ft_json_kuint(&j, "not_solved", pl->nskipped);
+    ft_json_kstr(&j, "stopped_in", pl->stopped);
+    ft_json_kuint(&j, "decided_without_solver",
+                  pl->decide.holds + pl->decide.violated);
     ft_json_key(&j, "infer_seconds");
     ft_json_double(&j, pl->infer_seconds);
     ft_json_key(&j, "predict_seconds");

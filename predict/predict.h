@@ -72,6 +72,8 @@ typedef struct ft_predict_opts {
      * docs/prediction.md "value order"): for ablation, and set by the
      * pipeline once it has asked the value order itself. */
     int no_value_order;
+    /* No violation search before the solver (decide.c; ablation). */
+    int no_search;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
 } ft_predict_opts;
 
@@ -248,6 +250,16 @@ void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
  * positions, solve them, and write schedule files for the violations. */
 #include "infer/infer.h"
 
+/* What the decisions before the solver did (predict/decide.c). */
+typedef struct ft_decide_stats {
+    uint64_t holds, violated;  /* properties decided each way */
+    uint64_t sync_only;        /* of the violations: made of
+                                  synchronisation conflicts alone */
+    uint64_t candidates;       /* schedules the search tried */
+    uint64_t unconfirmed;      /* the monitor saw a violation the witness
+                                  check did not: an internal defect */
+} ft_decide_stats;
+
 enum ft_input_format { FT_INPUT_DETECT = -1, FT_INPUT_FORETELL = 0,
                        FT_INPUT_STD = 1 };
 
@@ -271,6 +283,13 @@ typedef struct ft_pipeline {
                              nunknown */
     const char *skip_why; /* "--stop-after" or "--time" when nskipped */
     double infer_seconds, predict_seconds;
+    ft_decide_stats decide;
+    ft_budget *budget;    /* the command's time bound and progress, or NULL */
+    const char *stopped;  /* the stage the budget ran out in before
+                             solving ("loading", "model", "inference",
+                             "properties"), else NULL */
+    int abandoned;        /* the solver overran the bound and was left
+                             running: the process must _exit, not free */
 } ft_pipeline;
 
 /* A variable's name for reports: the STD trace's own name, the global or
@@ -285,6 +304,11 @@ const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
  * events are kept, err says where it stopped), -1 unusable (err set). */
 int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
                      ft_error *err);
+/* The same under a time bound (budget, may be NULL; kept in pl->budget
+ * for the stages after): once it is spent while reading, the events read
+ * so far are kept and pl->stopped is "loading" (returns 0). */
+int ft_pipeline_load_bounded(ft_pipeline *pl, const char *path, int format,
+                             ft_budget *budget, ft_error *err);
 /* Builds the CTM, reduces it, runs infer/ with o and the MAT proof, and
  * maps the properties.  0 ok; -1 with err set: the CTM rejected an event
  * (bad input, err->offset is the event index) or out of memory
