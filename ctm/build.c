@@ -400,6 +400,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     case FT_EV_MUTEX_LOCK:
         op = ev->rc == 0 ? FT_OP_LOCK : FT_OP_LOCK_FAIL;
         v = intern_var(c, ev->addr, FT_VAR_MUTEX, t);
+        val = ev->rc == 0 ? ev->arg : 0; /* how: a try never blocks */
         break;
     case FT_EV_MUTEX_UNLOCK:
         if (ev->rc != 0)
@@ -415,6 +416,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
             val = ev->kind == FT_EV_RW_WRLOCK;
         } else {
             op = ev->kind == FT_EV_RW_RDLOCK ? FT_OP_RDLOCK : FT_OP_WRLOCK;
+            val = ev->arg; /* how */
         }
         break;
     case FT_EV_RW_UNLOCK:
@@ -453,6 +455,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     case FT_EV_SEM_WAIT:
         op = ev->rc == 0 ? FT_OP_SEM_WAIT : FT_OP_SEM_FAIL;
         v = intern_var(c, ev->addr, FT_VAR_SEM, t);
+        val = ev->rc == 0 ? ev->arg : 0; /* how */
         break;
     case FT_EV_BARRIER_INIT:
         v = intern_var(c, ev->addr, FT_VAR_BARRIER, FT_CTM_NONE);

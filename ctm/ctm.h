@@ -29,12 +29,15 @@ enum ft_op {
     FT_OP_WRITE,          /* obj := value */
     FT_OP_RMW,            /* guard obj == value; obj := value2 (atomic RMW,
                              successful CAS) */
-    FT_OP_LOCK,           /* guard mutex free or (recursive) owned by me */
+    FT_OP_LOCK,           /* guard mutex free or (recursive) owned by me;
+                             value: how it was called (enum ft_lock_how:
+                             ft_ctm_blocking says whether it waits) */
     FT_OP_LOCK_FAIL,      /* trylock/timedlock that failed: guard held by
                              another thread; no update */
     FT_OP_UNLOCK,         /* owner := none (or recursion count - 1) */
-    FT_OP_RDLOCK,         /* guard no writer; readers + 1 */
-    FT_OP_WRLOCK,         /* guard no writer, no reader; writer := me */
+    FT_OP_RDLOCK,         /* guard no writer; readers + 1 (value: how) */
+    FT_OP_WRLOCK,         /* guard no writer, no reader; writer := me
+                             (value: how) */
     FT_OP_RWLOCK_FAIL,    /* try/timed rw lock that failed (value: 1 = wr) */
     FT_OP_RWUNLOCK,       /* releases my read or write hold */
     FT_OP_WAIT_PRE,       /* cond obj, mutex obj2: releases the mutex and
@@ -45,7 +48,7 @@ enum ft_op {
     FT_OP_NOTIFY_ALL,     /* wakes every waiter */
     FT_OP_SEM_INIT,       /* obj := value */
     FT_OP_SEM_POST,       /* obj + 1 */
-    FT_OP_SEM_WAIT,       /* guard obj > 0; obj - 1 */
+    FT_OP_SEM_WAIT,       /* guard obj > 0; obj - 1 (value: how) */
     FT_OP_SEM_FAIL,       /* failed trywait/timedwait: guard obj == 0 */
     FT_OP_BARRIER_ARRIVE, /* obj: arrivals + 1; the N-th opens a generation */
     FT_OP_BARRIER_LEAVE,  /* guard my arrival's generation is open */
@@ -200,6 +203,12 @@ static inline int ft_ctm_is_shared(const ft_ctm *c, uint32_t x)
  * object: same memory variable with at least one write, or sync
  * operations on the same object (docs/ctm.md lists the pairs). */
 int ft_ctm_conflict(const ft_ctm *c, uint32_t x, uint32_t y);
+
+/* Whether the thread of transition x would wait if x's guard were false
+ * (a blocking lock, rwlock or semaphore call, a condition wait that was
+ * notified, a barrier, a join), rather than return with an error (a try or
+ * timed call) or read another value. */
+int ft_ctm_blocking(const ft_ctm *c, uint32_t x);
 
 /* Whether transition x writes its memory variable (WRITE, RMW). */
 int ft_ctm_writes(const ft_ctm *c, uint32_t x);

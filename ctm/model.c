@@ -45,6 +45,24 @@ int ft_ctm_writes(const ft_ctm *c, uint32_t x)
     return c->op[x] == FT_OP_WRITE || c->op[x] == FT_OP_RMW;
 }
 
+int ft_ctm_blocking(const ft_ctm *c, uint32_t x)
+{
+    switch (c->op[x]) {
+    case FT_OP_LOCK:
+    case FT_OP_RDLOCK:
+    case FT_OP_WRLOCK:
+    case FT_OP_SEM_WAIT:
+        return c->value[x] == FT_HOW_BLOCK || c->value[x] == FT_HOW_SPIN;
+    case FT_OP_WAIT_POST:
+        return c->value[x] == 0; /* a timed-out wait needed no notify */
+    case FT_OP_BARRIER_LEAVE:
+    case FT_OP_JOIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int ft_ctm_reads(const ft_ctm *c, uint32_t x)
 {
     return c->op[x] == FT_OP_READ || c->op[x] == FT_OP_RMW;

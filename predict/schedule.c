@@ -1,7 +1,7 @@
 /* schedule.c - schedule files (docs/schedule-format.md): the witness of a
  * predicted violation as text the replay harness reads, one step per
  * line, with a strict parser that names the line of any bad input. */
-#include "predict/predict.h"
+#include "predict/kind.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -120,10 +120,13 @@ int ft_schedule_read(FILE *in, const char *name, ft_schedule *s, char *err,
                 header(line, "property", s->property, sizeof s->property))
                 continue;
             if (header(line, "kind", s->kind, sizeof s->kind)) {
-                if (strcmp(s->kind, "CA") && strcmp(s->kind, "CMA"))
+                if (strcmp(s->kind, "CA") && strcmp(s->kind, "CMA") &&
+                    !ft_pkind_by_name(s->kind))
                     return ft_schedule_free(s),
                            fail(err, errlen, name, ln,
-                                "kind must be CA or CMA, not '%s'", s->kind);
+                                "kind must be CA, CMA or a property kind "
+                                "(deadlock, lost-wakeup, ...), not '%s'",
+                                s->kind);
                 continue;
             }
             if (header(line, "steps", num, sizeof num)) {
