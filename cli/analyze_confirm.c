@@ -120,13 +120,19 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
 
 void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
 {
-    const fr_confirmation *c = &ao->confirm[i];
+    analyze_json_confirmation(j, &ao->confirm[i]);
+}
+
+void analyze_json_confirmation(ft_json *j, const fr_confirmation *c)
+{
     ft_json_begin_object(j);
     ft_json_kstr(j, "status", c->status == FR_CONFIRMED ? "confirmed"
                               : c->status == FR_REFINED ? "refined"
                               : c->status == FR_FAILED_EARLY ? "failed_early"
                               : c->status == FR_SPURIOUS ? "spurious"
-                                                         : "not_run");
+                              : c->status == FR_NOT_REPRODUCED
+                                  ? "not_reproduced"
+                                  : "not_run");
     ft_json_kstr(j, "divergence",
                  c->first.diverged ? c->first.divergence : NULL);
     ft_json_kstr(j, "failure", failure_of(&c->outcome));

@@ -73,6 +73,9 @@ typedef struct ft_pkind {
     int whole_model;         /* solved on the whole model, not a slice */
     int expect;              /* enum ft_expect */
     int (*candidates)(const ft_pkind_src *s, ft_props *out);
+    /* Optional: 1 when a cheap argument proves p holds (no solver call),
+     * 0 when it must be solved; whole is c reduced. */
+    int (*holds)(const ft_ctm *c, const ft_reduced *whole, const ft_prop *p);
     /* The violation over e's model; tb[i] is the block of p->tgt[i] in
      * it.  May assert side conditions; NULL on out of memory. */
     Z3_ast (*goal)(ft_smt *e, const ft_prop *p, const uint32_t *tb);
