@@ -57,6 +57,8 @@ enum ft_op {
     FT_OP_ONCE_DONE,      /* done := 1 */
     FT_OP_FORK,           /* value = child tid; must-HB child's first */
     FT_OP_JOIN,           /* value = child tid; guard child finished */
+    FT_OP_FREE,           /* obj: the heap object (its base address, kind
+                             FT_VAR_HEAP) given back; value: its size */
     FT_OP_COUNT
 };
 
@@ -69,6 +71,10 @@ enum ft_var_kind {
     FT_VAR_SEM,
     FT_VAR_BARRIER,
     FT_VAR_ONCE,
+    FT_VAR_HEAP,   /* a heap object, by its base address: only its frees
+                      are transitions (accesses are to memory variables);
+                      shared when another thread than the freeing one
+                      accessed memory inside it */
 };
 
 typedef struct ft_ctm_var {
@@ -140,6 +146,9 @@ typedef struct ft_ctm {
     uint32_t *hb_vc, *hb_first, *hb_count, *hb_pos;
     uint32_t hb_rows;
 
+    /* private: the live heap objects while building (recorder/
+     * heapmap.h), for the size of a FREE */
+    struct ft_heapmap *heap;
     /* private: interning table */
     ft_ctm_slot *hash;
     uint32_t hash_cap;

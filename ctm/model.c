@@ -33,6 +33,7 @@ static const char *const op_names[FT_OP_COUNT] = {
     [FT_OP_ONCE_DONE] = "once-done",
     [FT_OP_FORK] = "fork",
     [FT_OP_JOIN] = "join",
+    [FT_OP_FREE] = "free",
 };
 
 const char *ft_op_name(unsigned op)
@@ -234,7 +235,8 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
     s->nvars = c->nvars;
     s->cap_vars = c->nvars + 1;
     for (uint32_t v = 0; v < s->nvars; v++) {
-        s->vars[v].shared = 0;
+        /* a heap object's sharedness is its accesses', not its frees' */
+        s->vars[v].shared = c->vars[v].kind == FT_VAR_HEAP && c->vars[v].shared;
         s->vars[v].first_tid = FT_CTM_NONE;
     }
     for (uint32_t t = 0; t < nt; t++)

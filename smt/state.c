@@ -13,18 +13,6 @@
 
 #include <stdlib.h>
 
-static uint32_t thread_of_block(const ft_smt *e, uint32_t b)
-{
-    const ft_reduced *r = e->r;
-    uint32_t x = r->bkey[b];
-    if (x != FT_CTM_NONE)
-        return e->c->tid[x];
-    for (uint32_t t = 0; t < e->c->nthreads; t++)
-        if (b >= r->bfirst[t] && b < r->bfirst[t] + r->bcount[t])
-            return t;
-    return 0;
-}
-
 Z3_ast ft_smt_started(ft_smt *e, uint32_t t)
 {
     uint32_t f = e->c->fork_trans[t];
@@ -44,7 +32,7 @@ Z3_ast ft_smt_finished(ft_smt *e, uint32_t t)
 Z3_ast ft_smt_at(ft_smt *e, uint32_t b)
 {
     const ft_reduced *r = e->r;
-    uint32_t t = thread_of_block(e, b);
+    uint32_t t = ft_block_thread(e->r, b);
     Z3_ast a[3];
     unsigned n = 0;
     a[n++] = Z3_mk_not(e->z, ft_smt_exec(e, b));
