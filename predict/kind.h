@@ -62,7 +62,7 @@ enum ft_expect {
     FT_EXPECT_DEADLOCK,     /* the run ends in the runtime's deadlock */
     FT_EXPECT_BLOCKED,      /* a deadlock, a hang, or the failure a
                                timed wait's expiry leads to */
-    FT_EXPECT_HEAP,         /* the heap oracle's report */
+    FT_EXPECT_UAF,          /* the heap oracle's use after free */
 };
 
 typedef struct ft_pkind {
@@ -102,6 +102,9 @@ extern const unsigned ft_npkinds;
 /* The kinds, each in its file. */
 extern const ft_pkind ft_pkind_deadlock; /* kind_deadlock.c */
 extern const ft_pkind ft_pkind_stuck;    /* kind_stuck.c */
+extern const ft_pkind ft_pkind_order;    /* kind_order.c */
+extern const ft_pkind ft_pkind_null;     /* kind_order.c */
+extern const ft_pkind ft_pkind_uaf;      /* kind_uaf.c */
 
 /* Solves property p of a kind (ft_predict_one_in calls this for every
  * kind but CA/CMA): slices c for the targets (or takes whole), encodes,

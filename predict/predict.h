@@ -28,6 +28,12 @@ enum ft_prop_kind {
                           next holds (kind_deadlock.c) */
     FT_PROP_STUCK,     /* every thread finished or waiting for good, one
                           at a given wait: lost wake-ups (kind_stuck.c) */
+    FT_PROP_ORDER,     /* a read from another write than it read from:
+                          order violations (kind_order.c) */
+    FT_PROP_NULL,      /* a pointer read that reads NULL and is then
+                          dereferenced (kind_order.c) */
+    FT_PROP_UAF,       /* an access after another thread's free of the
+                          object (kind_uaf.c) */
     FT_PROP_NKINDS
 };
 

@@ -58,6 +58,11 @@ uint64_t gen_counters_bound_addr(void);
  * run passed (one that deadlocked while generated is drawn again). */
 void gen_locks(uint64_t seed, evbuf *b);
 
+/* A run around a heap object (gen_heap.c): three threads access its
+ * fields, a flag, a mutex and a semaphore; one frees it after its work;
+ * no run uses it after the free. */
+void gen_heap(uint64_t seed, evbuf *b);
+
 /* A fresh temporary file path (under $TMPDIR) ending in .ftrace. */
 void temp_trace_path(char *buf, size_t len, const char *tag);
 

@@ -200,3 +200,95 @@ int kc_is_stuck(const ft_ctm *c, const uint32_t *seq, uint32_t n,
         *waiting = w;
     return w != 0;
 }
+
+/* The values reads see along seq: val/known per variable, the last
+ * write's certainty, which threads read another value (tainted). */
+typedef struct vals {
+    uint32_t *lastw;
+    uint8_t *certain, *tainted;
+} vals;
+
+static int walk_values(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                       uint32_t r, int specific, uint64_t want, int *reached,
+                       uint32_t *other)
+{
+    vals s = {malloc(sizeof(uint32_t) * (c->nvars + 1)),
+              calloc(c->nvars + 1, 1), calloc(c->nthreads + 1, 1)};
+    int ok = s.lastw && s.certain && s.tainted;
+    for (uint32_t v = 0; ok && v <= c->nvars; v++)
+        s.lastw[v] = UINT32_MAX;
+    if (reached)
+        *reached = 0;
+    if (other)
+        *other = 0;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        uint32_t x = seq[i], t = c->tid[x], v = c->obj[x];
+        if (s.tainted[t]) {
+            ok = 0; /* it went past a read of another value */
+            break;
+        }
+        if (c->op[x] < FT_OP_READ || c->op[x] > FT_OP_RMW)
+            continue;
+        int matched = 1;
+        if (ft_ctm_reads(c, x)) {
+            int known;
+            uint64_t got;
+            if (s.lastw[v] != UINT32_MAX) {
+                known = s.certain[v];
+                got = ft_ctm_written(c, s.lastw[v]);
+            } else {
+                known = c->vars[v].has_init;
+                got = c->vars[v].init;
+            }
+            matched = known && got == c->value[x];
+            if (x == r && reached)
+                *reached = !matched && (!specific || (known && got == want));
+            if (!matched) {
+                s.tainted[t] = 1;
+                if (other)
+                    *other |= 1u << t;
+            }
+        }
+        if (ft_ctm_writes(c, x)) {
+            s.lastw[v] = x;
+            s.certain[v] = matched;
+        }
+    }
+    free(s.lastw);
+    free(s.certain);
+    free(s.tainted);
+    return ok;
+}
+
+int kc_reads_other(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                   uint32_t r, int specific, uint64_t want)
+{
+    int reached;
+    return walk_values(c, seq, n, r, specific, want, &reached, NULL) &&
+           reached;
+}
+
+int kc_data_ok(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+               uint32_t *other)
+{
+    return walk_values(c, seq, n, UINT32_MAX, 0, 0, NULL, other);
+}
+
+int kc_use_after_free(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                      uint32_t f, uint32_t t)
+{
+    if (c->tid[f] == t || !kc_data_ok(c, seq, n, NULL))
+        return 0;
+    uint64_t lo = c->vars[c->obj[f]].addr, hi = lo + c->value[f];
+    int freed = 0, after = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = seq[i];
+        freed |= x == f;
+        if (c->tid[x] != t)
+            continue;
+        uint32_t v = c->obj[x];
+        after = freed && c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
+                c->vars[v].addr >= lo && c->vars[v].addr < hi;
+    }
+    return after;
+}

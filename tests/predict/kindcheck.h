@@ -29,6 +29,24 @@ int kc_is_deadlock(const ft_ctm *c, const uint32_t *seq, uint32_t n,
 int kc_is_stuck(const ft_ctm *c, const uint32_t *seq, uint32_t n,
                 int maximal, uint32_t *waiting);
 
+/* Whether seq obeys the data rule (no thread goes past a read that
+ * returned another value than recorded, or one from a write whose own
+ * thread went past such a read) and read transition r, its thread's last
+ * in seq, returned another value than recorded (value want, when
+ * specific; an unknown initial value counts as another when not). */
+int kc_reads_other(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                   uint32_t r, int specific, uint64_t want);
+/* Whether seq obeys the data rule (as above), and *other (may be NULL)
+ * gets a bit per thread whose last read in seq returned another value. */
+int kc_data_ok(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+               uint32_t *other);
+
+/* Whether seq obeys the data rule and free f ran in it, after which
+ * thread t's last transition in seq accesses memory inside the freed
+ * object. */
+int kc_use_after_free(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                      uint32_t f, uint32_t t);
+
 /* Thread t's next position after seq. */
 uint32_t kc_next(const ft_ctm *c, const uint32_t *seq, uint32_t n,
                  uint32_t t);
