@@ -21,9 +21,8 @@ static int shows(int expect, int failure)
         return failure == FR_DEADLOCK;
     case FT_EXPECT_BLOCKED:
         return failure != FR_OK && failure != FR_DIVERGED;
-    case FT_EXPECT_HEAP:
-        return failure == FR_USE_AFTER_FREE || failure == FR_DOUBLE_FREE ||
-               failure == FR_NULL_DEREF;
+    case FT_EXPECT_UAF:
+        return failure == FR_USE_AFTER_FREE;
     default:
         return 1;
     }

@@ -62,6 +62,10 @@ bug rpro_d2 deadlock rpro_d2
 bug philosophers deadlock philosophers
 bug missed_signal lost-wakeup missed_signal
 bug lost_wakeup lost-wakeup lost_wakeup
+bug init_order order init_order
+bug vb_fig1 order vb_figures 1
+bug double_free order double_free
+bug uaf_handoff use-after-free uaf_handoff
 clean correct_locked correct_locked
 clean correct_atomics correct_atomics
 clean prodcons_sem prodcons_sem
