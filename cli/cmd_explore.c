@@ -15,18 +15,18 @@
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
-    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset or dpor (default pct)"},
+    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos or surw (default surw)"},
     {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
     {"time", 't', "SECONDS", "stop after this wall time"},
     {"seed", 0, "X", "base seed: run i uses X+i (default 0)"},
-    {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb)"},
+    {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb, pos, surw)"},
     {"all", 'a', NULL, "keep going after the first bug"},
     {"output", 'o', "DIR", "save bugs here (default ./foretell-explore)"},
     {"json", 0, NULL, "print the result as one JSON object"},
     {"depth", 'd', "D", "bug depth for pct/rpro/pctvb (default 3; rpro 2)"},
     {"radius", 'r', "R", "rpro: radius of the bug in events (default 10)"},
     {"deadlock", 0, NULL, "rpro: count only lock acquisitions"},
-    {"vars", 'v', "V", "pctvb: variables per schedule (default 1)"},
+    {"vars", 'v', "V", "pctvb, surw: variables per schedule (default 1; surw 2)"},
     {"bound", 'b', "B", "icb/idb: largest preemption/delay bound (default 3)"},
     {"periods", 'P', "P", "period: largest number of periods (default 6)"},
     {"ctx", 0, "K", "hapset: calls in a statement's context (default 5)"},
@@ -146,7 +146,7 @@ int cmd_explore(int argc, char **argv)
         case OPT_STRATEGY:
             if (!fx_strategy_known(v)) {
                 fprintf(stderr, "foretell explore: --strategy: unknown strategy '%s' "
-                                "(random, pct, rpro, pctvb, icb, idb, period, hapset, dpor)\n", v);
+                                "(random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos, surw)\n", v);
                 return FT_EXIT_BAD_INPUT;
             }
             o.strategy = v;

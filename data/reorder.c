@@ -11,14 +11,14 @@
  * Failure: assert in the checker (abort).
  * Natural run: passes (the setters, created first, are done before the
  * checker reads).
- * Argument: N, the number of setters (default 4, at most 64).
+ * Argument: N, the number of setters (default 4, at most 128).
  */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_SETTERS 64
+#define MAX_SETTERS 128
 
 static int a, b;
 

@@ -14,8 +14,12 @@
  *   period  Period: periods, slices, prefixes         (stateful, driver)
  *   hapset  DPOR guided by HaPSets, learning          (stateful, driver)
  *   dpor    the same DPOR without HaPSets (baseline)  (stateful, driver)
- * The in-process halves are recorder/rt/policy_explore.c and
- * policy_prefix.c; FORETELL_STRATEGY carries each run's plan.
+ *   pos     partial order sampling                    (in-process, seeded)
+ *   surw    selectively uniform random walk           (driver picks the
+ *           interesting variables and their counts by thread, the
+ *           runtime walks)
+ * The in-process halves are recorder/rt/policy_explore.c, policy_prefix.c,
+ * policy_period.c, policy_pos.c and policy_surw.c; FORETELL_STRATEGY carries each run's plan.
  *
  * Ownership: replay/explore*.c, replay/strategy_*.c. */
 #ifndef FORETELL_EXPLORE_H
@@ -92,6 +96,15 @@ typedef struct fx_calib {
     char (*var)[48];
     uint64_t *var_count;
     uint64_t nvars;
+    /* surw: the variables two or more threads touched, atomics included
+     * (what policy_surw.c sees), each with its accesses by thread: the
+     * pairs sv_tid/sv_count[sv_first[i] .. sv_first[i+1]). */
+    char (*svar)[48];
+    uint64_t nsvars;
+    uint64_t *sv_first;
+    uint32_t *sv_tid;
+    uint64_t *sv_count;
+    uint64_t *thread_events; /* events by thread id (threads entries) */
 } fx_calib;
 
 int fx_calibrate(const char *trace, fx_calib *c, ft_error *err);
@@ -99,7 +112,8 @@ void fx_calib_free(fx_calib *c);
 
 /* A strategy: next() writes run i's FORETELL_STRATEGY into spec and
  * returns 1, or 0 when it has nothing left to run; done() hears how a run
- * ended and reads its decision log (stateful strategies). */
+ * ended and reads its decision log (stateful strategies; NULL for the
+ * seeded ones). */
 typedef struct fx_strategy {
     const char *name;
     int parallel;           /* runs independent of each other */
@@ -119,6 +133,14 @@ extern const fx_strategy fx_strategy_random, fx_strategy_pct,
     fx_strategy_rpro, fx_strategy_pctvb, fx_strategy_icb, fx_strategy_idb;
 extern const fx_strategy fx_strategy_period; /* strategy_period.c */
 extern const fx_strategy fx_strategy_hapset, fx_strategy_dpor; /* strategy_hapset.c */
+extern const fx_strategy fx_strategy_pos;  /* strategy_pos.c */
+extern const fx_strategy fx_strategy_surw; /* strategy_surw.c */
+
+/* strategy_surw.c: run seed's FORETELL_STRATEGY: vars of c's shared
+ * variables (atomics included) drawn uniformly, and each thread's count
+ * of accesses to them; 0 when it does not fit in len. */
+int fx_surw_spec(const fx_calib *c, int vars, uint64_t seed, char *spec,
+                 size_t len);
 
 /* ---- strategy_bounded.c: the ICB/IDB enumeration, exposed for tests ---- */
 

@@ -15,7 +15,9 @@
 # already there, so an interrupted table resumes (PRINT_ONLY=1: print the
 # table of what RESULTS has, run nothing).  JOBS=N runs N
 # explorations at once (schedules to the first bug do not depend on the
-# machine's load; schedules per second do).  The table is printed from
+# machine's load; schedules per second do).  EXPLORE_TIME=S bounds each
+# exploration to S seconds as well (a cell that hits it reports the
+# schedules it ran: compare budgets with care).  The table is printed from
 # RESULTS as markdown: one row per program, one cell per strategy,
 # "mean (found/seeds)", then the schedules per second of each strategy.
 set -eu
@@ -27,7 +29,8 @@ if [ "${1:-}" = --one ]; then # one exploration: --one FORETELL INST LINE...
     o=$(mktemp -d)
     # shellcheck disable=SC2086
     out=$("$foretell" explore --strategy "$s" $extra --seed $((seed * 1000003)) \
-          --budget "$budget" --run-timeout 10 --json -q -o "$o/out" \
+          --budget "$budget" ${EXPLORE_TIME:+--time "$EXPLORE_TIME"} \
+          --run-timeout 10 --json -q -o "$o/out" \
           -- "$inst/$prog" $args 2>/dev/null || true)
     rm -rf "$o"
     field() { echo "$out" | sed -n "s/.*\"$1\":\"\{0,1\}\([0-9a-z.e+-]*\).*/\1/p" | head -1; }

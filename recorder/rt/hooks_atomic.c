@@ -7,6 +7,10 @@
  * read/write events, since event values are 64-bit. */
 #include "rt.h"
 
+/* Each hook names its key point (ft_enter_kp): FT_KP_AREAD for a load,
+ * FT_KP_AWRITE for the rest, with the address, for policies that tell
+ * conflicting accesses apart (pos, surw). */
+
 #define SC __ATOMIC_SEQ_CST
 
 static inline unsigned order(int mo)
@@ -59,7 +63,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     T __tsan_atomic##N##_load(const volatile T *a, int mo);                   \
     T __tsan_atomic##N##_load(const volatile T *a, int mo)                    \
     {                                                                         \
-        ft_thread *t = ft_enter();                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AREAD, (uintptr_t)a, 0, 0);                                            \
                 T v = __atomic_load_n(a, SC);                                         \
         if (t) rec_load(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)v);              \
         return v;                                                             \
@@ -67,7 +71,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     void __tsan_atomic##N##_store(volatile T *a, T v, int mo);                \
     void __tsan_atomic##N##_store(volatile T *a, T v, int mo)                 \
     {                                                                         \
-        ft_thread *t = ft_enter();                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
                 __atomic_store_n(a, v, SC);                                           \
         if (t) rec_store(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)v);             \
     }                                                                         \
@@ -87,7 +91,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
                                               int fmo)                        \
     {                                                                         \
         (void)fmo;                                                            \
-        ft_thread *t = ft_enter();                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
                 T exp = c;                                                            \
         int ok = __atomic_compare_exchange_n(a, &c, v, 0, SC, SC);            \
         if (t) rec_cas(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)exp, (U)v, (U)c, ok); \
@@ -98,7 +102,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     T __tsan_atomic##N##_##name(volatile T *a, T v, int mo);                  \
     T __tsan_atomic##N##_##name(volatile T *a, T v, int mo)                   \
     {                                                                         \
-        ft_thread *t = ft_enter();                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
                 T old = expr;                                                         \
         if (t) rec_rmw(t, FT_PC(), (uintptr_t)a, N / 8, mo, op, (U)old,          \
                        (U)(T)(newexpr));                                      \
@@ -110,7 +114,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     int __tsan_atomic##N##_##name(volatile T *a, T *c, T v, int mo, int fmo)  \
     {                                                                         \
         (void)fmo;                                                            \
-        ft_thread *t = ft_enter();                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
                 T exp = *c;                                                           \
         int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);             \
         if (t) {                                                              \
@@ -144,7 +148,7 @@ a128 __tsan_atomic128_load(const volatile a128 *a, int mo);
 a128 __tsan_atomic128_load(const volatile a128 *a, int mo)
 {
     (void)mo;
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_AREAD, (uintptr_t)a, 0, 0);
     a128 v = __atomic_load_n(a, SC);
     if (t)
         rec_wide128(t, FT_PC(), (uintptr_t)a, &v, NULL);
@@ -155,7 +159,7 @@ void __tsan_atomic128_store(volatile a128 *a, a128 v, int mo);
 void __tsan_atomic128_store(volatile a128 *a, a128 v, int mo)
 {
     (void)mo;
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);
     __atomic_store_n(a, v, SC);
     if (t)
         rec_wide128(t, FT_PC(), (uintptr_t)a, NULL, &v);
@@ -166,7 +170,7 @@ void __tsan_atomic128_store(volatile a128 *a, a128 v, int mo)
     a128 __tsan_atomic128_##name(volatile a128 *a, a128 v, int mo)            \
     {                                                                         \
         (void)mo;                                                             \
-        ft_thread *t = ft_enter();                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
         a128 old = expr;                                                      \
         a128 nv = newexpr;                                                    \
         if (t)                                                                \
@@ -183,7 +187,7 @@ RMW128(fetch_nand, __atomic_fetch_nand(a, v, SC), ~(old & v))
 
 static int cas128(volatile a128 *a, a128 *c, a128 v, uintptr_t pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);
     int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);
     if (t) {
         if (!ok) /* the old value went to *c: program memory */

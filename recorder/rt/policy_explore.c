@@ -22,6 +22,8 @@
  *   none                              no preemption, round-robin
  *   prefix:at=S.T,...                 policy_prefix.c (ICB, IDB)
  *   period:p=T.C,...                  policy_period.c (Period)
+ *   pos:seed=X                        policy_pos.c (POS)
+ *   surw:seed=X:v=...:w=...           policy_surw.c (SURW)
  * Exploring policies keep the budget at 1, so the hooks' slow path runs at
  * every key point and stores what the key point is (ft_thread.kp_kind,
  * kp_addr); recording never pays for it.  docs/explore.md describes each
@@ -134,21 +136,31 @@ static int64_t var_rank(uintptr_t a, int tid)
     return -1; /* table full: untracked */
 }
 
+int ft_explore_var_of(uintptr_t a, char *kind, int *mod, uint64_t *off)
+{
+    *kind = 'g';
+    uintptr_t where = a;
+    int i = block_index(a);
+    if (i >= 0 && a < blocks[i].end) {
+        *kind = 'h';
+        where = blocks[i].pc;
+    }
+    *mod = ft_module_find(where);
+    if (*mod < 0)
+        return 0; /* stack or anonymous mapping: not a variable */
+    *off = (uint64_t)where - (uint64_t)ft_module_base(*mod);
+    return 1;
+}
+
 /* pctvb with named variables: the access at a bumps the counters of the
  * change points on its variable; returns the point reached, or -1. */
 static int cp_reached(uintptr_t a)
 {
-    char kind = 'g';
-    uintptr_t where = a;
-    int i = block_index(a);
-    if (i >= 0 && a < blocks[i].end) {
-        kind = 'h';
-        where = blocks[i].pc;
-    }
-    int mod = ft_module_find(where);
-    if (mod < 0)
-        return -1; /* stack or anonymous mapping: not a variable */
-    uint64_t off = (uint64_t)where - (uint64_t)ft_module_base(mod);
+    char kind;
+    int mod;
+    uint64_t off;
+    if (!ft_explore_var_of(a, &kind, &mod, &off))
+        return -1;
     int hit = -1;
     for (int c = 0; c < ex.ncp; c++) {
         struct ex_cp *p = &ex.cp[c];
@@ -215,7 +227,8 @@ static int explore_preempt(int tid)
         return 1;
     }
     if (ex.ncp) {
-        if (t->kp_kind != FT_KP_OTHER && t->kp_addr) { /* access or lock */
+        if ((t->kp_kind == FT_KP_READ || t->kp_kind == FT_KP_WRITE ||
+             t->kp_kind == FT_KP_LOCK) && t->kp_addr) { /* access or lock */
             int c = cp_reached(t->kp_addr);
             if (c >= 0) {
                 prio_of(tid);
@@ -487,6 +500,10 @@ int ft_explore_select(const char *spec)
         return ft_prefix_select(spec);
     if (strncmp(spec, "period", 6) == 0 && (spec[6] == 0 || spec[6] == ':'))
         return ft_period_select(spec);
+    if (strncmp(spec, "pos", 3) == 0 && (spec[3] == 0 || spec[3] == ':'))
+        return ft_pos_select(spec);
+    if (strncmp(spec, "surw", 4) == 0 && (spec[4] == 0 || spec[4] == ':'))
+        return ft_surw_select(spec);
     if (parse_spec(spec) < 0)
         return -1;
     plan();

@@ -97,3 +97,68 @@ void ft_sample_perm(ft_rng *r, int n, int *out)
         out[j] = t;
     }
 }
+
+void ft_pend_new(ft_rng *r, ft_pend *p, int t, uint64_t obj, int write)
+{
+    p[t].prio = ft_rng_next(r);
+    p[t].obj = obj;
+    p[t].write = write;
+    p[t].live = 1;
+}
+
+int ft_pend_race(const ft_pend *a, const ft_pend *b)
+{
+    return a->live && b->live && a->obj && a->obj == b->obj &&
+           (a->write || b->write);
+}
+
+int ft_pos_executed(ft_rng *r, ft_pend *p, int n, int t)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (i != t && ft_pend_race(&p[i], &p[t])) {
+            p[i].prio = ft_rng_next(r);
+            k++;
+        }
+    return k;
+}
+
+int ft_pend_best(const ft_pend *p, const int *cand, int n)
+{
+    int best = cand[0];
+    for (int i = 1; i < n; i++)
+        if (p[cand[i]].prio > p[best].prio)
+            best = cand[i];
+    return best;
+}
+
+int ft_surw_step(ft_rng *r, const ft_pend *p, const unsigned char *interesting,
+                 uint64_t *rem, const int *cand, int n)
+{
+    int best = -1;
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        int t = cand[i];
+        if (!interesting[t]) {
+            if (best < 0 || p[t].prio > p[best].prio)
+                best = t;
+        } else {
+            total += rem[t] ? rem[t] : 1;
+        }
+    }
+    if (best >= 0)
+        return best;
+    uint64_t x = ft_rng_below(r, total);
+    int t = cand[n - 1];
+    for (int i = 0; i < n; i++) {
+        uint64_t w = rem[cand[i]] ? rem[cand[i]] : 1;
+        if (x < w) {
+            t = cand[i];
+            break;
+        }
+        x -= w;
+    }
+    if (rem[t])
+        rem[t]--;
+    return t;
+}

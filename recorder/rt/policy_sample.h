@@ -29,4 +29,34 @@ void ft_sample_perm(ft_rng *r, int n, int *out);
 /* count distinct values uniform over [0, n) (count <= n). */
 int ft_sample_distinct(ft_rng *r, uint64_t n, int count, uint64_t *out);
 
+/* ---- POS and SURW: one pending event per thread ----
+ * The decision rules of policy_pos.c and policy_surw.c, kept here (no
+ * runtime state) so that the unit tests run them on models. */
+typedef struct ft_pend {
+    uint64_t prio;  /* random priority of the pending event */
+    uint64_t obj;   /* what it touches: a memory word or a lock; 0 none */
+    int write;      /* writes the word, or acquires the lock */
+    int live;       /* the thread has a pending event */
+} ft_pend;
+
+/* t's next event, touching obj (0: nothing shared): a fresh priority. */
+void ft_pend_new(ft_rng *r, ft_pend *p, int t, uint64_t obj, int write);
+/* Two pending events race: the same object, one of them a write. */
+int ft_pend_race(const ft_pend *a, const ft_pend *b);
+/* POS (Yuan, Yang and Gu, CAV'18, algorithm 2): t's pending event ran;
+ * every other live pending event among p[0..n) racing with it gets a
+ * fresh priority.  Returns how many did. */
+int ft_pos_executed(ft_rng *r, ft_pend *p, int n, int t);
+/* The candidate whose pending event has the highest priority (ties, which
+ * have probability 2^-64: the first). */
+int ft_pend_best(const ft_pend *p, const int *cand, int n);
+/* One SURW step (Zhao et al., ASPLOS'25): among the candidates cand[0..n),
+ * a thread whose pending event is not interesting runs first, the one of
+ * highest priority (pickFrom: a random priority per event); when every
+ * candidate waits at an interesting event, thread t is drawn with
+ * probability rem[t] / sum(rem) (rem at least 1 for a candidate: an
+ * estimate that ran out still has this event), and rem[t] drops by one. */
+int ft_surw_step(ft_rng *r, const ft_pend *p, const unsigned char *interesting,
+                 uint64_t *rem, const int *cand, int n);
+
 #endif

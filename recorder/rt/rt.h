@@ -90,7 +90,11 @@ typedef struct ft_thread {
 
 /* What kind of key point a thread is entering (ft_thread.kp_kind), for
  * policies that preempt only at some of them (policy_explore.c). */
-enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC };
+enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC,
+             /* atomics (hooks_atomic.c): a load, or anything that may
+              * write (store, read-modify-write, compare-exchange); only
+              * pos and surw look at them */
+             FT_KP_AREAD, FT_KP_AWRITE };
 
 /* Scheduling decisions.  The recording policy is policy_record.c; replay
  * and exploration will provide others. */
@@ -132,6 +136,15 @@ int ft_explore_select(const char *spec);
 int ft_prefix_select(const char *spec);
 /* policy_period.c: "period:p=T.C,..." (Period runs). */
 int ft_period_select(const char *spec);
+/* policy_pos.c, policy_surw.c: POS (pos:seed=X) and SURW
+ * (surw:seed=X:v=...:w=...). */
+int ft_pos_select(const char *spec);
+int ft_surw_select(const char *spec);
+/* policy_explore.c: the variable an address belongs to, as the driver
+ * names it (explore_calib.c): kind 'g' (global: module index and offset)
+ * or 'h' (heap block: its allocation site's module and offset, when
+ * ft_rt.explore_allocs is set).  0 for the stack or anonymous memory. */
+int ft_explore_var_of(uintptr_t a, char *kind, int *mod, uint64_t *off);
 /* heap.c tells the pctvb policy which allocation site owns a block. */
 void ft_explore_note_alloc(uintptr_t pc, uintptr_t addr, size_t size);
 
