@@ -105,6 +105,7 @@ extern const ft_pkind ft_pkind_stuck;    /* kind_stuck.c */
 extern const ft_pkind ft_pkind_order;    /* kind_order.c */
 extern const ft_pkind ft_pkind_null;     /* kind_order.c */
 extern const ft_pkind ft_pkind_uaf;      /* kind_uaf.c */
+extern const ft_pkind ft_pkind_race;     /* kind_race.c */
 
 /* Solves property p of a kind (ft_predict_one_in calls this for every
  * kind but CA/CMA): slices c for the targets (or takes whole), encodes,

@@ -18,7 +18,7 @@
 
 const ft_pkind *const ft_pkinds[] = {&ft_pkind_deadlock, &ft_pkind_stuck,
                                      &ft_pkind_uaf, &ft_pkind_null,
-                                     &ft_pkind_order};
+                                     &ft_pkind_order, &ft_pkind_race};
 const unsigned ft_npkinds = sizeof ft_pkinds / sizeof ft_pkinds[0];
 
 /* Past this many blocks a property's model is not solved (unknown): the

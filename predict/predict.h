@@ -34,6 +34,8 @@ enum ft_prop_kind {
                           dereferenced (kind_order.c) */
     FT_PROP_UAF,       /* an access after another thread's free of the
                           object (kind_uaf.c) */
+    FT_PROP_RACE,      /* two conflicting accesses that can run at once:
+                          data races (kind_race.c) */
     FT_PROP_NKINDS
 };
 

@@ -191,6 +191,55 @@ static void visit_uaf(struct walk *w, const uint32_t *seq, uint32_t n)
     }
 }
 
+/* The access thread t stands at after seq (begun, not finished), or
+ * FT_CTM_NONE. */
+static uint32_t access_next(const ft_ctm *c, const uint32_t *seq,
+                            uint32_t n, uint32_t t)
+{
+    uint32_t f = c->fork_trans[t], q = kc_next(c, seq, n, t);
+    int begun = f == FT_CTM_NONE;
+    for (uint32_t i = 0; i < n && !begun; i++)
+        begun = seq[i] == f;
+    if (!begun || q >= c->len[t])
+        return FT_CTM_NONE;
+    uint32_t x = ft_ctm_at(c, t, q);
+    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
+                   c->vars[c->obj[x]].kind == FT_VAR_MEMORY
+               ? x
+               : FT_CTM_NONE;
+}
+
+/* Races: two threads standing at conflicting accesses of one variable
+ * (one writes, not both atomic updates). */
+static void visit_race(struct walk *w, const uint32_t *seq, uint32_t n)
+{
+    const ft_ctm *c = w->c;
+    hset_add(&w->valid, seq_hash(seq, n));
+    for (uint32_t i = 0; i < c->nthreads; i++) {
+        uint32_t x = access_next(c, seq, n, i);
+        for (uint32_t j = i + 1; x != FT_CTM_NONE && j < c->nthreads; j++) {
+            uint32_t y = access_next(c, seq, n, j);
+            if (y == FT_CTM_NONE || c->obj[x] != c->obj[y] ||
+                (!ft_ctm_writes(c, x) && !ft_ctm_writes(c, y)) ||
+                (c->op[x] == FT_OP_RMW && c->op[y] == FT_OP_RMW))
+                continue;
+            w->states++;
+            int named = 0;
+            for (uint32_t k = 0; k < w->np; k++) {
+                const ft_prop *p = &w->p[k];
+                if (p->kind == FT_PROP_RACE &&
+                    ((p->tgt[0] == x && p->tgt[1] == y) ||
+                     (p->tgt[0] == y && p->tgt[1] == x))) {
+                    named = 1;
+                    w->found[k] = 1;
+                    hset_add(&w->reach[k], seq_hash(seq, n));
+                }
+            }
+            w->missed += !named;
+        }
+    }
+}
+
 static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
                   const uint8_t *blocked)
 {
@@ -203,6 +252,10 @@ static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
     }
     if (w->mask >> FT_PROP_UAF & 1) {
         visit_uaf(w, seq, n);
+        return;
+    }
+    if (w->mask >> FT_PROP_RACE & 1) {
+        visit_race(w, seq, n);
         return;
     }
     hset_add(&w->valid, seq_hash(seq, n));
@@ -241,11 +294,24 @@ static int witness_ok(const struct walk *w, uint32_t i, const ft_presult *res)
         seq[j] = res->steps[j].trans;
     uint64_t h = seq_hash(seq, res->nsteps);
     const ft_prop *p = &w->p[i];
-    int ok = hset_has(&w->valid, h);
+    int ok = p->kind == FT_PROP_RACE || hset_has(&w->valid, h);
     if (p->kind == FT_PROP_DEADLOCK) {
         uint32_t a[8];
         uint32_t k = acq_of(p, a);
         ok = ok && kc_is_deadlock(w->c, seq, res->nsteps, a, k);
+    } else if (p->kind == FT_PROP_RACE) {
+        /* the state is the prefix before the two accesses, which end it
+         * in p's order, and the other order swaps them */
+        uint32_t k = res->nsteps;
+        uint64_t pre = k >= 2 ? seq_hash(seq, k - 2) : 0;
+        ok = k >= 2 && hset_has(&w->valid, pre) &&
+             hset_has(&w->reach[i], pre) && seq[k - 2] == p->tgt[0] &&
+             seq[k - 1] == p->tgt[1] && res->steps[k - 2].mark &&
+             res->steps[k - 1].mark && res->nalt_steps == k &&
+             res->alt_steps[k - 2].trans == p->tgt[1] &&
+             res->alt_steps[k - 1].trans == p->tgt[0];
+        for (uint32_t j = 0; ok && j + 2 < k; j++)
+            ok = res->alt_steps[j].trans == seq[j];
     } else {
         ok = ok && hset_has(&w->reach[i], h);
     }
@@ -465,6 +531,12 @@ static void test_uaf(void **state)
     run_kinds(1u << FT_PROP_UAF, "use-after-free", 300);
 }
 
+static void test_race(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_RACE, "data-race", 400);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_null),
         cmocka_unit_test(test_uaf),
+        cmocka_unit_test(test_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
