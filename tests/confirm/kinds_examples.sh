@@ -66,6 +66,8 @@ bug init_order order init_order
 bug vb_fig1 order vb_figures 1
 bug double_free order double_free
 bug uaf_handoff use-after-free uaf_handoff
+bug null_deref null-deref null_deref
+bug data_race data-race data_race
 clean correct_locked correct_locked
 clean correct_atomics correct_atomics
 clean prodcons_sem prodcons_sem
