@@ -126,13 +126,7 @@ void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
 void analyze_json_confirmation(ft_json *j, const fr_confirmation *c)
 {
     ft_json_begin_object(j);
-    ft_json_kstr(j, "status", c->status == FR_CONFIRMED ? "confirmed"
-                              : c->status == FR_REFINED ? "refined"
-                              : c->status == FR_FAILED_EARLY ? "failed_early"
-                              : c->status == FR_SPURIOUS ? "spurious"
-                              : c->status == FR_NOT_REPRODUCED
-                                  ? "not_reproduced"
-                                  : "not_run");
+    ft_json_kstr(j, "status", fr_confirm_status_id(c->status));
     ft_json_kstr(j, "divergence",
                  c->first.diverged ? c->first.divergence : NULL);
     ft_json_kstr(j, "failure", failure_of(&c->outcome));

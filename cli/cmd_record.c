@@ -81,7 +81,11 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
     }
     if (pid == 0) {
         close(pfd[0]);
-        setenv("FORETELL_TRACE", trace, 1);
+        char value[8200]; /* '%' doubled: the runtime expands patterns */
+        if (ft_trace_path_escape(trace, value, sizeof value) == 0)
+            setenv("FORETELL_TRACE", value, 1);
+        else
+            setenv("FORETELL_TRACE", trace, 1);
         if (quantum)
             setenv("FORETELL_QUANTUM", quantum, 1);
         if (seed)

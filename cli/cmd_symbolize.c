@@ -1,10 +1,14 @@
-/* cmd_symbolize.c - `foretell symbolize`: adds function, file, line and
- * column for a trace's sites (libdw, see recorder/symbolize.c).  `record`
- * does this itself; the command is for traces moved to a machine with the
- * binaries, or recorded when the binaries were missing. */
+/* cmd_symbolize.c - `foretell symbolize`: adds function, file, line,
+ * column and the line's text for traces' sites (libdw, see
+ * recorder/symbolize.c).  `record` does this itself; the command is for
+ * traces written with FORETELL_TRACE alone (a test suite run under the
+ * runtime: docs/ci.md), moved to a machine with the binaries, or recorded
+ * when the binaries were missing. */
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "recorder/trace.h"
+
+#include <stdlib.h>
 
 enum { OPT_DEBUGINFO }; /* indices into sym_opts */
 
@@ -15,45 +19,8 @@ static const ft_opt sym_opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
-int cmd_symbolize(int argc, char **argv)
+static int symbolize_one(const char *path, unsigned flags)
 {
-    ft_optparse p;
-    ft_opt_init(&p, "foretell symbolize", argc, argv);
-    const char *path = NULL, *v;
-    unsigned flags = 0;
-    int k;
-    while ((k = ft_opt_next(&p, sym_opts, &v)) != FT_OPT_END) {
-        if (k == FT_OPT_HELP) {
-            ft_opt_usage(stdout, "foretell symbolize [--debuginfo] TRACE",
-                         "Resolves TRACE's sites to function, file:line:column "
-                         "using the recorded modules (their build ids must "
-                         "match) and appends a SYMBOLS chunk. Sites already "
-                         "symbolised are skipped.", sym_opts);
-            return FT_EXIT_OK;
-        }
-        if (k == FT_OPT_ERROR)
-            return FT_EXIT_BAD_INPUT;
-        if (k == OPT_DEBUGINFO) {
-            flags |= FT_SYM_DEBUGINFO;
-            continue;
-        }
-        if (k == FT_OPT_DASHDASH) {
-            if (p.i >= p.argc)
-                continue;
-            v = p.argv[p.i++];
-        }
-        if (path) {
-            fprintf(stderr, "foretell symbolize: unexpected argument '%s'\n",
-                    v);
-            return FT_EXIT_BAD_INPUT;
-        }
-        path = v;
-    }
-    if (!path) {
-        fprintf(stderr, "foretell symbolize: missing TRACE (see 'foretell "
-                "symbolize --help')\n");
-        return FT_EXIT_BAD_INPUT;
-    }
     ft_error err;
     int n = ft_symbolize_with(path, flags, stderr, &err);
     if (n < 0) {
@@ -73,4 +40,56 @@ int cmd_symbolize(int argc, char **argv)
     fprintf(stderr, "%s: symbolised %d site%s (%u of %u sites now have "
             "symbols)\n", path, n, n == 1 ? "" : "s", with, total);
     return FT_EXIT_OK;
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+    ft_optparse p;
+    ft_opt_init(&p, "foretell symbolize", argc, argv);
+    const char *v;
+    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    int n = 0;
+    unsigned flags = 0;
+    int k;
+    if (!paths)
+        return FT_EXIT_INTERNAL;
+    while ((k = ft_opt_next(&p, sym_opts, &v)) != FT_OPT_END) {
+        if (k == FT_OPT_HELP) {
+            ft_opt_usage(stdout, "foretell symbolize [--debuginfo] TRACE...",
+                         "Resolves each TRACE's sites to function, "
+                         "file:line:column and the line's text using the "
+                         "recorded modules (their build ids must match) and "
+                         "appends SYMBOLS and SOURCE chunks. Sites already "
+                         "symbolised are skipped.", sym_opts);
+            free(paths);
+            return FT_EXIT_OK;
+        }
+        if (k == FT_OPT_ERROR) {
+            free(paths);
+            return FT_EXIT_BAD_INPUT;
+        }
+        if (k == OPT_DEBUGINFO) {
+            flags |= FT_SYM_DEBUGINFO;
+            continue;
+        }
+        if (k == FT_OPT_DASHDASH) {
+            while (p.i < p.argc)
+                paths[n++] = p.argv[p.i++];
+            continue;
+        }
+        paths[n++] = (char *)v;
+    }
+    if (n == 0) {
+        fprintf(stderr, "foretell symbolize: missing TRACE (see 'foretell "
+                "symbolize --help')\n");
+        free(paths);
+        return FT_EXIT_BAD_INPUT;
+    }
+    /* every trace is tried; the exit code says whether one failed */
+    int rc = FT_EXIT_OK;
+    for (int i = 0; i < n; i++)
+        if (symbolize_one(paths[i], flags) != FT_EXIT_OK)
+            rc = FT_EXIT_BAD_INPUT;
+    free(paths);
+    return rc;
 }

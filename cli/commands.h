@@ -11,6 +11,8 @@ enum {
     FT_EXIT_BAD_INPUT = 2, /* usage error, unreadable or damaged input */
     FT_EXIT_DIVERGED = 3,  /* a schedule could not be followed */
     FT_EXIT_INTERNAL = 4,  /* foretell itself failed (I/O, out of memory) */
+    FT_EXIT_UNDECIDED = 5, /* batch: the time bound stopped it before
+                              every trace was decided */
 };
 
 typedef int (*ft_command_fn)(int argc, char **argv);
@@ -23,5 +25,6 @@ int cmd_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
 
 #endif

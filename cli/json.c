@@ -46,8 +46,7 @@ void ft_json_end_object(ft_json *j) { close_level(j, '}'); }
 void ft_json_begin_array(ft_json *j) { open_level(j, '['); }
 void ft_json_end_array(ft_json *j) { close_level(j, ']'); }
 
-/* Length of a valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t ft_utf8_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
     size_t len;
@@ -100,7 +99,7 @@ static void put_string(FILE *out, const char *s, size_t n)
             }
             i++;
         } else {
-            size_t len = utf8_len(p + i, n - i);
+            size_t len = ft_utf8_len(p + i, n - i);
             if (len == 0) {
                 fputs("\\ufffd", out);
                 i++;
@@ -219,4 +218,10 @@ void ft_json_kbool(ft_json *j, const char *key, int v)
 {
     ft_json_key(j, key);
     ft_json_bool(j, v);
+}
+
+void ft_json_raw(ft_json *j, const char *text)
+{
+    before_value(j);
+    fputs(text, j->out);
 }

@@ -39,6 +39,13 @@ void ft_json_null(ft_json *j);
 void ft_json_hex(ft_json *j, uint64_t v); /* "0x1f" */
 void ft_json_bytes_hex(ft_json *j, const uint8_t *p, size_t n); /* "0a1b" */
 
+/* A value already in JSON (another document's part, as it was). */
+void ft_json_raw(ft_json *j, const char *text);
+
+/* Length of a valid UTF-8 sequence at s (1-4), or 0 if invalid (the
+ * XML and HTML writers escape with the same rule). */
+size_t ft_utf8_len(const unsigned char *s, size_t n);
+
 /* Ends a top-level value with a newline (JSON Lines). */
 void ft_json_line(ft_json *j);
 

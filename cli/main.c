@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"analyze", cmd_analyze, "build the trace model and analyze it"},
     {"replay", cmd_replay, "run a program under a schedule, report failures"},
     {"explore", cmd_explore, "run a program under many schedules to find bugs"},
+    {"batch", cmd_batch, "analyze many traces into a store; report, merge"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -348,4 +348,57 @@ int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
 const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id);
 void ft_pipeline_free(ft_pipeline *pl);
 
+/* ---- findings, whatever their kind (predict/finding.c) ------------- */
+/* What stores, reports and groupings need of a finding: a kind, a
+ * message, the events that make it, each with its code site, and the
+ * witness interleaving.  The fingerprint names the static bug: the same
+ * bug in two traces or two builds has one fingerprint (docs/batch.md,
+ * "Fingerprints", is the key). */
+
+typedef struct ft_fsite {
+    char *module;     /* basename of the module's path, "" unknown */
+    char *file;       /* as the debug information names it, "" unknown */
+    char *function;   /* "" unknown */
+    char *text;       /* the source line (as symbolised, else as the
+                         file reads now), NULL when not at hand */
+    uint32_t line, column;
+    uint64_t offset;  /* in the module (unsymbolised sites) */
+} ft_fsite;
+
+typedef struct ft_fevent {
+    char role[16];    /* "region-begin", "region-end", "access", ... */
+    char kind[32];    /* the trace event's kind name */
+    uint8_t key;      /* part of the fingerprint */
+    uint32_t tid;
+    uint64_t index;   /* position in the trace */
+    ft_fsite site;
+} ft_fevent;
+
+typedef struct ft_finding {
+    char kind[32];    /* "atomicity" (CA), "atomicity-pair" (CMA), ... */
+    char *message;
+    ft_fevent *events;
+    uint32_t nevents;
+    char *witness;    /* schedule text (schedule-format.md), NULL none */
+    int replayable;   /* the witness is a schedule from the run's start */
+    int observed;     /* the recorded run itself shows it */
+    size_t prop;      /* index into pl->props, SIZE_MAX none */
+} ft_finding;
+
+/* The findings of an analyzed pipeline: the violations the recorded run
+ * shows, then the predicted ones (after ft_pipeline_predict).  Source
+ * lines are read from the files the sites name when readable.  0, -1 out
+ * of memory. */
+int ft_pipeline_findings(const ft_pipeline *pl, ft_finding **out, size_t *n);
+void ft_findings_free(ft_finding *f, size_t n);
+void ft_finding_clear(ft_finding *f); /* frees what f holds */
+void ft_fsite_free(ft_fsite *s);
+
+#define FT_FINGERPRINT_LEN 32 /* hex digits: 128 bits of SHA-256 */
+/* The canonical key (malloc'd text, NULL out of memory), and its hash. */
+char *ft_finding_key(const ft_finding *f);
+int ft_fingerprint_of_key(const char *key, char out[FT_FINGERPRINT_LEN + 1]);
+int ft_finding_fingerprint(const ft_finding *f,
+                           char out[FT_FINGERPRINT_LEN + 1]);
+
 #endif

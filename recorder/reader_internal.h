@@ -117,11 +117,7 @@ void ft_reader_mark_damage(ft_reader *r, uint64_t offset, const char *fmt, ...)
 /* Copies a string into reader-owned storage; NULL on out of memory. */
 const char *ft_reader_strdup(ft_reader *r, const char *s, size_t n);
 
-/* Checks that [p, end) starts with one well-formed msgpack value whose
- * containers claim no more elements than bytes remain and nest at most
- * 32 deep; returns the value's end, or NULL.  Run before handing bytes to
- * msgpack-c so that a hostile count cannot make it allocate gigabytes. */
-const uint8_t *ft_mp_validate(const uint8_t *p, const uint8_t *end);
+/* ft_mp_validate (trace.h) checks chunk bodies before msgpack-c. */
 
 /* msgpack-c decoding of metadata chunk bodies (reader_meta.c).  0 or -1
  * with r->error set; body_off is the body's file offset. */
@@ -143,6 +139,8 @@ int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
 void ft_meta_finish_data(ft_reader *r);
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
+int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
+                   uint64_t body_off);
 int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
 /* Sorts the site table and decides whether lookups can index it. */

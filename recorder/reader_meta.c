@@ -350,6 +350,7 @@ int ft_meta_modules(ft_reader *r, const uint8_t *body, size_t n,
 /* SYMBOLS entries are kept as sites with module UINT32_MAX until
  * ft_meta_finish_sites merges them into the real sites. */
 #define SYM_MARK UINT32_MAX
+#define SRC_MARK (UINT32_MAX - 1)
 
 static int one_symbol(ft_reader *r, const msgpack_object *o)
 {
@@ -367,6 +368,26 @@ static int one_symbol(ft_reader *r, const msgpack_object *o)
     s.line = (uint32_t)line;
     s.column = (uint32_t)col;
     return push_site(r, &s);
+}
+
+static int one_source(ft_reader *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint64_t id;
+    ft_site s = {.module = SRC_MARK, .offset = 0};
+    if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
+        get_str(r, &a[1], &s.text) < 0 || !s.text)
+        return -1;
+    s.id = (uint32_t)id;
+    return push_site(r, &s);
+}
+
+int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
+                   uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "SOURCE", one_source);
 }
 
 static int one_datasym(ft_reader *r, const msgpack_object *o)
@@ -478,7 +499,9 @@ void ft_meta_finish_sites(ft_reader *r)
         int have_site = 0;
         for (; j < n && t[j].s.id == t[i].s.id; j++) {
             const ft_site *s = &t[j].s;
-            if (s->module != SYM_MARK) {
+            if (s->module == SRC_MARK) {
+                merged.text = s->text;
+            } else if (s->module != SYM_MARK) {
                 merged.id = s->id;
                 merged.module = s->module;
                 merged.offset = s->offset;

@@ -11,6 +11,9 @@
  * offset; for ET_DYN (PIE, shared objects) it is the offset itself.  The
  * site is a return address, so we look up offset - 1, inside the call.
  *
+ * With each site's file and line goes the text of that line (SOURCE),
+ * read from the source file when it is there.
+ *
  * Debug information comes from each module's own file unless the caller
  * asks for separate debuginfo too (FT_SYM_DEBUGINFO: build-id and
  * debug-link files, /usr/lib/debug).  Instrumented code always carries its
@@ -184,6 +187,29 @@ static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
     return 0;
 }
 
+/* The source line of a site, while the sources are at hand (the machine
+ * that built and ran the program): findings are keyed by it, so the key
+ * must not depend on the sources being there when the trace is
+ * analyzed.  Only absolute paths: a relative one would be read against
+ * whatever directory this runs in. */
+static int emit_source(ft_appender *ap, ft_source_cache *src, uint32_t id,
+                       const char *file, uint32_t line)
+{
+    char text[4097];
+    if (!file || file[0] != '/' || !line ||
+        !ft_source_line(src, file, line, text, sizeof text))
+        return 0;
+    size_t n = strlen(text);
+    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_SOURCE, n + 32);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 2);
+    p = ft_put_uint(p, id);
+    p = ft_put_str(p, text, (uint32_t)n);
+    ft_appender_commit(ap, p);
+    return 1;
+}
+
 /* The module's data symbols (global and static variables: STT_OBJECT and
  * STT_TLS are left out, a TLS offset is not an address) as DATA entries,
  * offsets relative to the load base like sites.  .symtab when the binary
@@ -255,13 +281,14 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
 {
     module_dw *mods = calloc(r->nmodules + 1, sizeof *mods);
     signed char *opened = calloc(r->nmodules + 1, 1);
+    ft_source_cache *src = ft_source_cache_new();
     ft_appender ap = {.fd = -1};
     int done = 0, rc = 0;
     if (ft_appender_open_reader(&ap, r, path, err) < 0) {
         rc = -1;
         goto out;
     }
-    if (!mods || !opened) {
+    if (!mods || !opened || !src) {
         rc = -1;
         if (err) {
             snprintf(err->path, sizeof err->path, "%s", path);
@@ -275,7 +302,13 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         /* With debuginfo, sites that got only a function name from a
          * module's symbol table are looked at again for a line. */
         int retry = (flags & FT_SYM_DEBUGINFO) && s->function && !s->file;
-        if (((s->function || s->file) && !retry) || s->module >= r->nmodules)
+        if ((s->function || s->file) && !retry) {
+            /* symbolised before sources were recorded */
+            if (!s->text)
+                emit_source(&ap, src, s->id, s->file, s->line);
+            continue;
+        }
+        if (s->module >= r->nmodules)
             continue;
         module_dw *m = &mods[s->module];
         if (!opened[s->module]) {
@@ -293,6 +326,7 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
             continue;
         if (emit(&ap, s->id, fn, file, line, col) < 0)
             continue;
+        emit_source(&ap, src, s->id, file, line > 0 ? (uint32_t)line : 0);
         done++;
     }
     /* Data symbols of the modules that hold sites (the instrumented
@@ -313,5 +347,6 @@ out:
             dwfl_end(mods[i].dwfl);
     free(mods);
     free(opened);
+    ft_source_cache_free(src);
     return rc < 0 ? -1 : done;
 }

@@ -15,7 +15,7 @@
 
 typedef struct sym_entry {
     uint32_t site;
-    char *function, *file;
+    char *function, *file, *text;
     uint32_t line, column;
 } sym_entry;
 
@@ -167,7 +167,7 @@ int ft_writer_site(ft_writer *w, const ft_site *s)
     p = ft_put_uint(p, s->id);
     p = ft_put_uint(p, s->module);
     w->sites.pos = ft_put_uint(p, s->offset);
-    if (s->function || s->file) {
+    if (s->function || s->file || s->text) {
         if (w->nsyms == w->capsyms) {
             size_t cap = w->capsyms ? 2 * w->capsyms : 64;
             sym_entry *n = realloc(w->syms, cap * sizeof *n);
@@ -180,6 +180,7 @@ int ft_writer_site(ft_writer *w, const ft_site *s)
         e->site = s->id;
         e->function = s->function ? strdup(s->function) : NULL;
         e->file = s->file ? strdup(s->file) : NULL;
+        e->text = s->text ? strdup(s->text) : NULL;
         e->line = s->line;
         e->column = s->column;
     }
@@ -226,7 +227,7 @@ int ft_writer_close(ft_writer *w, const ft_end *end)
                 rc = -1;
             ft_chunk_open(&c, w->buf, WRITER_CHUNK);
         }
-        if ((size_t)(c.limit - c.pos) >= need) {
+        if ((e->function || e->file) && (size_t)(c.limit - c.pos) >= need) {
             uint8_t *p = ft_put_array(c.pos, 5);
             p = ft_put_uint(p, e->site);
             p = put_cstr(p, e->function);
@@ -238,6 +239,25 @@ int ft_writer_close(ft_writer *w, const ft_end *end)
         free(e->file);
     }
     if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_SYMBOLS) < 0)
+        rc = -1;
+    /* source lines */
+    ft_chunk_open(&c, w->buf, WRITER_CHUNK);
+    for (size_t i = 0; i < w->nsyms; i++) {
+        sym_entry *e = &w->syms[i];
+        size_t need = 32 + (e->text ? strlen(e->text) : 0);
+        if (e->text && (size_t)(c.limit - c.pos) < need) {
+            if (emit(w, &c, FT_CHUNK_SOURCE) < 0)
+                rc = -1;
+            ft_chunk_open(&c, w->buf, WRITER_CHUNK);
+        }
+        if (e->text && (size_t)(c.limit - c.pos) >= need) {
+            uint8_t *p = ft_put_array(c.pos, 2);
+            p = ft_put_uint(p, e->site);
+            c.pos = put_cstr(p, e->text);
+        }
+        free(e->text);
+    }
+    if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_SOURCE) < 0)
         rc = -1;
     if (end && end->present) {
         ft_chunk_open(&c, w->buf, WRITER_CHUNK);

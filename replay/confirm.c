@@ -39,6 +39,19 @@ const char *fr_confirm_status_name(int status)
     }
 }
 
+const char *fr_confirm_status_id(int status)
+{
+    switch (status) {
+    case FR_CONFIRMED: return "confirmed";
+    case FR_SPURIOUS: return "spurious";
+    case FR_REFINED: return "refined";
+    case FR_NOT_RUN: return "not_run";
+    case FR_FAILED_EARLY: return "failed_early";
+    case FR_NOT_REPRODUCED: return "not_reproduced";
+    default: return "?";
+    }
+}
+
 /* Where a region is in the source: what survives a new run. */
 typedef struct region_key {
     uint32_t tid, line_lo, line_hi;
@@ -227,8 +240,8 @@ static long reanalyze(ft_pipeline *pl, const char *trace,
     return ft_pipeline_predict(pl, &po, 1, NULL, NULL);
 }
 
-int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
-               const fr_confirm_opts *o, fr_confirmation *c, ft_error *err)
+int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
+                        fr_confirmation *c, ft_error *err)
 {
     memset(c, 0, sizeof *c);
     const char *base = strrchr(schedule_path, '/');
@@ -252,11 +265,24 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         if (c->outcome.failure == FR_OK &&
             fr_confirm_tails(o, c, base, (int)blen, err) < 0)
             return -1;
-        if (c->outcome.failure == FR_OK)
-            return try_alt(pl, i, o, c, base, (int)blen, err);
         return 0;
     }
     c->status = FR_SPURIOUS;
+    return 0;
+}
+
+int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
+               const fr_confirm_opts *o, fr_confirmation *c, ft_error *err)
+{
+    if (fr_confirm_schedule(schedule_path, o, c, err) < 0)
+        return -1;
+    const char *base = strrchr(schedule_path, '/');
+    base = base ? base + 1 : schedule_path;
+    size_t blen = strcspn(base, ".");
+    if (c->status == FR_CONFIRMED && c->outcome.failure == FR_OK)
+        return try_alt(pl, i, o, c, base, (int)blen, err);
+    if (c->status != FR_SPURIOUS)
+        return 0;
     region_key want[2];
     int nwant = keys_of(pl, i, want);
     if (!nwant)

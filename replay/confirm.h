@@ -57,11 +57,20 @@ typedef struct fr_confirmation {
 } fr_confirmation;
 
 const char *fr_confirm_status_name(int status);
+/* The same as one word for JSON and stores: "confirmed", "refined",
+ * "failed_early", "spurious", "not_run". */
+const char *fr_confirm_status_id(int status);
 
 /* Confirms violated property i of pl, whose schedule is schedule_path.
  * 0 (see c->status), -1 with err set when the program cannot be run. */
 int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
                const fr_confirm_opts *o, fr_confirmation *c, ft_error *err);
+/* The first part of fr_confirm, for a schedule without its analysis
+ * (`foretell batch confirm` replays stored witnesses): replayed, and
+ * when followed without a failure, replayed with random tails; a
+ * divergence is FR_SPURIOUS (no refinement: that needs the analysis). */
+int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
+                        fr_confirmation *c, ft_error *err);
 
 /* The pieces fr_confirm is made of, for confirm_kind.c: one replay of a
  * schedule; whether the program followed it until it failed before its

@@ -79,7 +79,7 @@ int fx_child_start(fx_child *c, char *const *argv, const char *spec,
     unlink(c->trace);
     if (with_log)
         unlink(c->log);
-    size_t lt = strlen(c->trace) + 20, ls = strlen(spec) + 24,
+    size_t lt = 2 * strlen(c->trace) + 20, ls = strlen(spec) + 24,
            ll = strlen(c->log) + 24;
     char *trace_var = malloc(lt), *spec_var = malloc(ls), *log_var = malloc(ll);
     char *ours[4] = {trace_var, spec_var, with_log ? log_var : NULL, NULL};
@@ -88,7 +88,9 @@ int fx_child_start(fx_child *c, char *const *argv, const char *spec,
     posix_spawnattr_t at;
     int rc = ENOMEM, have_fa = 0, have_at = 0;
     if (env) {
-        snprintf(trace_var, lt, "FORETELL_TRACE=%s", c->trace);
+        /* '%' doubled: the runtime expands patterns */
+        memcpy(trace_var, "FORETELL_TRACE=", 16);
+        ft_trace_path_escape(c->trace, trace_var + 15, lt - 15);
         snprintf(spec_var, ls, "FORETELL_STRATEGY=%s", spec);
         snprintf(log_var, ll, "FORETELL_EXPLORE_LOG=%s", c->log);
         have_fa = (rc = posix_spawn_file_actions_init(&fa)) == 0;

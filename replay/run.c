@@ -44,7 +44,11 @@ static void set_err(ft_error *err, const char *path, const char *fmt,
 
 static void child(const fr_run_opts *o, int errfd)
 {
-    setenv("FORETELL_TRACE", o->trace_out, 1);
+    char value[8200]; /* '%' doubled: the runtime expands patterns */
+    if (ft_trace_path_escape(o->trace_out, value, sizeof value) == 0)
+        setenv("FORETELL_TRACE", value, 1);
+    else
+        setenv("FORETELL_TRACE", o->trace_out, 1);
     if (o->schedule)
         setenv("FORETELL_SCHEDULE", o->schedule, 1);
     else

@@ -3,7 +3,9 @@
 # Idempotent: a second run installs nothing and does not touch apt's lists.
 set -eu
 pkgs="build-essential cmake pkg-config clang libz3-dev libcapstone-dev
-      libmsgpack-dev libcmocka-dev libdw-dev libelf-dev python3"
+      libmsgpack-dev libcmocka-dev libdw-dev libelf-dev python3
+      libsqlite3-dev libssl-dev libjansson-dev python3-jsonschema
+      slurm-wlm munge procps"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -9,6 +9,7 @@
 #include "rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,16 +79,55 @@ static void on_fork_child(void)
     ft_trace_forget();
 }
 
+/* FORETELL_TRACE with patterns (recorder/trace_path.c): %n is claimed
+ * with O_EXCL, so processes starting together get different numbers. */
+static const char *trace_path(const char *pattern, char *buf, size_t len)
+{
+    if (!strchr(pattern, '%'))
+        return pattern;
+    for (unsigned long n = 0; n < 1000000; n++) {
+        int uses_n;
+        int rc = ft_trace_path_expand(pattern, (unsigned long)getpid(),
+                                      program_invocation_short_name, n, buf,
+                                      len, &uses_n);
+        if (rc < 0) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        if (rc == 1 && n == 0)
+            fprintf(stderr, "foretell: FORETELL_TRACE=%s: a '%%' that is not "
+                    "%%p, %%e, %%n or %%%% is kept as it is\n", pattern);
+        if (!uses_n)
+            return buf;
+        int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            close(fd);
+            return buf;
+        }
+        if (errno != EEXIST)
+            return NULL;
+    }
+    errno = EEXIST;
+    return NULL;
+}
+
 void ft_init(void)
 {
     static int done;
     if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
         return;
     ft_rt.verbose = env_int("FORETELL_RT_VERBOSE", 0) != 0;
-    const char *path = getenv("FORETELL_TRACE");
-    if (!path || !*path) {
+    const char *pattern = getenv("FORETELL_TRACE");
+    if (!pattern || !*pattern) {
         ft_rt_verbose("FORETELL_TRACE unset: passthrough");
         return;
+    }
+    static char expanded[4096];
+    const char *path = trace_path(pattern, expanded, sizeof expanded);
+    if (!path) {
+        fprintf(stderr, "foretell: cannot write trace %s: %s\n", pattern,
+                strerror(errno));
+        _exit(FT_OPEN_FAIL_STATUS);
     }
     ft_rt.quantum = env_int("FORETELL_QUANTUM", 20000);
     ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);

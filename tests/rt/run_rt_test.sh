@@ -191,6 +191,31 @@ passthrough)
     [ -z "$(ls ./*.ft 2>/dev/null)" ] || fail "a trace was written"
     FORETELL_TRACE= ./c >/dev/null || fail "empty FORETELL_TRACE"
     ;;
+trace_patterns)
+    # FORETELL_TRACE patterns: %e basename, %p pid, %n the first free
+    # number (claimed atomically: 6 processes started at once get 0..5),
+    # %% a '%'; an unknown %x is kept, with a warning.
+    build c "$P/counter.c"
+    mkdir d
+    for i in 1 2 3 4 5 6; do FORETELL_TRACE=d/%e-%n.ft ./c >/dev/null & done
+    wait
+    [ "$(ls d | tr '\n' ' ')" = "c-0.ft c-1.ft c-2.ft c-3.ft c-4.ft c-5.ft " ] ||
+        fail "%n: got $(ls d | tr '\n' ' ')"
+    for f in d/*.ft; do consistent "$f"; done
+    FORETELL_TRACE='p%p-%%-%e.ft' ./c >/dev/null &
+    pid=$!
+    wait $pid || fail "pattern run failed"
+    [ -f "p$pid-%-c.ft" ] || fail "%p/%%/%e: got $(ls ./*.ft)"
+    FORETELL_TRACE='q%z.ft' ./c >/dev/null 2>err.txt || fail "unknown pattern run"
+    [ -f 'q%z.ft' ] || fail "unknown %z not kept literally"
+    grep -q "is kept as it is" err.txt || fail "no warning for %z"
+    # record and replay give the runtime an exact path: a '%' in it stays
+    "$FT_BIN/foretell" record -o 'r%n%p.ft' -- ./c >/dev/null 2>&1 || fail "record with '%' in the path"
+    [ -f 'r%n%p.ft' ] || fail "record: $(ls)"
+    FORETELL_TRACE=nodir/%e.ft ./c >/dev/null 2>err.txt; rc=$?
+    [ $rc = 85 ] || fail "unwritable pattern: exit $rc"
+    grep -q "cannot write trace nodir/c.ft" err.txt || fail "message: $(cat err.txt)"
+    ;;
 watchdog)
     build pb "$P/pipe_block.c"
     FORETELL_WATCHDOG_MS=50 record p.ft ./pb; [ $rc = 0 ] || fail "exit $rc"

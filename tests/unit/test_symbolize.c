@@ -1,6 +1,7 @@
 /* test_symbolize.c - symbolisation with libdw on a real binary (this test
  * itself, built with -g): a site taken from a real return address comes
- * back as the calling function, this file and the line of the call;
+ * back as the calling function, this file and the line of the call
+ * (number and text);
  * modules that are missing or have another build id are skipped with a
  * warning; chunks are only ever appended; END appending (last wins); a
  * copy stripped of its DWARF gets a line only when separate debuginfo is
@@ -125,7 +126,11 @@ static void test_symbolize_own_binary(void **state)
     const char *base = strrchr(site->file, '/');
     assert_string_equal(base ? base + 1 : site->file, "test_symbolize.c");
     assert_int_equal(site->line, call_line);
+    /* and the line itself (SOURCE), read while the source is here */
+    assert_non_null(site->text);
+    assert_string_equal(site->text, "    void *ra = return_address();");
     assert_null(ft_reader_site(r, 2)->function);
+    assert_null(ft_reader_site(r, 2)->text);
     assert_null(ft_reader_site(r, 3)->function);
     char buf[512], want[64];
     snprintf(want, sizeof want, "test_symbolize.c:%d", call_line);

@@ -1,0 +1,349 @@
+/* worker.c - one trace of a batch, analyzed as `foretell analyze` would
+ * (predict/'s pipeline with the same options): what the trace says about
+ * its run, the figures, and its findings grouped by fingerprint, each
+ * group's witness replayed when the batch was given the program.  It runs
+ * in a child process of the batch (run.c), so a trace that crashes or
+ * exhausts the analysis costs that trace only. */
+#define _GNU_SOURCE
+#include "batch/batch.h"
+#include "replay/confirm.h"
+#include "replay/replay.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const status_names[FB_NSTATUS] = {
+    "analyzed", "damaged", "bad", "timeout", "crashed", "error",
+};
+
+const char *fb_status_name(int status)
+{
+    return status >= 0 && status < FB_NSTATUS ? status_names[status] : "?";
+}
+
+int fb_status_from_name(const char *name)
+{
+    for (int i = 0; name && i < FB_NSTATUS; i++)
+        if (strcmp(name, status_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+void fb_analyze_opts_default(fb_analyze_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    fi_options_default(&o->infer);
+    ft_predict_opts_default(&o->predict);
+    o->refine = 2;
+    o->tails = 16;
+    o->run_timeout = 30;
+}
+
+void fb_analyze_opts_describe(const fb_analyze_opts *o, char *buf,
+                              size_t len)
+{
+    snprintf(buf, len, "mode=%s timeout=%u time=%u max-iterations=%u "
+             "stop-after=%zu maxd=%u spec=%s std=%d confirm=%s",
+             o->predict.mode == FT_PREDICT_FINDAV ? "findav" : "direct",
+             o->predict.timeout_ms, o->predict.total_ms / 1000,
+             o->predict.max_iterations, o->stop_after, o->infer.maxd,
+             o->spec ? o->spec : "-", o->std, o->prog ? o->prog[0] : "-");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_message(fb_result *r, int status, const char *fmt,
+                        const char *a, const char *b)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    free(r->message);
+    r->message = strdup(msg);
+    r->status = status;
+}
+
+/* What the trace's header and END say about the run it recorded. */
+static void trace_meta(fb_result *r)
+{
+    ft_error err;
+    ft_reader *rd = ft_reader_open(r->path, &err);
+    if (!rd)
+        return;
+    const ft_header *h = ft_reader_header(rd);
+    const ft_end *e = ft_reader_end(rd);
+    r->program = strdup(h->program ? h->program : "");
+    r->build_id = strdup(h->nmodules && h->modules[0].build_id
+                             ? h->modules[0].build_id
+                             : "");
+    r->recorded_ns = (int64_t)h->start_time_ns;
+    size_t n = 0;
+    for (uint32_t i = 0; i < h->argc; i++)
+        n += strlen(h->argv[i]) + 1;
+    r->argv = malloc(n + 1);
+    if (r->argv) {
+        char *p = r->argv;
+        for (uint32_t i = 0; i < h->argc; i++) {
+            size_t l = strlen(h->argv[i]) + 1;
+            memcpy(p, h->argv[i], l);
+            p += l;
+        }
+        r->argv_len = (uint32_t)n;
+    }
+    r->exit_status = -1;
+    if (e->present) {
+        r->end_reason = strdup(e->reason ? e->reason : "");
+        r->exit_status = e->exit_status;
+        r->threads = e->threads;
+    }
+    ft_reader_close(rd);
+}
+
+static int found_better(const ft_finding *kept, const ft_finding *f)
+{
+    return !kept->replayable && f->replayable;
+}
+
+int fb_result_group(fb_result *r, ft_finding *f, size_t n)
+{
+    fb_group *g = calloc(n + 1, sizeof *g);
+    if (!g) {
+        ft_findings_free(f, n);
+        return -1;
+    }
+    size_t ng = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char fp[FT_FINGERPRINT_LEN + 1];
+        char *key = ft_finding_key(&f[i]);
+        if (!key || ft_fingerprint_of_key(key, fp) < 0) {
+            free(key);
+            rc = -1;
+            break;
+        }
+        size_t k = 0;
+        while (k < ng && strcmp(g[k].fingerprint, fp) != 0)
+            k++;
+        if (k == ng) {
+            memcpy(g[k].fingerprint, fp, sizeof fp);
+            g[k].key = key;
+            g[k].f = f[i];
+            memset(&f[i], 0, sizeof f[i]);
+            ng++;
+        } else {
+            free(key);
+            if (found_better(&g[k].f, &f[i])) {
+                ft_finding t = g[k].f;
+                g[k].f = f[i];
+                f[i] = t;
+            }
+        }
+        g[k].instances++;
+        g[k].observed |= f[i].observed | g[k].f.observed;
+    }
+    ft_findings_free(f, n);
+    r->groups = g;
+    r->ngroups = ng;
+    return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type,
+                  struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Replays each group's witness against the program (fr_confirm, with
+ * refinement as `analyze --confirm` does).  dir is this trace's own. */
+static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
+                          fb_result *r, const char *dir)
+{
+    fr_confirm_opts co;
+    fr_confirm_opts_default(&co);
+    co.argv = o->prog;
+    co.dir = dir;
+    co.timeout_s = o->run_timeout;
+    co.refine = o->refine;
+    co.tails = o->tails;
+    co.infer = &o->infer;
+    co.predict = &o->predict;
+    for (size_t k = 0; k < r->ngroups; k++) {
+        fb_group *g = &r->groups[k];
+        if (!g->f.replayable || g->f.prop >= pl->nprops)
+            continue;
+        char path[4096], msg[4200];
+        if (ft_pipeline_write_schedule(pl, g->f.prop, dir, path, sizeof path,
+                                       msg, sizeof msg) < 0) {
+            set_message(r, FB_ERROR, "%.900s%s", msg, "");
+            return -1;
+        }
+        fr_confirmation c;
+        ft_error err;
+        if (fr_confirm(pl, g->f.prop, path, &co, &c, &err) < 0) {
+            set_message(r, FB_ERROR, "--confirm: %s", err.message, "");
+            return -1;
+        }
+        snprintf(g->confirm.status, sizeof g->confirm.status, "%s",
+                 fr_confirm_status_id(c.status));
+        if (c.outcome.failure != FR_OK)
+            snprintf(g->confirm.failure, sizeof g->confirm.failure, "%s",
+                     fr_failure_name(c.outcome.failure));
+        const char *d = c.status == FR_SPURIOUS ? c.first.divergence
+                                                : c.outcome.detail;
+        g->confirm.detail = d[0] ? strdup(d) : NULL;
+    }
+    return 0;
+}
+
+static int is_confirmed(const fb_confirm *c)
+{
+    return !strcmp(c->status, "confirmed") || !strcmp(c->status, "refined") ||
+           !strcmp(c->status, "failed_early");
+}
+
+static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
+{
+    ft_error err;
+    int rc = ft_pipeline_load(pl, r->path,
+                              o->std ? FT_INPUT_STD : FT_INPUT_DETECT, &err);
+    if (rc < 0) {
+        char at[64];
+        snprintf(at, sizeof at, "at byte %llu",
+                 (unsigned long long)err.offset);
+        set_message(r, FB_BAD, "%s: %s", at, err.message);
+        r->exit_code = 2;
+        return;
+    }
+    if (rc == 1)
+        set_message(r, FB_DAMAGED, "%s; the events recovered were analyzed",
+                    err.message, "");
+    r->events = pl->trace.nev;
+    if (!r->threads)
+        r->threads = pl->trace.nthreads;
+    char **spec = NULL;
+    size_t nspec = 0;
+    fi_options fo = o->infer;
+    if (o->spec) {
+        if (fi_spec_read(o->spec, &spec, &nspec, &err) < 0) {
+            set_message(r, FB_ERROR, "--spec %s: %s", o->spec, err.message);
+            r->exit_code = 2;
+            return;
+        }
+        fo.spec_functions = (const char *const *)spec;
+        fo.nspec = nspec;
+    }
+    rc = ft_pipeline_infer(pl, &fo, &err);
+    fi_spec_free(spec, nspec);
+    if (rc < 0) {
+        int internal = err.offset == UINT64_MAX;
+        set_message(r, internal ? FB_ERROR : FB_BAD, "%s%s", err.message, "");
+        r->exit_code = internal ? 4 : 2;
+        return;
+    }
+    if (ft_pipeline_predict(pl, &o->predict, o->stop_after, NULL, NULL) < 0) {
+        set_message(r, FB_ERROR, "%s%s", "out of memory", "");
+        r->exit_code = 4;
+        return;
+    }
+    size_t st[4] = {0};
+    for (size_t k = 0; k < pl->infer.nregions; k++)
+        if (pl->infer.regions[k].status < 4)
+            st[pl->infer.regions[k].status]++;
+    r->regions = pl->infer.nregions;
+    r->properties = pl->nprops;
+    r->violated = pl->nviolated;
+    r->holds = pl->nholds;
+    r->unknown = pl->nunknown + pl->nerror;
+    r->observed = st[FI_ST_OBSERVED];
+    ft_finding *f;
+    size_t n;
+    if (ft_pipeline_findings(pl, &f, &n) < 0 || fb_result_group(r, f, n) < 0) {
+        set_message(r, FB_ERROR, "%s%s", "out of memory", "");
+        r->exit_code = 4;
+        return;
+    }
+    int ok = pl->damaged ? 2 : 0;
+    r->exit_code = ok;
+    /* --confirm replays against PROG only the runs of PROG: a trace of
+     * another build (another build id) is left unconfirmed, its findings
+     * counted as without --confirm */
+    int replay = o->prog != NULL;
+    if (replay && r->build_id && r->build_id[0]) {
+        char found_at[4096], bid[160];
+        const char *exe = fr_which(o->prog[0], found_at, sizeof found_at);
+        replay = !exe || ft_file_build_id(exe, bid, sizeof bid) < 0 ||
+                 strcmp(bid, r->build_id) == 0;
+        if (!replay && !r->message)
+            set_message(r, r->status, "--confirm: %.300s is not the program "
+                        "this trace recorded (another build id): not "
+                        "replayed%s", o->prog[0], "");
+    }
+    if (replay) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%.16s", o->work_dir ? o->work_dir
+                                                          : ".",
+                 r->hash);
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            set_message(r, FB_ERROR, "cannot create %.900s: %s", dir,
+                        strerror(errno));
+            r->exit_code = 4;
+            return;
+        }
+        rc = confirm_groups(o, pl, r, dir);
+        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        if (rc < 0) {
+            r->exit_code = 4;
+            return;
+        }
+    }
+    /* as analyze: with --confirm only confirmed predictions count */
+    size_t found = 0;
+    for (size_t k = 0; k < r->ngroups; k++)
+        found += r->groups[k].observed || !replay ||
+                 is_confirmed(&r->groups[k].confirm);
+    if (r->exit_code == 0 && found)
+        r->exit_code = 1;
+}
+
+void fb_analyze_trace(const fb_analyze_opts *o, fb_result *r)
+{
+    double t0 = now();
+    r->status = FB_ANALYZED;
+    r->exit_status = -1;
+    if (!o->std)
+        trace_meta(r);
+    ft_pipeline pl;
+    memset(&pl, 0, sizeof pl);
+    analyze(o, &pl, r);
+    ft_pipeline_free(&pl);
+    r->seconds = now() - t0;
+}
+
+void fb_result_free(fb_result *r)
+{
+    for (size_t k = 0; k < r->ngroups; k++) {
+        free(r->groups[k].key);
+        free(r->groups[k].confirm.detail);
+        ft_finding_clear(&r->groups[k].f);
+    }
+    free(r->groups);
+    free(r->path);
+    free(r->program);
+    free(r->build_id);
+    free(r->end_reason);
+    free(r->argv);
+    free(r->message);
+    memset(r, 0, sizeof *r);
+}
