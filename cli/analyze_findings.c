@@ -22,7 +22,7 @@
 typedef struct finding {
     size_t i;                 /* index into pl->kprops */
     const ft_pkind *k;
-    ft_fevent ev[FT_FEVENTS_MAX];
+    ft_kevent ev[FT_KEVENTS_MAX];
     uint32_t nev;
     char msg[600];
     char fp[17];
@@ -73,7 +73,7 @@ static finding *collect(const analyze_out *ao, size_t *nout)
         if (!x->k)
             continue;
         x->nev = x->k->describe(pl->ctm, &pl->info, &pl->kprops[i],
-                                &pl->kresults[i], x->ev, FT_FEVENTS_MAX,
+                                &pl->kresults[i], x->ev, FT_KEVENTS_MAX,
                                 x->msg, sizeof x->msg);
         ft_pkind_fingerprint(pl->ctm, &pl->info, x->k->name, x->ev, x->nev,
                              x->fp);
@@ -301,7 +301,7 @@ void analyze_print_findings(FILE *out, const analyze_out *ao)
     free(f);
 }
 
-static void json_event(ft_json *j, const ft_pipeline *pl, const ft_fevent *e,
+static void json_event(ft_json *j, const ft_pipeline *pl, const ft_kevent *e,
                        const stack *st)
 {
     const ft_ctm *c = pl->ctm;

@@ -512,49 +512,27 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     return 0;
 }
 
-static int cmp_addr(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
 /* A heap object is shared when a thread other than the one freeing it
  * touched memory inside it: then its free is ordered against that
  * thread's accesses.  Memory variables sorted by address, each free's
  * range looked up. */
 static int heap_sharedness(ft_ctm *c)
 {
-    uint32_t nfree = 0, nmem = 0;
-    for (uint32_t v = 0; v < c->nvars; v++) {
+    uint32_t nfree = 0, m;
+    for (uint32_t v = 0; v < c->nvars; v++)
         nfree += c->vars[v].kind == FT_VAR_HEAP;
-        nmem += c->vars[v].kind == FT_VAR_MEMORY;
-    }
     if (!nfree)
         return 0;
-    uint64_t *mem = malloc(sizeof *mem * 2 * ((size_t)nmem + 1));
+    uint64_t *mem = ft_ctm_mem_by_addr(c, &m);
     if (!mem)
         return -1;
-    uint32_t m = 0;
-    for (uint32_t v = 0; v < c->nvars; v++)
-        if (c->vars[v].kind == FT_VAR_MEMORY) {
-            mem[2 * m] = c->vars[v].addr;
-            mem[2 * m++ + 1] = v;
-        }
-    qsort(mem, m, 2 * sizeof *mem, cmp_addr);
     for (uint32_t x = 0; x < c->ntrans; x++) {
         if (c->op[x] != FT_OP_FREE)
             continue;
         ft_ctm_var *h = &c->vars[c->obj[x]];
         uint64_t lo = h->addr, hi = h->addr + c->value[x];
-        uint32_t a = 0, b = m;
-        while (a < b) {
-            uint32_t mid = a + (b - a) / 2;
-            if (mem[2 * mid] < lo)
-                a = mid + 1;
-            else
-                b = mid;
-        }
-        for (; a < m && mem[2 * a] < hi && !h->shared; a++) {
+        for (uint32_t a = ft_ctm_mem_lower(mem, m, lo);
+             a < m && mem[2 * a] < hi && !h->shared; a++) {
             const ft_ctm_var *mv = &c->vars[mem[2 * a + 1]];
             h->shared = mv->shared || (mv->first_tid != FT_CTM_NONE &&
                                        mv->first_tid != c->tid[x]);

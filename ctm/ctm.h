@@ -246,4 +246,11 @@ void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to);
  * Variables keep their indices; sharedness is recomputed. */
 ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map);
 
+/* The memory variables sorted by address, as pairs (address, variable)
+ * in a malloc'd array of 2 * *n words (a free's range looked up: the use
+ * after free kind, heap sharedness); NULL on out of memory. */
+uint64_t *ft_ctm_mem_by_addr(const ft_ctm *c, uint32_t *n);
+/* The first pair of mem[0..n) at or after address addr. */
+uint32_t ft_ctm_mem_lower(const uint64_t *mem, uint32_t n, uint64_t addr);
+
 #endif

@@ -292,3 +292,41 @@ fail:
     ft_ctm_free(s);
     return NULL;
 }
+
+static int cmp_addr(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+uint64_t *ft_ctm_mem_by_addr(const ft_ctm *c, uint32_t *n)
+{
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        m += c->vars[v].kind == FT_VAR_MEMORY;
+    uint64_t *mem = malloc(sizeof *mem * 2 * ((size_t)m + 1));
+    if (!mem)
+        return NULL;
+    m = 0;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        if (c->vars[v].kind == FT_VAR_MEMORY) {
+            mem[2 * m] = c->vars[v].addr;
+            mem[2 * m++ + 1] = v;
+        }
+    qsort(mem, m, 2 * sizeof *mem, cmp_addr);
+    *n = m;
+    return mem;
+}
+
+uint32_t ft_ctm_mem_lower(const uint64_t *mem, uint32_t n, uint64_t addr)
+{
+    uint32_t a = 0, b = n;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (mem[2 * mid] < addr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}

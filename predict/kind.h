@@ -47,11 +47,11 @@ typedef struct ft_pkind_src {
 
 /* An event of a finding: a transition of the model and what it does in
  * the bug ("holds", "waits", "reads", "writes", "frees", ...). */
-typedef struct ft_fevent {
+typedef struct ft_kevent {
     const char *role;
     uint32_t trans;
-} ft_fevent;
-#define FT_FEVENTS_MAX 16
+} ft_kevent;
+#define FT_KEVENTS_MAX 16
 
 /* What the replay of a witness must show for the finding to count as a
  * bug (replay/confirm_kind.c). */
@@ -87,7 +87,7 @@ typedef struct ft_pkind {
     /* The finding's events (at most max) and a one-line message. */
     uint32_t (*describe)(const ft_ctm *c, const ft_trace_info *ti,
                          const ft_prop *p, const ft_presult *res,
-                         ft_fevent *ev, uint32_t max, char *msg,
+                         ft_kevent *ev, uint32_t max, char *msg,
                          size_t len);
 } ft_pkind;
 
@@ -148,7 +148,7 @@ const char *ft_pkind_var(const ft_ctm *c, const ft_trace_info *ti,
 /* The fingerprint of a finding: kind and its events' sites (function,
  * file base name and line), 16 hex digits into buf (17 bytes). */
 void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
-                         const char *kind, const ft_fevent *ev, uint32_t n,
+                         const char *kind, const ft_kevent *ev, uint32_t n,
                          char *buf);
 
 /* ---- the pipeline step (kinds.c) ------------------------------------ */

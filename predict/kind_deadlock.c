@@ -330,7 +330,7 @@ static const char *site_of(const ft_ctm *c, const ft_trace_info *ti,
 
 static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
                          const ft_prop *p, const ft_presult *res,
-                         ft_fevent *ev, uint32_t max, char *msg, size_t len)
+                         ft_kevent *ev, uint32_t max, char *msg, size_t len)
 {
     (void)res;
     uint32_t k = p->ntgt / 2, first = 0;
@@ -347,8 +347,8 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
     for (uint32_t j = 0; j < k && n + 2 <= max; j++) {
         uint32_t i = (first + j) % k;
         uint32_t req = p->tgt[2 * i], hold = p->tgt[2 * i + 1];
-        ev[n++] = (ft_fevent){"holds", hold};
-        ev[n++] = (ft_fevent){"waits", req};
+        ev[n++] = (ft_kevent){"holds", hold};
+        ev[n++] = (ft_kevent){"waits", req};
         char lh[128], lr[128];
         int w = snprintf(msg + off, len - off, "%sthread %u holds %s and "
                          "waits for %s", j ? ", " : "", c->tid[req],

@@ -297,16 +297,16 @@ static uint32_t source_in(const ft_ctm *c, const ft_presult *res, uint32_t r)
 
 static uint32_t describe_as(const ft_ctm *c, const ft_trace_info *ti,
                             const ft_prop *p, const ft_presult *res,
-                            ft_fevent *ev, uint32_t max, char *msg,
+                            ft_kevent *ev, uint32_t max, char *msg,
                             size_t len, int null)
 {
     uint32_t r = p->tgt[0], n = 0, src = source_in(c, res, r);
     char var[128], a[256];
-    ev[n++] = (ft_fevent){"reads", r};
+    ev[n++] = (ft_kevent){"reads", r};
     if (src != FT_CTM_NONE && n < max)
-        ev[n++] = (ft_fevent){"from", src};
+        ev[n++] = (ft_kevent){"from", src};
     if (null && p->aux < c->ntrans && n < max)
-        ev[n++] = (ft_fevent){"dereferences", (uint32_t)p->aux};
+        ev[n++] = (ft_kevent){"dereferences", (uint32_t)p->aux};
     const ft_ctm_var *vr = &c->vars[c->obj[r]];
     uint64_t now = src != FT_CTM_NONE ? ft_ctm_written(c, src) : vr->init;
     int w = snprintf(msg, len, "thread %u reads %s ", c->tid[r],
@@ -337,7 +337,7 @@ static uint32_t describe_as(const ft_ctm *c, const ft_trace_info *ti,
 
 static uint32_t order_describe(const ft_ctm *c, const ft_trace_info *ti,
                                const ft_prop *p, const ft_presult *res,
-                               ft_fevent *ev, uint32_t max, char *msg,
+                               ft_kevent *ev, uint32_t max, char *msg,
                                size_t len)
 {
     return describe_as(c, ti, p, res, ev, max, msg, len, 0);
@@ -345,7 +345,7 @@ static uint32_t order_describe(const ft_ctm *c, const ft_trace_info *ti,
 
 static uint32_t null_describe(const ft_ctm *c, const ft_trace_info *ti,
                               const ft_prop *p, const ft_presult *res,
-                              ft_fevent *ev, uint32_t max, char *msg,
+                              ft_kevent *ev, uint32_t max, char *msg,
                               size_t len)
 {
     return describe_as(c, ti, p, res, ev, max, msg, len, 1);

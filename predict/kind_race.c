@@ -243,7 +243,7 @@ static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
 
 static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
                          const ft_prop *p, const ft_presult *res,
-                         ft_fevent *ev, uint32_t max, char *msg, size_t len)
+                         ft_kevent *ev, uint32_t max, char *msg, size_t len)
 {
     (void)res;
     (void)max;
@@ -255,8 +255,8 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
         a = b;
         b = t;
     }
-    ev[0] = (ft_fevent){ft_ctm_writes(c, a) ? "writes" : "reads", a};
-    ev[1] = (ft_fevent){ft_ctm_writes(c, b) ? "writes" : "reads", b};
+    ev[0] = (ft_kevent){ft_ctm_writes(c, a) ? "writes" : "reads", a};
+    ev[1] = (ft_kevent){ft_ctm_writes(c, b) ? "writes" : "reads", b};
     char var[128], sa[256], sb[256];
     snprintf(msg, len, "thread %u's %s of %s at %s and thread %u's %s at %s "
              "can run at once", c->tid[a],

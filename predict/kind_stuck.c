@@ -388,11 +388,11 @@ static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
 
 static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
                          const ft_prop *p, const ft_presult *res,
-                         ft_fevent *ev, uint32_t max, char *msg, size_t len)
+                         ft_kevent *ev, uint32_t max, char *msg, size_t len)
 {
     uint32_t w = p->tgt[0], t = c->tid[w], n = 0;
     char obj[128], site[256];
-    ev[n++] = (ft_fevent){"waits", w};
+    ev[n++] = (ft_kevent){"waits", w};
     /* where every thread stands when the witness ends */
     uint32_t *next = malloc(sizeof *next * (c->nthreads + 1));
     if (next) {
@@ -412,11 +412,11 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
             if (before && c->obj[x] == c->obj[w] &&
                 (c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL ||
                  c->op[x] == FT_OP_SEM_POST))
-                ev[n++] = (ft_fevent){"came before", x};
+                ev[n++] = (ft_kevent){"came before", x};
         }
         for (uint32_t u = 0; u < c->nthreads && n < max; u++)
             if (u != t && next[u] > 0 && next[u] < c->len[u])
-                ev[n++] = (ft_fevent){"waits", ft_ctm_at(c, u, next[u])};
+                ev[n++] = (ft_kevent){"waits", ft_ctm_at(c, u, next[u])};
         free(next);
     }
     const char *what = c->op[w] == FT_OP_WAIT_POST   ? "condition"

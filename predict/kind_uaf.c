@@ -24,12 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_addr(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
 #define NACC (FT_PROP_MAX_TGT - 1) /* accesses per property */
 
 typedef struct pairkey {
@@ -39,10 +33,8 @@ typedef struct pairkey {
 static int candidates(const ft_pkind_src *s, ft_props *out)
 {
     const ft_ctm *c = s->c;
-    uint32_t nmem = 0, nt = c->nthreads;
-    for (uint32_t v = 0; v < c->nvars; v++)
-        nmem += c->vars[v].kind == FT_VAR_MEMORY;
-    uint64_t *mem = malloc(sizeof *mem * 2 * ((size_t)nmem + 1));
+    uint32_t nt = c->nthreads, m = 0;
+    uint64_t *mem = ft_ctm_mem_by_addr(c, &m);
     uint32_t *acc_first = calloc(c->nvars + 2, sizeof *acc_first);
     uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
     uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
@@ -55,15 +47,8 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
     int rc = -1;
     if (!mem || !acc_first || !acc || !fill || !lastfree || !last || !nlast)
         goto out;
-    uint32_t m = 0;
-    for (uint32_t v = 0; v < c->nvars; v++) {
+    for (uint32_t v = 0; v < c->nvars; v++)
         lastfree[v] = FT_CTM_NONE;
-        if (c->vars[v].kind == FT_VAR_MEMORY) {
-            mem[2 * m] = c->vars[v].addr;
-            mem[2 * m++ + 1] = v;
-        }
-    }
-    qsort(mem, m, 2 * sizeof *mem, cmp_addr);
     /* each memory variable's accesses, in trace order */
     for (uint32_t x = 0; x < c->ntrans; x++)
         if (c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW)
@@ -79,14 +64,7 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
             continue;
         const ft_ctm_var *h = &c->vars[c->obj[f]];
         uint64_t lo = h->addr, hi = lo + c->value[f];
-        uint32_t a = 0, b = m;
-        while (a < b) {
-            uint32_t mid = a + (b - a) / 2;
-            if (mem[2 * mid] < lo)
-                a = mid + 1;
-            else
-                b = mid;
-        }
+        uint32_t a = ft_ctm_mem_lower(mem, m, lo);
         memset(nlast, 0, sizeof *nlast * (nt + 1));
         for (uint32_t i = a; i < m && mem[2 * i] < hi; i++) {
             uint32_t v = (uint32_t)mem[2 * i + 1];
@@ -305,13 +283,13 @@ static uint32_t access_of(const ft_prop *p, const ft_presult *res)
 
 static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
                          const ft_prop *p, const ft_presult *res,
-                         ft_fevent *ev, uint32_t max, char *msg, size_t len)
+                         ft_kevent *ev, uint32_t max, char *msg, size_t len)
 {
     (void)max;
     uint32_t f = p->tgt[0], a = access_of(p, res);
     char obj[200], fs[256], as[256];
-    ev[0] = (ft_fevent){"frees", f};
-    ev[1] = (ft_fevent){"then accesses", a};
+    ev[0] = (ft_kevent){"frees", f};
+    ev[1] = (ft_kevent){"then accesses", a};
     snprintf(msg, len, "thread %u frees %s at %s before thread %u's %s of "
              "it at %s", c->tid[f],
              ft_pkind_var(c, ti, c->obj[a], obj, sizeof obj),

@@ -158,7 +158,7 @@ out:
 }
 
 void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
-                         const char *kind, const ft_fevent *ev, uint32_t n,
+                         const char *kind, const ft_kevent *ev, uint32_t n,
                          char *buf)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -383,9 +383,9 @@ static int write_kind(const ft_pipeline *pl, size_t i, const ft_presult *res,
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    ft_fevent ev[FT_FEVENTS_MAX];
+    ft_kevent ev[FT_KEVENTS_MAX];
     char msg[400];
-    k->describe(pl->ctm, &pl->info, p, res, ev, FT_FEVENTS_MAX, msg,
+    k->describe(pl->ctm, &pl->info, p, res, ev, FT_KEVENTS_MAX, msg,
                 sizeof msg);
     snprintf(s.kind, sizeof s.kind, "%s", k->name);
     snprintf(s.property, sizeof s.property, "#%u %s", p->id, msg);
