@@ -8,15 +8,20 @@
 #include "cli/analyze_cmd.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
+#include "predict/kind.h"
 #include "replay/replay.h"
 
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_OUT "foretell-out"
+#define DEFAULT_TIME_S "600"
 
 static const ft_opt opts[] = {
     {"output", 'o', "DIR",
@@ -34,8 +39,9 @@ static const ft_opt opts[] = {
     {"stop-after", 0, "N",
      "stop solving once N violations are predicted (0 = solve all)"},
     {"time", 't', "SECONDS",
-     "solve properties for at most this wall time in all (0 = no bound, "
-     "default); those not reached are unknown"},
+     "bound the whole analysis (loading, model, inference, properties, "
+     "solving) to this wall time (default " DEFAULT_TIME_S ", 0 = none): "
+     "it then reports what it decided and exits 5 if nothing was found"},
     {"maxd", 0, "N", "inference: max source-line span of a region (default "
                      "10)"},
     {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
@@ -46,7 +52,13 @@ static const ft_opt opts[] = {
     {"properties", 0, NULL, "list the CA and CMA properties, then stop"},
     {"confirm", 0, NULL,
      "replay every predicted schedule against PROG (given after --): "
-     "confirmed, or spurious where it diverged, and the failure it led to"},
+     "confirmed, or spurious where it diverged, and the failure it led to "
+     "(default: the program the trace recorded, when it is the same build)"},
+    {"no-confirm", 0, NULL,
+     "do not replay: findings are reported predicted, unconfirmed"},
+    {"kinds", 0, "LIST",
+     "what to predict, comma-separated: atomicity (CA/CMA), deadlock, "
+     "lost-wakeup, ..., all (default all)"},
     {"refine", 0, "N",
      "--confirm: after a divergence, re-record, re-predict and replay up to "
      "N times (default 2)"},
@@ -68,7 +80,8 @@ static const ft_opt opts[] = {
 enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
        O_MAXD,
        O_SPEC,
-       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_REFINE, O_TAILS, O_RUN_TIMEOUT,
+       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_NO_CONFIRM, O_KINDS, O_REFINE,
+       O_TAILS, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
        O_SKIP, O_COUNT };
 
@@ -76,11 +89,14 @@ struct args {
     int flag[O_COUNT];
     const char *path, *out, *spec;
     char *const *prog; /* --confirm: PROG ARGS after -- */
+    char **recorded;   /* the recorded program, confirmed by default */
+    uint32_t kinds;    /* --kinds: a bit per enum ft_prop_kind */
     unsigned refine, tails;
     double run_timeout;
     fi_options fo;
     ft_predict_opts po;
     size_t stop_after;
+    unsigned time_s; /* --time */
 };
 
 static int parse(struct args *a, int argc, char **argv)
@@ -92,7 +108,9 @@ static int parse(struct args *a, int argc, char **argv)
     a->out = DEFAULT_OUT;
     a->refine = 2;
     a->tails = 16;
+    a->kinds = FT_KINDS_ALL;
     a->run_timeout = 30;
+    a->time_s = (unsigned)atoi(DEFAULT_TIME_S);
     const char *value;
     uint64_t n;
     for (;;) {
@@ -105,7 +123,8 @@ static int parse(struct args *a, int argc, char **argv)
                          "violations the run shows, predicts schedules that "
                          "violate the others and writes them to DIR. Exit: "
                          "0 none, 1 violations, 2 bad input, 4 internal "
-                         "error (docs/user-guide.md).",
+                         "error, 5 nothing found but not everything decided "
+                         "(docs/user-guide.md).",
                          opts);
             return FT_EXIT_OK;
         }
@@ -137,6 +156,13 @@ static int parse(struct args *a, int argc, char **argv)
         case O_SPEC:
             a->spec = value;
             break;
+        case O_KINDS: {
+            int64_t m = analyze_parse_kinds(value);
+            if (m < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->kinds = (uint32_t)m;
+            break;
+        }
         case O_JOBS:
             if (ft_opt_uint(&p, "jobs", value, 1024, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -160,7 +186,7 @@ static int parse(struct args *a, int argc, char **argv)
         case O_TIME:
             if (ft_opt_uint(&p, "time", value, UINT32_MAX / 1000, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
-            a->po.total_ms = (unsigned)n * 1000;
+            a->time_s = (unsigned)n;
             break;
         case O_REFINE:
             if (ft_opt_uint(&p, "refine", value, 100, &n) < 0)
@@ -198,16 +224,20 @@ static int parse(struct args *a, int argc, char **argv)
         fprintf(stderr, "foretell analyze: missing TRACE (see --help)\n");
         return FT_EXIT_BAD_INPUT;
     }
-    if (a->flag[O_CONFIRM] != (a->prog != NULL)) {
-        fprintf(stderr, "foretell analyze: %s\n",
-                a->prog ? "a program after -- needs --confirm"
-                        : "--confirm needs the program: TRACE --confirm -- "
-                          "PROG [ARGS]");
+    if (a->prog && !a->flag[O_CONFIRM]) {
+        fprintf(stderr, "foretell analyze: a program after -- needs "
+                        "--confirm\n");
         return FT_EXIT_BAD_INPUT;
     }
-    if (!a->flag[O_CONFIRM] &&
+    if (a->flag[O_CONFIRM] && a->flag[O_NO_CONFIRM]) {
+        fprintf(stderr, "foretell analyze: --confirm and --no-confirm "
+                        "contradict each other\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (a->flag[O_NO_CONFIRM] &&
         (a->flag[O_REFINE] || a->flag[O_TAILS] || a->flag[O_RUN_TIMEOUT])) {
-        fprintf(stderr, "foretell analyze: --%s only applies with --confirm\n",
+        fprintf(stderr, "foretell analyze: --%s only applies when findings "
+                        "are replayed (not with --no-confirm)\n",
                 a->flag[O_REFINE] ? "refine"
                 : a->flag[O_TAILS] ? "tails" : "run-timeout");
         return FT_EXIT_BAD_INPUT;
@@ -215,13 +245,92 @@ static int parse(struct args *a, int argc, char **argv)
     return -1;
 }
 
-static void progress(void *arg, size_t done, size_t total)
+/* Progress on stderr, for every stage (the budget's reports): on a
+ * terminal one line rewritten in place; elsewhere (CI logs) a line when a
+ * stage starts or every 10 s, once the command has run for 2 s, so that
+ * quick runs print nothing. */
+typedef struct talk {
+    int quiet, tty;
+    double t0, last;
+    const char *stage;   /* the last printed */
+    const char *current; /* the last reported (for the watchdog) */
+    int open; /* a terminal line is pending its newline */
+} talk;
+
+static void stage_progress(void *arg, const char *stage, uint64_t done,
+                           uint64_t total)
 {
-    (void)arg;
-    fprintf(stderr, "\rforetell analyze: %zu/%zu properties solved", done,
-            total);
-    if (done == total)
+    talk *k = arg;
+    k->current = stage;
+    if (k->quiet)
+        return;
+    double t = ft_now();
+    int changed = !k->stage || strcmp(k->stage, stage) != 0;
+    if (t - k->t0 < 2 || (!changed && t - k->last < (k->tty ? 0.25 : 10)))
+        return;
+    k->stage = stage;
+    k->last = t;
+    char what[64] = "";
+    if (total)
+        snprintf(what, sizeof what, " %llu/%llu", (unsigned long long)done,
+                 (unsigned long long)total);
+    else if (done)
+        snprintf(what, sizeof what, " %llu", (unsigned long long)done);
+    fprintf(stderr, "%sforetell analyze: %.0f s: %s%s%s", k->tty ? "\r" : "",
+            t - k->t0, stage, what, k->tty ? "\033[K" : "\n");
+    k->open = k->tty;
+}
+
+static void talk_end(talk *k)
+{
+    if (k->open)
         fputc('\n', stderr);
+    k->open = 0;
+}
+
+/* The backstop of --time: a stage that does not poll the budget often
+ * enough (a long pass, a solver that ignores its interrupt) cannot keep
+ * the command running past the bound by more than WATCHDOG_GRACE_S; the
+ * watchdog then says where it was and exits 5 (nothing was decided yet:
+ * the solving stage keeps its own, shorter, bound and returns). */
+#define WATCHDOG_GRACE_S 8.0
+
+typedef struct watchdog {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    double at;
+    int disarmed;
+    const talk *k;
+    ft_budget *b;
+} watchdog;
+
+static void *watchdog_main(void *arg)
+{
+    watchdog *w = arg;
+    pthread_mutex_lock(&w->mu);
+    double whole, frac = modf(w->at, &whole);
+    struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
+    int rc = 0;
+    while (!w->disarmed && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->cv, &w->mu, &at);
+    if (!w->disarmed) {
+        fprintf(stderr, "%sforetell analyze: error: --time %.0f s ran out "
+                        "in %s, which did not stop in time; nothing decided\n",
+                w->k->open ? "\n" : "", w->b->seconds,
+                w->k->current ? w->k->current : "loading");
+        fflush(stdout);
+        _exit(FT_EXIT_UNDECIDED);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void watchdog_disarm(watchdog *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->disarmed = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
 }
 
 /* The output directory must exist (or be creatable) and be writable
@@ -253,14 +362,16 @@ static void free_out(analyze_out *ao)
         free(ao->schedule[i]);
     free(ao->schedule);
     free(ao->confirm);
+    analyze_free_kinds(ao);
 }
 
-static int run(struct args *a, ft_pipeline *pl)
+static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
+               watchdog *w)
 {
     ft_error err;
-    int rc = ft_pipeline_load(pl, a->path,
-                              a->flag[O_STD] ? FT_INPUT_STD : FT_INPUT_DETECT,
-                              &err);
+    int rc = ft_pipeline_load_bounded(
+        pl, a->path, a->flag[O_STD] ? FT_INPUT_STD : FT_INPUT_DETECT, b,
+        &err);
     if (rc < 0) {
         fprintf(stderr, "%s: error: at byte %llu: %s\n",
                 err.path[0] ? err.path : a->path,
@@ -283,38 +394,64 @@ static int run(struct args *a, ft_pipeline *pl)
     int infer_rc = ft_pipeline_infer(pl, &a->fo, &err);
     fi_spec_free(spec, nspec);
     if (infer_rc < 0) {
+        talk_end(k);
         fprintf(stderr, "%s: error: %s\n", a->path, err.message);
         return err.offset == UINT64_MAX ? FT_EXIT_INTERNAL
                                          : FT_EXIT_BAD_INPUT;
     }
     int ok = pl->damaged ? FT_EXIT_BAD_INPUT : FT_EXIT_OK;
     if (a->flag[O_REGIONS] || a->flag[O_PROPS]) {
+        talk_end(k);
+        if (pl->stopped)
+            fprintf(stderr, "%s: warning: --time ran out in %s: the lists "
+                            "are incomplete\n", a->path, pl->stopped);
         if (a->flag[O_REGIONS])
             fi_print_regions(stdout, &pl->infer, a->flag[O_JSON]);
         if (a->flag[O_PROPS])
             fi_print_properties(stdout, &pl->infer, a->flag[O_JSON]);
-        return ok;
+        return ok == FT_EXIT_OK && pl->stopped ? FT_EXIT_UNDECIDED : ok;
     }
     if (check_out_dir(a->out) < 0)
         return FT_EXIT_BAD_INPUT;
-    if (!a->flag[O_JSON])
+    if (!a->flag[O_JSON]) {
+        talk_end(k);
         analyze_print_observed(stdout, pl);
+    }
     fflush(stdout);
-    int tty = !a->flag[O_QUIET] && isatty(2) && pl->nprops > 0;
-    if (ft_pipeline_predict(pl, &a->po, a->stop_after,
-                            tty ? progress : NULL, NULL) < 0) {
+    if (!(a->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
+        pl->nprops = 0; /* --kinds without atomicity */
+    long prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
+    /* what follows (schedules, report, --confirm's replays with their
+     * own run timeouts) is not cut */
+    watchdog_disarm(w);
+    talk_end(k);
+    if (prc < 0) {
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }
-    analyze_out ao = {pl, calloc(pl->nprops + 1, sizeof(char *)), NULL};
+    analyze_out ao = {.pl = pl,
+                      .schedule = calloc(pl->nprops + 1, sizeof(char *))};
     if (!ao.schedule) {
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }
-    int exit_code = ok;
+    int exit_code = analyze_kinds(&ao, pl, a->kinds, &a->po, a->out);
+    if (exit_code != FT_EXIT_OK) {
+        free_out(&ao);
+        return exit_code;
+    }
+    exit_code = ok;
+    size_t nwritten = 0, unwritten = 0;
     for (size_t i = 0; i < pl->nprops; i++) {
         if (pl->results[i].verdict != FT_VIOLATED)
             continue;
+        /* a window's schedule holds the recorded prefix: on a long trace
+         * each is megabytes, and writing them is under --time too */
+        if (ft_budget_poll(b, "writing schedules", nwritten++,
+                           pl->nviolated)) {
+            unwritten++;
+            continue;
+        }
         char path[4096], msg[4200];
         if (ft_pipeline_write_schedule(pl, i, a->out, path, sizeof path, msg,
                                        sizeof msg) < 0) {
@@ -326,12 +463,34 @@ static int run(struct args *a, ft_pipeline *pl)
         }
         ao.schedule[i] = strdup(path);
     }
+    talk_end(k);
+    if (unwritten)
+        fprintf(stderr, "foretell analyze: warning: --time ran out: %zu of "
+                        "%zu schedules not written (a larger --time, or "
+                        "--stop-after N, writes them)\n", unwritten,
+                pl->nviolated);
+    /* without PROG, the program the trace recorded (same build) */
+    char why[512] = "--no-confirm";
+    if (!a->prog && !a->flag[O_NO_CONFIRM])
+        a->prog = a->recorded =
+            analyze_recorded_program(a->path, why, sizeof why);
+    if (!a->prog && a->flag[O_CONFIRM]) {
+        fprintf(stderr, "foretell analyze: --confirm: %s; give the program: "
+                        "TRACE --confirm -- PROG [ARGS]\n", why);
+        free_out(&ao);
+        return 127;
+    }
+    if (!a->prog)
+        snprintf(ao.unconfirmed, sizeof ao.unconfirmed, "%s", why);
     if (a->prog && exit_code == ok) {
-        fr_check_binary(a->path, a->prog[0], stderr);
+        if (!a->recorded)
+            fr_check_binary(a->path, a->prog[0], stderr);
         analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
                                    a->tails, &a->fo, &a->po,
                                    !a->flag[O_QUIET]};
         exit_code = analyze_confirm(&ao, &co);
+        if (exit_code == FT_EXIT_OK)
+            exit_code = analyze_confirm_kinds(&ao, &co);
         if (exit_code != FT_EXIT_OK) {
             free_out(&ao);
             return exit_code;
@@ -342,11 +501,16 @@ static int run(struct args *a, ft_pipeline *pl)
         analyze_print_json(stdout, &ao);
     else
         analyze_print_text(stdout, &ao);
-    /* With --confirm, only confirmed predictions count as found. */
-    size_t found = ao.confirm ? analyze_confirmed(&ao) : pl->nviolated;
+    /* With replays, only confirmed predictions count as found. */
+    size_t found = (ao.confirm ? analyze_confirmed(&ao) : pl->nviolated) +
+                   analyze_kind_bugs(&ao);
     free_out(&ao);
     if (exit_code == FT_EXIT_OK && (found || pl->nobserved))
         exit_code = FT_EXIT_FOUND;
+    /* nothing found, but not everything decided: not "clean" */
+    if (exit_code == FT_EXIT_OK &&
+        (pl->stopped || pl->nunknown || pl->nerror))
+        exit_code = FT_EXIT_UNDECIDED;
     return exit_code;
 }
 
@@ -369,8 +533,37 @@ int cmd_analyze(int argc, char **argv)
     if (a.prog && (rc = ft_cli_check_program("foretell analyze",
                                              a.prog[0])) != 0)
         return rc;
+    talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, NULL, 0};
+    ft_budget b = {0, a.time_s, stage_progress, &k, 0};
+    watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
+                  &k, &b};
+    pthread_t wth;
+    int armed = 0;
+    if (a.time_s) {
+        b.until = k.t0 + a.time_s;
+        /* the solver's per-property limit is cut to what is left */
+        a.po.total_ms = a.time_s * 1000;
+        w.at = b.until + WATCHDOG_GRACE_S;
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&w.cv, &ca);
+        pthread_condattr_destroy(&ca);
+        armed = pthread_create(&wth, NULL, watchdog_main, &w) == 0;
+    }
     ft_pipeline pl;
-    rc = run(&a, &pl);
+    rc = run(&a, &pl, &b, &k, &w);
+    talk_end(&k);
+    watchdog_disarm(&w);
+    if (armed)
+        pthread_join(wth, NULL);
+    if (pl.abandoned) {
+        /* a solver thread still runs in Z3: leave without unwinding */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
     ft_pipeline_free(&pl);
+    analyze_free_argv(a.recorded);
     return rc;
 }

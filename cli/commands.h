@@ -11,8 +11,9 @@ enum {
     FT_EXIT_BAD_INPUT = 2, /* usage error, unreadable or damaged input */
     FT_EXIT_DIVERGED = 3,  /* a schedule could not be followed */
     FT_EXIT_INTERNAL = 4,  /* foretell itself failed (I/O, out of memory) */
-    FT_EXIT_UNDECIDED = 5, /* batch: the time bound stopped it before
-                              every trace was decided */
+    FT_EXIT_UNDECIDED = 5, /* nothing found, but not everything decided:
+                              analyze (unknown, --time ran out), batch (the
+                              time bound stopped it before every trace) */
     FT_EXIT_CANNOT_EXEC = 126, /* the program exists but cannot be run */
     FT_EXIT_NOT_FOUND = 127,   /* no such program */
 };

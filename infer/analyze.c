@@ -254,7 +254,13 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
         fi_options_default(&a->opt);
     if (a->opt.max_anchors == 0)
         a->opt.max_anchors = FI_DEFAULT_MAX_ANCHORS;
-    if (intern_vars(a) < 0 || fi_collect_regions(a) < 0)
+    if (intern_vars(a) < 0)
+        return -1;
+    if (ft_budget_poll(a->opt.budget, "inference", 0, 5)) {
+        a->stopped = 1;
+        return 0;
+    }
+    if (fi_collect_regions(a) < 0)
         return -1;
     if (a->nregions) {
         qsort(a->regions, a->nregions, sizeof *a->regions, region_cmp);
@@ -273,11 +279,18 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
      * and the lock and reduction proofs */
     fi_mhb m = {0};
     fi_by_var g = {0};
-    int rc = fi_mhb_build(&m, a->trace) < 0 || fi_by_var_build(a, &g) < 0 ||
-                     fill_regions(a, &m, &g) < 0 || observe(a) < 0 ||
-                     fi_prove_by_locks(a, &m, &g) < 0
-                 ? -1
-                 : 0;
+    /* between passes the budget may stop the analysis: the regions are
+     * then left open or unobserved (a->stopped; no properties follow) */
+    ft_budget *b = a->opt.budget;
+    int rc = 0;
+    if (ft_budget_poll(b, "inference", 1, 5) ||
+        fi_mhb_build(&m, a->trace) < 0 || fi_by_var_build(a, &g) < 0 ||
+        ft_budget_poll(b, "inference", 2, 5) ||
+        fill_regions(a, &m, &g) < 0 || ft_budget_poll(b, "inference", 3, 5) ||
+        observe(a) < 0 || ft_budget_poll(b, "inference", 4, 5) ||
+        fi_prove_by_locks(a, &m, &g) < 0)
+        rc = b && b->spent ? 0 : -1;
+    a->stopped = b && b->spent;
     fi_by_var_free(&g);
     fi_mhb_free(&m);
     return rc;

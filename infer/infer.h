@@ -59,6 +59,12 @@ const char *fi_trace_name_of(const fi_trace *t, char ns, uint64_t key);
 int fi_trace_load(fi_trace *t, const char *path, ft_error *err);
 /* The same from an open reader, streamed from its current position. */
 int fi_trace_read(fi_trace *t, ft_reader *r, ft_error *err);
+int fi_trace_read_bounded(fi_trace *t, ft_reader *r, ft_budget *budget,
+                          ft_error *err);
+/* The same, polling budget (stage "loading"): 2 when it ran out (the
+ * events read so far are kept). */
+int fi_trace_load_bounded(fi_trace *t, const char *path, ft_budget *budget,
+                          ft_error *err);
 /* Writes t as a foretell trace with ft_writer.  0 ok, -1 err set. */
 int fi_trace_save(const fi_trace *t, const char *path, ft_error *err);
 
@@ -158,6 +164,9 @@ typedef struct fi_options {
     const char *const *spec_functions; /* bodies stated atomic */
     size_t nspec;
     uint32_t max_cma;     /* stop generating CMA properties after this */
+    /* NULL, or a time bound: fi_analyze and fi_properties stop between
+     * passes once it is spent (the analysis is then partial: a->stopped) */
+    ft_budget *budget;
 } fi_options;
 
 #define FI_DEFAULT_MAXD 10
@@ -181,6 +190,7 @@ typedef struct fi_analysis {
     size_t nprops, ncma_dropped;
     uint64_t ncma_window_skipped; /* region pairs past FI_CMA_WINDOW */
     int itx_applied; /* fi_prove_by_itx was called */
+    int stopped;     /* the budget ran out: regions or properties partial */
 } fi_analysis;
 
 /* Interns variables, infers, collects annotated and spec regions, checks

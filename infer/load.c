@@ -9,10 +9,16 @@
 
 int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
 {
+    return fi_trace_load_bounded(t, path, NULL, err);
+}
+
+int fi_trace_load_bounded(fi_trace *t, const char *path, ft_budget *budget,
+                          ft_error *err)
+{
     ft_reader *r = ft_reader_open(path, err);
     if (!r)
         return -1;
-    int rc = fi_trace_read(t, r, err);
+    int rc = fi_trace_read_bounded(t, r, budget, err);
     ft_reader_close(r);
     if (rc < 0 && err && !err->path[0])
         snprintf(err->path, sizeof err->path, "%s", path);
@@ -20,6 +26,12 @@ int fi_trace_load(fi_trace *t, const char *path, ft_error *err)
 }
 
 int fi_trace_read(fi_trace *t, ft_reader *r, ft_error *err)
+{
+    return fi_trace_read_bounded(t, r, NULL, err);
+}
+
+int fi_trace_read_bounded(fi_trace *t, ft_reader *r, ft_budget *budget,
+                          ft_error *err)
 {
     /* Sites keep their ids (events name them): copy the table as is.  The
      * reader accepts only ids dense from 1, so the table is as large as the
@@ -46,9 +58,13 @@ int fi_trace_read(fi_trace *t, ft_reader *r, ft_error *err)
     }
     ft_event ev;
     int rc;
-    while ((rc = ft_reader_next(r, &ev)) == 1)
+    while ((rc = ft_reader_next(r, &ev)) == 1) {
         if (fi_trace_add(t, &ev) < 0)
             goto nomem;
+        if ((t->nev & 0xffff) == 0 &&
+            ft_budget_poll(budget, "loading", t->nev, 0))
+            return 2; /* the events read so far are kept */
+    }
     int damaged = rc < 0 || ft_reader_damage(r, err);
     if (rc < 0 && err)
         *err = *ft_reader_error(r);

@@ -178,7 +178,7 @@ int fi_properties(fi_analysis *a)
             if (add_prop(a, &cap, &p) < 0)
                 return -1;
         }
-    uint32_t *start = NULL;
+    uint32_t *start = NULL, *next = NULL;
     touch *tl = NULL;
     fi_mhb mhb = {0};
     fi_u64map map = {0};
@@ -187,8 +187,30 @@ int fi_properties(fi_analysis *a)
     int rc = -1;
     if (group_touches(a, &start, &tl) < 0 || fi_mhb_build(&mhb, a->trace) < 0)
         goto out;
-    for (uint32_t v = 0; v < a->nvars; v++)
+    next = malloc(sizeof *next * ((size_t)start[a->nvars] + 1));
+    if (!next)
+        goto out;
+    /* polled every 1024 touches (a variable may have millions) */
+    uint32_t polled = 0;
+    for (uint32_t v = 0; v < a->nvars && !a->stopped; v++) {
+        /* next[i]: the next touch of v by another thread than touch i's
+         * (a region's thread that ran alone for long touches v many
+         * times in a row: skipping them one by one was quadratic) */
+        for (uint32_t i = start[v + 1]; i-- > start[v];)
+            next[i] = i + 1 == start[v + 1] ? start[v + 1]
+                      : a->regions[tl[i + 1].region].tid !=
+                              a->regions[tl[i].region].tid
+                          ? i + 1
+                          : next[i + 1];
         for (uint32_t i = start[v]; i < start[v + 1]; i++) {
+            if (i == 0 || i - polled >= 1024) {
+                polled = i;
+                if (ft_budget_poll(a->opt.budget, "properties", i,
+                                   start[a->nvars])) {
+                    a->stopped = 1; /* the CMA pairs so far are kept */
+                    break;
+                }
+            }
             /* A variable touched by a few regions: every pair.  One that
              * long traces touch from thousands of regions: each region
              * with the next FI_CMA_WINDOW regions of other threads (trace
@@ -196,8 +218,9 @@ int fi_properties(fi_analysis *a)
              * lock-heavy run) and the near ones are those a schedule
              * reaches with the fewest reorderings (docs/infer.md). */
             int windowed = start[v + 1] - start[v] > 2 * FI_CMA_WINDOW;
-            uint32_t others = 0;
-            for (uint32_t j = i + 1; j < start[v + 1]; j++) {
+            uint32_t others = 0, ti = a->regions[tl[i].region].tid;
+            for (uint32_t j = next[i]; j < start[v + 1];
+                 j = a->regions[tl[j].region].tid == ti ? next[j] : j + 1) {
                 const touch *x = &tl[i], *y = &tl[j];
                 if (a->regions[x->region].tid == a->regions[y->region].tid)
                     continue;
@@ -213,6 +236,7 @@ int fi_properties(fi_analysis *a)
                     goto out;
             }
         }
+    }
     if (npairs)
         qsort(pairs, npairs, sizeof *pairs, pair_cmp);
     size_t ncma = 0;
@@ -240,6 +264,7 @@ out:
     free(pairs);
     fi_u64map_free(&map);
     free(start);
+    free(next);
     free(tl);
     fi_mhb_free(&mhb);
     return rc;

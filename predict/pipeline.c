@@ -4,6 +4,7 @@
  * properties of stage iv are all built from those same events, so that
  * infer/'s event indices, the CTM's transitions and the schedule files'
  * per-thread indices agree whatever format the trace came in. */
+#include "predict/decide.h"
 #include "predict/predict.h"
 #include "predict/window.h"
 #include "recorder/heapmap.h"
@@ -16,13 +17,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include <math.h>
+#include <pthread.h>
 
 static void set_err(ft_error *err, const char *path, uint64_t offset,
                     const char *msg)
@@ -55,17 +51,29 @@ static int detect_format(const char *path)
 int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
                      ft_error *err)
 {
+    return ft_pipeline_load_bounded(pl, path, format, NULL, err);
+}
+
+int ft_pipeline_load_bounded(ft_pipeline *pl, const char *path, int format,
+                             ft_budget *budget, ft_error *err)
+{
     memset(pl, 0, sizeof *pl);
     memset(err, 0, sizeof *err);
     fi_trace_init(&pl->trace);
     pl->path = path;
+    pl->budget = budget;
     pl->format = format == FT_INPUT_DETECT ? detect_format(path) : format;
+    ft_budget_poll(budget, "loading", 0, 0);
     if (pl->format == FT_INPUT_STD)
         return fi_std_read_path(&pl->trace, path, err) < 0 ? -1 : 0;
-    int rc = fi_trace_load(&pl->trace, path, err);
+    int rc = fi_trace_load_bounded(&pl->trace, path, budget, err);
     if (rc == 1) {
         pl->damaged = 1;
         pl->damage = *err;
+    }
+    if (rc == 2) {
+        pl->stopped = "loading";
+        rc = 0;
     }
     return rc;
 }
@@ -212,12 +220,33 @@ static int map_properties(ft_pipeline *pl)
 
 int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
 {
-    double t0 = now();
+    double t0 = ft_now();
     const fi_trace *t = &pl->trace;
+    ft_budget *b = pl->budget;
+    fi_options fo;
+    if (o)
+        fo = *o;
+    else
+        fi_options_default(&fo);
+    fo.budget = b;
     pl->ctm = ft_ctm_new();
     if (!pl->ctm)
         goto oom;
+    /* Out of time already (in loading, or now): no model, no regions, no
+     * properties; the report says where the time went. */
+    if (pl->stopped || ft_budget_poll(b, "model", 0, t->nev)) {
+        if (!pl->stopped)
+            pl->stopped = "model";
+        if (ft_ctm_finish(pl->ctm) < 0)
+            goto oom;
+        goto stopped;
+    }
     for (size_t i = 0; i < t->nev; i++) {
+        if ((i & 0xffff) == 0xffff && ft_budget_poll(b, "model", i, t->nev)) {
+            /* the model is cut here: the stages below see a prefix */
+            pl->stopped = "model";
+            break;
+        }
         char msg[200] = "";
         if (ft_ctm_add(pl->ctm, &t->ev[i], msg, sizeof msg) != 0) {
             char m[sizeof err->message];
@@ -229,17 +258,32 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
     }
     if (ft_ctm_finish(pl->ctm) < 0)
         goto oom;
+    if (pl->stopped)
+        goto stopped;
+    ft_budget_poll(b, "reduction", 0, 0);
     pl->reduced = ft_reduce(pl->ctm, FT_REDUCE_NO_COUNT);
     if (!pl->reduced)
         goto oom;
-    if (fi_analyze(&pl->infer, t, o) < 0 ||
-        fi_prove_by_reduce(&pl->infer, pl->reduced) < 0 ||
-        fi_properties(&pl->infer) < 0 || info_from_trace(pl) < 0 ||
-        name_vars(pl) < 0 || map_properties(pl) < 0)
+    if (fi_analyze(&pl->infer, t, &fo) < 0)
+        goto oom;
+    if (pl->infer.stopped)
+        pl->stopped = "inference";
+    else if (fi_prove_by_reduce(&pl->infer, pl->reduced) < 0 ||
+             fi_properties(&pl->infer) < 0)
+        goto oom;
+    else if (pl->infer.stopped)
+        pl->stopped = "properties";
+    if (info_from_trace(pl) < 0 || name_vars(pl) < 0 ||
+        map_properties(pl) < 0)
         goto oom;
     for (size_t k = 0; k < pl->infer.nregions; k++)
         pl->nobserved += pl->infer.regions[k].status == FI_ST_OBSERVED;
-    pl->infer_seconds = now() - t0;
+    pl->infer_seconds = ft_now() - t0;
+    return 0;
+stopped: /* no regions: the trace details for the report only */
+    if (info_from_trace(pl) < 0)
+        goto oom;
+    pl->infer_seconds = ft_now() - t0;
     return 0;
 oom:
     set_err(err, pl->path, UINT64_MAX, "out of memory");
@@ -265,30 +309,40 @@ static int prop_key_cmp(const void *pa, const void *pb)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Returns how many properties, now first, the value order decided (their
- * results are filled), or -1 out of memory. */
-static long order_near_first(ft_pipeline *pl, const ft_window_index *w,
-                             const ft_predict_opts *o)
+/* Puts the decided properties first (with their results), then the rest
+ * in solving order: CMA first (map_properties), or near first on a trace
+ * long enough for windows.  0 ok, -1 out of memory. */
+static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
+                             int near)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
-    /* run_lo[x]: first id of the run of x's thread that x is in */
-    uint32_t *run_lo = malloc(sizeof *run_lo * ((size_t)n + 1));
-    uint32_t *run_hi = malloc(sizeof *run_hi * ((size_t)n + 1));
+    uint32_t *run_lo = near ? malloc(sizeof *run_lo * ((size_t)n + 1)) : NULL;
+    uint32_t *run_hi = near ? malloc(sizeof *run_hi * ((size_t)n + 1)) : NULL;
     prop_key *k = malloc(sizeof *k * (pl->nprops + 1));
     ft_prop *sorted = malloc(sizeof *sorted * (pl->nprops + 1));
-    long rc = -1, decided = 0;
-    if (!run_lo || !run_hi || !k || !sorted)
+    ft_presult *rs = malloc(sizeof *rs * (pl->nprops + 1));
+    int rc = -1;
+    if ((near && (!run_lo || !run_hi)) || !k || !sorted || !rs)
         goto out;
-    for (uint32_t x = 0; x < n; x++)
+    /* run_lo[x]: first id of the run of x's thread that x is in */
+    for (uint32_t x = 0; near && x < n; x++)
         run_lo[x] = x > 0 && c->tid[x - 1] == c->tid[x] ? run_lo[x - 1] : x;
-    for (uint32_t x = n; x-- > 0;)
+    for (uint32_t x = n; near && x-- > 0;)
         run_hi[x] = x + 1 < n && c->tid[x + 1] == c->tid[x] ? run_hi[x + 1] : x;
     for (size_t i = 0; i < pl->nprops; i++) {
         const ft_prop *p = &pl->props[i];
+        uint64_t key = 0;
+        if (decided[i]) {
+            k[i] = (prop_key){0, i};
+            continue;
+        }
+        if (!near) {
+            k[i] = (prop_key){1, i};
+            continue;
+        }
         uint32_t a = ft_ctm_at(c, p->r[0].thread, p->r[0].first);
         uint32_t b = ft_ctm_at(c, p->r[0].thread, p->r[0].last);
-        uint64_t key;
         if (p->kind == FT_PROP_CMA) {
             uint32_t a2 = ft_ctm_at(c, p->r[1].thread, p->r[1].first);
             uint32_t b2 = ft_ctm_at(c, p->r[1].thread, p->r[1].last);
@@ -298,105 +352,275 @@ static long order_near_first(ft_pipeline *pl, const ft_window_index *w,
             uint64_t after = run_hi[b] + 1 < n ? run_hi[b] + 1 - b : UINT32_MAX;
             key = before < after ? before : after;
         }
-        /* equal distances: CMA first, as before; the ones the value
-         * order decides before all (they cost nothing) */
-        if (ft_window_value_holds(w, p, o)) {
-            key = 0;
-            decided++;
-        } else {
-            key += 1;
-        }
-        k[i] = (prop_key){2 * key + (p->kind != FT_PROP_CMA), i};
+        /* equal distances: CMA first, as before */
+        k[i] = (prop_key){2 * (key + 1) + (p->kind != FT_PROP_CMA), i};
     }
     qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
-    for (size_t i = 0; i < pl->nprops; i++)
+    for (size_t i = 0; i < pl->nprops; i++) {
         sorted[i] = pl->props[k[i].index];
+        rs[i] = pl->results[k[i].index];
+    }
     memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
-    for (long i = 0; i < decided; i++)
-        ft_presult_value_order(c, &pl->results[i]);
-    rc = decided;
+    memcpy(pl->results, rs, sizeof *rs * pl->nprops);
+    rc = 0;
 out:
     free(run_lo);
     free(run_hi);
     free(k);
     free(sorted);
+    free(rs);
     return rc;
 }
+
+/* The decisions made without the solver (decide.c): the value order's
+ * "holds", the search's violations.  Returns how many, -1 OOM. */
+static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
+                           const ft_predict_opts *o, uint8_t *decided)
+{
+    ft_decider *d = ft_decider_new(pl->ctm, w);
+    if (!d)
+        return 0; /* too big for the executor: everything to the solver */
+    ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until};
+    long n = ft_decide_run(d, pl->props, pl->nprops, &dopt, pl->results,
+                           decided);
+    pl->decide = *ft_decider_stats(d);
+    ft_decider_free(d);
+    return n;
+}
+
+/* The solving, in a thread of its own so that the caller can keep the
+ * analysis's deadline strictly: Z3_interrupt does not reach every step
+ * of Z3 (smt/check.c), and a check may return seconds late.  Batches of
+ * a few properties are solved into the thread's own results and handed
+ * over under the lock; once the caller gives up on the thread
+ * (abandoned), what it solves after is dropped, and the last of the two
+ * to let go of the job frees it. */
+typedef struct solve_job {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ft_pipeline *pl;
+    ft_predict_opts o;
+    ft_window_index *w; /* NULL unless windowed */
+    ft_window_index *own; /* freed with the job */
+    size_t stop_after, batch;
+    size_t done;        /* results handed over */
+    int finished, abandoned, failed, refs;
+    ft_progress_fn *progress;
+    void *arg;
+} solve_job;
+
+static void job_release(solve_job *j)
+{
+    /* called with j->mu held; unlocks it */
+    int last = --j->refs == 0;
+    pthread_mutex_unlock(&j->mu);
+    if (last) {
+        ft_window_index_free(j->own);
+        pthread_cond_destroy(&j->cv);
+        pthread_mutex_destroy(&j->mu);
+        free(j);
+    }
+}
+
+static void *solve_main(void *arg)
+{
+    solve_job *j = arg;
+    ft_pipeline *pl = j->pl;
+    size_t done = j->done; /* only this thread moves it */
+    ft_presult *tmp = calloc(j->batch, sizeof *tmp);
+    int failed = !tmp;
+    while (!failed && done < pl->nprops) {
+        size_t viol = 0;
+        for (size_t i = 0; i < done && j->stop_after; i++)
+            viol += pl->results[i].verdict == FT_VIOLATED;
+        if ((j->stop_after && viol >= j->stop_after) ||
+            (j->o.until > 0 && ft_now() >= j->o.until))
+            break;
+        size_t n = pl->nprops - done < j->batch ? pl->nprops - done
+                                                 : j->batch;
+        memset(tmp, 0, sizeof *tmp * n);
+        if (ft_predict_run_in(pl->ctm, pl->reduced, j->w, pl->props + done,
+                              n, &j->o, tmp) < 0) {
+            failed = 1;
+            break;
+        }
+        pthread_mutex_lock(&j->mu);
+        int gone = j->abandoned;
+        if (!gone) {
+            memcpy(pl->results + done, tmp, sizeof *tmp * n);
+            j->done = done += n;
+        }
+        pthread_mutex_unlock(&j->mu);
+        if (gone) {
+            for (size_t i = 0; i < n; i++)
+                ft_presult_free(&tmp[i]);
+            break;
+        }
+        if (j->progress)
+            j->progress(j->arg, done, pl->nprops);
+        ft_budget_poll(pl->budget, "solving", done, pl->nprops);
+    }
+    free(tmp);
+    pthread_mutex_lock(&j->mu);
+    j->failed = failed;
+    j->finished = 1;
+    pthread_cond_signal(&j->cv);
+    job_release(j);
+    return NULL;
+}
+
+/* The end of the solving: the command's bound (loading included) when it
+ * has one, less a tenth kept for trimming the witnesses and writing the
+ * schedules; else --time counted from t0 (o->total_ms). */
+static double solve_until(const ft_pipeline *pl, const ft_predict_opts *o,
+                          double t0)
+{
+    if (pl->budget && pl->budget->until > 0)
+        return pl->budget->until - pl->budget->seconds / 10;
+    return o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+}
+
+/* How long past the deadline the solver thread may take to notice it
+ * before it is abandoned (Z3_interrupt is usually seen within 0.1 s). */
+#define FT_SOLVE_GRACE_S 2.0
 
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                          size_t stop_after, ft_progress_fn *progress,
                          void *arg)
 {
-    double t0 = now();
+    double t0 = ft_now();
     pl->results = calloc(pl->nprops + 1, sizeof *pl->results);
-    if (!pl->results)
+    uint8_t *decided = calloc(pl->nprops + 1, 1);
+    if (!pl->results || !decided) {
+        free(decided);
         return -1;
-    /* Batches of a few properties per worker, so that progress can be
-     * told without the workers knowing about it. */
-    size_t batch = (o->jobs > 1 ? o->jobs : 1) * 4;
-    /* windows need an index of the trace: built once for all batches */
+    }
+    ft_predict_opts own = *o;
+    ft_budget_poll(pl->budget, "deciding", 0, pl->nprops);
+    own.until = solve_until(pl, o, t0);
+    o = &own;
+    /* the value order, the slicing index and the cuts of windows: built
+     * once for the decisions and the windows */
     ft_window_index *w = NULL;
-    for (size_t i = 0; !w && i < pl->nprops && o->window && !o->no_slice;
-         i++)
-        if (!ft_window_covers_all(pl->ctm, &pl->props[i], o->window) &&
-            !(w = ft_window_index_new(pl->ctm)))
-            return -1;
-    /* a trace long enough for windows: the ones the value order decides
-     * (not solved again), then the near ones */
-    long decided = w ? order_near_first(pl, w, o) : 0;
-    if (decided < 0) {
+    int windowed = 0;
+    for (size_t i = 0; i < pl->nprops && o->window && !o->no_slice; i++)
+        windowed |= !ft_window_covers_all(pl->ctm, &pl->props[i], o->window);
+    if (pl->nprops && !o->no_slice && !(w = ft_window_index_new(pl->ctm))) {
+        free(decided);
+        return -1;
+    }
+    long ndecided = w ? decide_cheaply(pl, w, o, decided) : 0;
+    if (ndecided < 0 || order_for_solving(pl, decided, windowed) < 0) {
+        ft_window_index_free(w);
+        free(decided);
+        return -1;
+    }
+    free(decided);
+    if (progress && ndecided)
+        progress(arg, (size_t)ndecided, pl->nprops);
+    ft_budget_poll(pl->budget, "solving", (uint64_t)ndecided, pl->nprops);
+    own.until = solve_until(pl, &own, t0);
+    /* the value order was asked about every property already */
+    own.no_value_order = 1;
+    solve_job *j = calloc(1, sizeof *j);
+    if (!j) {
         ft_window_index_free(w);
         return -1;
     }
-    if (progress && decided)
-        progress(arg, (size_t)decided, pl->nprops);
-    ft_predict_opts own = *o;
-    own.until = o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
-    if (w) /* the value order was asked about every property already */
-        own.no_value_order = 1;
-    o = &own;
-    for (size_t done = (size_t)decided; done < pl->nprops;) {
-        size_t n = pl->nprops - done < batch ? pl->nprops - done : batch;
-        if (ft_predict_run_in(pl->ctm, pl->reduced, w, pl->props + done, n,
-                              o, pl->results + done) < 0) {
-            ft_window_index_free(w);
-            return -1;
+    size_t batch = (own.jobs > 1 ? own.jobs : 1) * 4;
+    j->pl = pl;
+    j->o = own;
+    j->w = windowed ? w : NULL;
+    j->own = w;
+    j->stop_after = stop_after;
+    /* batches of a few properties per worker, so that progress is told
+     * without the workers knowing about it */
+    j->batch = batch;
+    j->done = (size_t)ndecided;
+    j->refs = 2;
+    j->progress = progress;
+    j->arg = arg;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&j->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t th;
+    if ((size_t)ndecided == pl->nprops ||
+        pthread_create(&th, NULL, solve_main, j) != 0) {
+        solve_main(j); /* here: nothing to solve, or no thread */
+    } else {
+        pthread_detach(th);
+    }
+    pthread_mutex_lock(&j->mu);
+    /* (a deadline already past when solving starts still leaves the
+     * thread its grace to notice it) */
+    double hard = own.until > 0 ? fmax(own.until, ft_now()) + FT_SOLVE_GRACE_S
+                                : 0;
+    while (!j->finished) {
+        if (hard <= 0) {
+            pthread_cond_wait(&j->cv, &j->mu);
+            continue;
         }
-        done += n;
-        if (progress)
-            progress(arg, done, pl->nprops);
-        size_t viol = 0;
-        for (size_t i = 0; i < done && stop_after; i++)
-            viol += pl->results[i].verdict == FT_VIOLATED;
-        int spent = o->until > 0 && now() >= o->until;
-        if (((stop_after && viol >= stop_after) || spent) &&
-            done < pl->nprops) {
-            for (size_t i = done; i < pl->nprops; i++) {
-                pl->results[i].verdict = FT_UNKNOWN;
-                if (spent)
-                    snprintf(pl->results[i].reason,
-                             sizeof pl->results[i].reason,
-                             "not solved: the analysis's time (%u s) was "
-                             "spent", o->total_ms / 1000);
-                else
-                    snprintf(pl->results[i].reason,
-                             sizeof pl->results[i].reason,
-                             "not solved: stopped after %zu violations", viol);
-            }
-            pl->nskipped = pl->nprops - done;
-            pl->skip_why = spent ? "--time" : "--stop-after";
-            if (progress)
-                progress(arg, pl->nprops, pl->nprops);
+        double whole, frac = modf(hard, &whole);
+        struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
+        if (pthread_cond_timedwait(&j->cv, &j->mu, &at) == ETIMEDOUT &&
+            !j->finished) {
+            j->abandoned = 1;
+            pl->abandoned = 1;
             break;
         }
     }
-    ft_window_index_free(w);
+    size_t done = j->done;
+    int failed = j->failed;
+    /* the last to let go frees the job and w: the thread, when it was
+     * abandoned, once it comes back */
+    job_release(j);
+    if (failed)
+        return -1;
+    if (done < pl->nprops) {
+        int spent = own.until > 0 && ft_now() >= own.until;
+        size_t viol = 0;
+        for (size_t i = 0; i < done; i++)
+            viol += pl->results[i].verdict == FT_VIOLATED;
+        unsigned secs = pl->budget && pl->budget->until > 0
+                            ? (unsigned)(pl->budget->seconds + 0.5)
+                            : o->total_ms / 1000;
+        for (size_t i = done; i < pl->nprops; i++) {
+            ft_presult *r = &pl->results[i];
+            r->verdict = FT_UNKNOWN;
+            if (pl->abandoned && i < done + batch)
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: the solver overran the analysis's "
+                         "time (%u s) and was abandoned", secs);
+            else if (spent || pl->abandoned)
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: the analysis's time (%u s) was spent",
+                         secs);
+            else
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: stopped after %zu violations", viol);
+        }
+        pl->nskipped = pl->nprops - done;
+        pl->skip_why = spent || pl->abandoned ? "--time" : "--stop-after";
+        if (progress)
+            progress(arg, pl->nprops, pl->nprops);
+    }
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     /* A window's witness follows a recorded prefix (res.prefix) that the
      * trimming, which looks at the steps only, cannot see: kept whole. */
+    /* Trimming only shortens a witness (the untrimmed one replays as
+     * well): past half of the time kept for it and the schedules, the
+     * rest are kept as they are. */
+    double trim_until = pl->budget && pl->budget->until > 0
+                            ? pl->budget->until - pl->budget->seconds / 20
+                            : 0;
     for (size_t i = 0; i < pl->nprops; i++)
         if (pl->results[i].verdict == FT_VIOLATED &&
             !pl->results[i].prefix &&
+            (ft_budget_poll(pl->budget, "trimming witnesses", i, pl->nprops),
+             trim_until <= 0 || ft_now() < trim_until) &&
             ft_presult_trim(pl->ctm, &pl->props[i], &pl->results[i]) < 0)
             return -1;
     for (size_t i = 0; i < pl->nprops; i++)
@@ -406,7 +630,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         case FT_UNKNOWN: pl->nunknown++; break; /* nskipped included */
         default: pl->nerror++; break;
         }
-    pl->predict_seconds = now() - t0;
+    pl->predict_seconds = ft_now() - t0;
     return (long)pl->nviolated;
 }
 
@@ -491,11 +715,17 @@ const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id)
 
 void ft_pipeline_free(ft_pipeline *pl)
 {
+    if (pl->abandoned)
+        return; /* the solver thread still reads it: the process exits */
     if (pl->results)
         for (size_t i = 0; i < pl->nprops; i++)
             ft_presult_free(&pl->results[i]);
     free(pl->results);
     free(pl->props);
+    for (size_t i = 0; pl->kresults && i < pl->nkprops; i++)
+        ft_presult_free(&pl->kresults[i]);
+    free(pl->kresults);
+    free(pl->kprops);
     ft_trace_info_free(&pl->info);
     ft_reader_close(pl->names);
     fi_analysis_free(&pl->infer);

@@ -19,7 +19,27 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum ft_prop_kind { FT_PROP_CA = 0, FT_PROP_CMA = 1 };
+/* CA and CMA are BEST's (findav.c); the others are the property kinds of
+ * predict/kind.h, one file each. */
+enum ft_prop_kind {
+    FT_PROP_CA = 0,
+    FT_PROP_CMA = 1,
+    FT_PROP_DEADLOCK,  /* a cycle of threads each waiting for a lock the
+                          next holds (kind_deadlock.c) */
+    FT_PROP_STUCK,     /* every thread finished or waiting for good, one
+                          at a given wait: lost wake-ups (kind_stuck.c) */
+    FT_PROP_ORDER,     /* a read from another write than it read from:
+                          order violations (kind_order.c) */
+    FT_PROP_NULL,      /* a pointer read that reads NULL and is then
+                          dereferenced (kind_order.c) */
+    FT_PROP_UAF,       /* an access after another thread's free of the
+                          object (kind_uaf.c) */
+    FT_PROP_RACE,      /* two conflicting accesses that can run at once:
+                          data races (kind_race.c) */
+    FT_PROP_NKINDS
+};
+
+#define FT_PROP_MAX_TGT 8
 
 /* An e-transaction: positions first .. last (inclusive) of a thread. */
 typedef struct ft_pregion {
@@ -30,6 +50,12 @@ typedef struct ft_prop {
     uint32_t id;      /* the caller's number, echoed in reports */
     uint8_t kind;     /* enum ft_prop_kind */
     ft_pregion r[2];  /* r[1] only for CMA */
+    /* The other kinds (kind.h): the transitions the property is about,
+     * a kind's own datum, and the static group (same sites, same bug). */
+    uint32_t tgt[FT_PROP_MAX_TGT];
+    uint8_t ntgt;
+    uint64_t aux;
+    uint32_t group;
 } ft_prop;
 
 /* The transitions of thread tid whose trace events lie in [first_event,
@@ -72,6 +98,8 @@ typedef struct ft_predict_opts {
      * docs/prediction.md "value order"): for ablation, and set by the
      * pipeline once it has asked the value order itself. */
     int no_value_order;
+    /* No violation search before the solver (decide.c; ablation). */
+    int no_search;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
 } ft_predict_opts;
 
@@ -212,7 +240,7 @@ typedef struct ft_sched_step {
 
 typedef struct ft_schedule {
     char trace[512], program[256], property[512];
-    char kind[8];      /* "CA" or "CMA" */
+    char kind[24];     /* "CA", "CMA" or a kind's name (kind.h) */
     ft_sched_step *steps;
     uint32_t nsteps;
 } ft_schedule;
@@ -248,6 +276,16 @@ void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
  * positions, solve them, and write schedule files for the violations. */
 #include "infer/infer.h"
 
+/* What the decisions before the solver did (predict/decide.c). */
+typedef struct ft_decide_stats {
+    uint64_t holds, violated;  /* properties decided each way */
+    uint64_t sync_only;        /* of the violations: made of
+                                  synchronisation conflicts alone */
+    uint64_t candidates;       /* schedules the search tried */
+    uint64_t unconfirmed;      /* the monitor saw a violation the witness
+                                  check did not: an internal defect */
+} ft_decide_stats;
+
 enum ft_input_format { FT_INPUT_DETECT = -1, FT_INPUT_FORETELL = 0,
                        FT_INPUT_STD = 1 };
 
@@ -271,6 +309,19 @@ typedef struct ft_pipeline {
                              nunknown */
     const char *skip_why; /* "--stop-after" or "--time" when nskipped */
     double infer_seconds, predict_seconds;
+    ft_decide_stats decide;
+    ft_budget *budget;    /* the command's time bound and progress, or NULL */
+    const char *stopped;  /* the stage the budget ran out in before
+                             solving ("loading", "model", "inference",
+                             "properties"), else NULL */
+    int abandoned;        /* the solver overran the bound and was left
+                             running: the process must _exit, not free */
+    /* The other property kinds (kind.h, kinds.c): candidates, results. */
+    ft_prop *kprops;
+    size_t nkprops;
+    ft_presult *kresults;
+    size_t nkviolated, nkholds, nkunknown, nkskipped;
+    double kinds_seconds;
 } ft_pipeline;
 
 /* A variable's name for reports: the STD trace's own name, the global or
@@ -285,6 +336,11 @@ const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
  * events are kept, err says where it stopped), -1 unusable (err set). */
 int ft_pipeline_load(ft_pipeline *pl, const char *path, int format,
                      ft_error *err);
+/* The same under a time bound (budget, may be NULL; kept in pl->budget
+ * for the stages after): once it is spent while reading, the events read
+ * so far are kept and pl->stopped is "loading" (returns 0). */
+int ft_pipeline_load_bounded(ft_pipeline *pl, const char *path, int format,
+                             ft_budget *budget, ft_error *err);
 /* Builds the CTM, reduces it, runs infer/ with o and the MAT proof, and
  * maps the properties.  0 ok; -1 with err set: the CTM rejected an event
  * (bad input, err->offset is the event index) or out of memory

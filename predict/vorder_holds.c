@@ -210,11 +210,72 @@ out:
     return ok;
 }
 
+/* CMA, one direction: nothing reached from region b can reach into
+ * region a.  What b reaches starts at b's first transition, so in each
+ * thread j it lies at positions from lo[j] on (those that need not
+ * precede b's first).  Region a's thread is entered, at or before a's
+ * last transition, by a conflict: some transition z of a's thread from
+ * lo on, and a transition of another thread u, from lo[u] on, that
+ * conflicts with z and need not follow it.  No such pair: no cycle
+ * through b and a, whatever else the schedule does.  b's reads may
+ * return other values (the data rule leaves them free), so what the
+ * value order says of b's thread inside b is not used. */
+static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
+                        const ft_pregion *b)
+{
+    const ft_ctm *c = v->c;
+    uint32_t nt = c->nthreads, ta = a->thread;
+    uint32_t *lo = malloc(sizeof *lo * (nt + 1));
+    int ok = 0;
+    if (!lo)
+        return 0;
+    for (uint32_t j = 0; j < nt; j++)
+        lo[j] = j == b->thread ? b->first
+                               : vo_before(v, b->thread, b->first, j);
+    if (lo[ta] > a->last) {
+        ok = 1; /* a must end before b begins */
+        goto out;
+    }
+    if (a->last - lo[ta] > VO_MAX_REGION)
+        goto out;
+    uint32_t f = c->fork_trans[ta];
+    if (f != FT_CTM_NONE && c->pos[f] >= lo[c->tid[f]])
+        goto out; /* its fork may come after b began */
+    for (uint32_t q = lo[ta]; q <= a->last; q++) {
+        uint32_t z = ft_ctm_at(c, ta, q);
+        if (c->op[z] == FT_OP_JOIN) {
+            uint64_t u = c->value[z];
+            if (u < nt && u != ta && lo[u] < c->len[u])
+                goto out;
+            continue;
+        }
+        uint32_t obj[2] = {c->obj[z], c->obj2[z]};
+        for (int i = 0; i < 2; i++) {
+            if (obj[i] >= c->nvars || !c->vars[obj[i]].shared)
+                continue;
+            int mem = c->vars[obj[i]].kind == FT_VAR_MEMORY;
+            vo_obj o = {obj[i], (uint8_t)(!mem || ft_ctm_writes(c, z)), 0};
+            for (uint32_t u = 0; u < nt; u++) {
+                if (u == ta)
+                    continue;
+                uint32_t hi = ft_value_order_first_after(v, u, ta, q);
+                if (u == b->thread && hi <= b->last)
+                    hi = b->last + 1;
+                if (conflict_in(v, &o, u, lo[u], hi))
+                    goto out;
+            }
+        }
+    }
+    ok = 1;
+out:
+    free(lo);
+    return ok;
+}
+
 int ft_value_order_holds(const ft_value_order *v, const ft_prop *p)
 {
     if (p->kind == FT_PROP_CA)
         return ca_holds(v, &p->r[0]);
-    const ft_pregion *x = &p->r[0], *y = &p->r[1];
-    return vo_before(v, y->thread, y->first, x->thread) >= x->last + 1 ||
-           vo_before(v, x->thread, x->first, y->thread) >= y->last + 1;
+    return cannot_reach(v, &p->r[0], &p->r[1]) ||
+           cannot_reach(v, &p->r[1], &p->r[0]);
 }

@@ -90,6 +90,16 @@ void ft_window_index_free(ft_window_index *w)
     free(w);
 }
 
+const ft_value_order *ft_window_index_vorder(const ft_window_index *w)
+{
+    return w->vorder;
+}
+
+const ft_slice_index *ft_window_index_slice(const ft_window_index *w)
+{
+    return w->slice;
+}
+
 /* The first and last transition (ids) of p's regions. */
 static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
                       uint32_t *last)

@@ -24,6 +24,11 @@ int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window);
 int ft_window_value_holds(const ft_window_index *w, const ft_prop *p,
                           const ft_predict_opts *o);
 
+/* The index's value order (NULL: too big to keep) and slicing index. */
+typedef struct ft_value_order ft_value_order;
+const ft_value_order *ft_window_index_vorder(const ft_window_index *w);
+const ft_slice_index *ft_window_index_slice(const ft_window_index *w);
+
 /* Fills res with the value order's verdict: holds, on the whole trace. */
 void ft_presult_value_order(const ft_ctm *c, ft_presult *res);
 
@@ -37,7 +42,6 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
  * condition variables and semaphores.
  * ix (kept, not owned) lists each object's transitions.  NULL when out
  * of memory or too big to keep. */
-typedef struct ft_value_order ft_value_order;
 ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix);
 void ft_value_order_free(ft_value_order *v);
 /* The first position of thread t that must follow thread a's

@@ -263,6 +263,26 @@ typedef struct ft_error {
     char message[256]; /* what was expected and what was found */
 } ft_error;
 
+/* A bound on a long computation and where it says what it is doing
+ * (`analyze --time`, docs/user-guide.md): the stages poll it every few
+ * thousand steps and stop, keeping what they have, once until has
+ * passed.  until: CLOCK_MONOTONIC seconds, 0 none; progress may be NULL. */
+typedef struct ft_budget {
+    double until;
+    double seconds; /* the bound as given (for messages) */
+    void (*progress)(void *arg, const char *stage, uint64_t done,
+                     uint64_t total);
+    void *arg;
+    int spent; /* until has passed (stays set) */
+} ft_budget;
+
+/* CLOCK_MONOTONIC now, in seconds. */
+double ft_now(void);
+/* Reports (stage, done of total: 0 unknown) and returns 1 once the
+ * budget is spent.  b may be NULL (never spent). */
+int ft_budget_poll(ft_budget *b, const char *stage, uint64_t done,
+                   uint64_t total);
+
 typedef struct ft_reader ft_reader;
 
 /* Opens and validates the frame of every chunk (seeking over event

@@ -30,14 +30,28 @@ printf 'not a trace' >"$dir/bad.ftrace"
 [ $? -eq 2 ] || fail "bad file: want exit 2"
 "$foretell" analyze 2>/dev/null
 [ $? -eq 2 ] || fail "no argument: want exit 2"
-# --time bounds the whole prediction: 4000 annotated regions (108 000
-# properties) are not all solved in 2 s; the rest are counted not solved.
+# --time bounds the whole command: 4000 annotated regions (108 000
+# properties) are not all solved in 2 s; the rest are counted not solved,
+# or (on a slow machine) the inference is stopped and says where.
 awk 'BEGIN { for (t = 1; t <= 2; t++) for (i = 0; i < 2000; i++)
     printf "T%d|begin|10\nT%d|r(x)|11|%d\nT%d|w(x)|12|%d\nT%d|end|13\n",
            t, t, i, t, i + 1, t }' >"$dir/many.std"
-json=$("$foretell" analyze --json -q --time 2 -o "$dir/many" "$dir/many.std")
-[ $? -le 1 ] || fail "--time: exit status"
-echo "$json" | grep -q '"not_solved":[1-9]' || fail "--time: all solved"
+json=$("$foretell" analyze --json -q --time 2 -o "$dir/many" "$dir/many.std" \
+       2>"$dir/many.err")
+rc=$?
+# a loaded machine may spend the 2 s and the watchdog's grace in the
+# reduction, which does not poll: then the watchdog exits 5 naming it
+if [ $rc -eq 5 ] && grep -q "ran out in reduction" "$dir/many.err"; then
+    json='{"violated":0,"predict_seconds":0,"stopped_in":"reduction"}'
+fi
+echo "$json" | grep -q '"not_solved":[1-9]\|"stopped_in":"' ||
+    fail "--time: all solved"
+# nothing found but not everything decided is 5, not the 0 of "clean"
+if echo "$json" | grep -q '"violated":0,'; then
+    [ $rc -eq 5 ] || fail "--time: exit $rc, want 5 (undecided)"
+else
+    [ $rc -eq 1 ] || fail "--time: exit $rc, want 1 (violations)"
+fi
 secs=$(echo "$json" | sed -n 's/.*"predict_seconds":\([0-9.]*\).*/\1/p')
 awk -v s="$secs" 'BEGIN { exit !(s != "" && s < 15) }' ||
     fail "--time 2: prediction took $secs s"

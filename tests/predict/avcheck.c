@@ -1,6 +1,9 @@
 /* avcheck.c - transition-level reference for the data rule and for
  * (mutual) conflict-serializability; see avcheck.h. */
 #include "avcheck.h"
+#include "../model/oracle.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,38 +84,48 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
     return ok;
 }
 
+/* Conflict, or with data set only through memory, fork or join. */
+static int dep(const ft_ctm *c, uint32_t x, uint32_t y, int data)
+{
+    if (!ft_ctm_conflict(c, x, y))
+        return 0;
+    if (!data || c->obj[x] == FT_CTM_NONE || c->obj[y] == FT_CTM_NONE)
+        return 1;
+    return is_mem(c, x) && is_mem(c, y);
+}
+
 /* reach[i]: seq[i] is reached from region g through program order and
  * conflicts, walking forward. */
 static void reach(const ft_ctm *c, const ft_prop *p, uint32_t g,
-                  const uint32_t *seq, uint32_t n, uint8_t *R)
+                  const uint32_t *seq, uint32_t n, uint8_t *R, int data)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t x = seq[i];
         R[i] = (uint8_t)in_region(p, g, c, x);
         for (uint32_t j = 0; j < i && !R[i]; j++)
             if (R[j] && (c->tid[seq[j]] == c->tid[x] ||
-                         ft_ctm_conflict(c, seq[j], x)))
+                         dep(c, seq[j], x, data)))
                 R[i] = 1;
     }
 }
 
-int av_violates(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
-                uint32_t n)
+static int violates(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                    uint32_t n, int data)
 {
     uint8_t *R0 = calloc(n + 1, 1), *R1 = calloc(n + 1, 1);
     int bad = 0;
-    reach(c, p, 0, seq, n, R0);
+    reach(c, p, 0, seq, n, R0, data);
     if (p->kind == FT_PROP_CA) {
         for (uint32_t i = 0; i < n && !bad; i++) {
             if (!in_region(p, 0, c, seq[i]))
                 continue;
             for (uint32_t j = 0; j < i && !bad; j++)
                 if (R0[j] && c->tid[seq[j]] != p->r[0].thread &&
-                    ft_ctm_conflict(c, seq[j], seq[i]))
+                    dep(c, seq[j], seq[i], data))
                     bad = 1;
         }
     } else {
-        reach(c, p, 1, seq, n, R1);
+        reach(c, p, 1, seq, n, R1, data);
         int a = 0, b = 0;
         for (uint32_t i = 0; i < n; i++) {
             a |= R0[i] && in_region(p, 1, c, seq[i]);
@@ -123,4 +136,173 @@ int av_violates(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
     free(R0);
     free(R1);
     return bad;
+}
+
+int av_violates(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                uint32_t n)
+{
+    return violates(c, p, seq, n, 0);
+}
+
+int av_violates_data(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                     uint32_t n)
+{
+    return violates(c, p, seq, n, 1);
+}
+
+uint64_t av_seq_hash(const uint32_t *seq, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (seq[i] + 1)) * 0x100000001b3ull;
+    return h;
+}
+
+static int u64cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+
+void av_visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
+              const uint8_t *blocked)
+{
+    (void)maximal;
+    (void)blocked;
+    av_walk *w = vctx;
+    for (int i = 0; i < w->nprops; i++) {
+        if (!av_data_ok(w->c, &w->props[i], seq, n))
+            continue;
+        av_hset *s = &w->valid[i];
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 1024;
+            s->k = realloc(s->k, s->cap * sizeof *s->k);
+            if (!s->k)
+                abort();
+        }
+        s->k[s->n++] = av_seq_hash(seq, n);
+        if (!w->found[i] && av_violates(w->c, &w->props[i], seq, n))
+            w->found[i] = 1;
+    }
+}
+
+/* Shared positions of thread t into out; returns how many. */
+static uint32_t shared_positions(const ft_ctm *c, uint32_t t, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < c->len[t]; p++)
+        if (ft_ctm_is_shared(c, ft_ctm_at(c, t, p)) &&
+            ft_ctm_at(c, t, p) != FT_CTM_NONE)
+            out[n++] = p;
+    return n;
+}
+
+int av_pick_region(const ft_ctm *c, uint64_t *rs, uint32_t t, ft_pregion *g)
+{
+    uint32_t pos[ORACLE_MAX_TRANS];
+    uint32_t n = shared_positions(c, t, pos);
+    if (n < 1)
+        return -1;
+    *rs = *rs * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t a = (uint32_t)(*rs >> 33) % n;
+    *rs = *rs * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t b = (uint32_t)(*rs >> 33) % n;
+    if (a > b) {
+        uint32_t tmp = a;
+        a = b;
+        b = tmp;
+    }
+    if (a == b && b + 1 < n)
+        b++;
+    *g = (ft_pregion){t, pos[a], pos[b]};
+    return 0;
+}
+
+/* "seed S CA (tT F..L / tT F..L)": a property in a failure message. */
+const char *av_prop_name(uint64_t seed, const ft_prop *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "seed %llu %s (t%u %u..%u / t%u %u..%u)",
+             (unsigned long long)seed, p->kind ? "CMA" : "CA", p->r[0].thread,
+             p->r[0].first, p->r[0].last, p->r[1].thread, p->r[1].first,
+             p->r[1].last);
+    return buf;
+}
+
+/* Checks one witness against the enumerated valid prefixes. */
+int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
+                  const av_hset *valid)
+{
+    uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
+    for (uint32_t i = 0; i < res->nsteps; i++)
+        seq[i] = res->steps[i].trans;
+    uint64_t h = av_seq_hash(seq, res->nsteps);
+    int ok = bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL &&
+             av_data_ok(c, p, seq, res->nsteps) &&
+             av_violates(c, p, seq, res->nsteps);
+    int marked = 0;
+    for (uint32_t i = 0; i < res->nsteps; i++)
+        marked += res->steps[i].mark;
+    if (getenv("FT_PREDICT_DEBUG") && !(ok && marked >= 2)) {
+        fprintf(stderr, "witness: known %d data %d violates %d marked %d:",
+                bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL,
+                av_data_ok(c, p, seq, res->nsteps),
+                av_violates(c, p, seq, res->nsteps), marked);
+        for (uint32_t i = 0; i < res->nsteps; i++)
+            fprintf(stderr, " t%u.%u:%s%s", c->tid[seq[i]], c->pos[seq[i]],
+                    ft_op_name(c->op[seq[i]]), res->steps[i].mark ? "!" : "");
+        fprintf(stderr, "\n");
+        for (uint32_t x = 0; x < c->ntrans; x++)
+            fprintf(stderr, "  x%u t%u.%u %s obj %u val %llu/%llu shared %d "
+                    "init %d/%llu\n", x, c->tid[x], c->pos[x],
+                    ft_op_name(c->op[x]), c->obj[x],
+                    (unsigned long long)c->value[x],
+                    (unsigned long long)ft_ctm_value2(c, x),
+                    c->obj[x] < c->nvars ? c->vars[c->obj[x]].shared : -1,
+                    c->obj[x] < c->nvars ? c->vars[c->obj[x]].has_init : -1,
+                    c->obj[x] < c->nvars ?
+                    (unsigned long long)c->vars[c->obj[x]].init : 0ull);
+    }
+    free(seq);
+    return ok && marked >= 2;
+}
+
+/* A window's witness as a whole-run sequence: the recorded prefix, then
+ * the steps (tmp->steps allocated). */
+void av_expand_prefix(const ft_presult *res, ft_presult *tmp)
+{
+    *tmp = *res;
+    tmp->steps = malloc(sizeof *tmp->steps * (res->prefix + res->nsteps + 1));
+    if (!tmp->steps)
+        abort();
+    for (uint32_t i = 0; i < res->prefix; i++)
+        tmp->steps[i] = (ft_step){i, 0};
+    memcpy(tmp->steps + res->prefix, res->steps,
+           sizeof *res->steps * res->nsteps);
+    tmp->nsteps = res->prefix + res->nsteps;
+    tmp->prefix = 0;
+}
+
+
+void av_count_visit(void *ctx, const uint32_t *seq, uint32_t n, int maximal,
+                    const uint8_t *blocked)
+{
+    (void)ctx;
+    (void)seq;
+    (void)n;
+    (void)maximal;
+    (void)blocked;
+}
+
+void av_walk_sort(av_walk *w)
+{
+    for (int i = 0; i < w->nprops; i++)
+        if (w->valid[i].n)
+            qsort(w->valid[i].k, w->valid[i].n, sizeof(uint64_t), u64cmp);
+}
+
+void av_walk_free(av_walk *w)
+{
+    for (int i = 0; i < w->nprops; i++)
+        free(w->valid[i].k);
 }

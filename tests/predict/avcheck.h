@@ -15,4 +15,51 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
 int av_violates(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
                 uint32_t n);
 
+/* The same with memory, fork and join conflicts only (a data violation). */
+int av_violates_data(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                     uint32_t n);
+
+/* ---- walking the oracle for properties -------------------------------- */
+
+#define AV_MAX_PROPS 16
+
+/* The hashes of the feasible, data-consistent prefixes of one property. */
+typedef struct av_hset {
+    uint64_t *k;
+    size_t n, cap;
+} av_hset;
+
+/* oracle_walk's context: for each property whether some prefix violates
+ * it, and the prefixes that obey its data rule (av_walk_sort before
+ * looking them up). */
+typedef struct av_walk {
+    const ft_ctm *c;
+    const ft_prop *props;
+    int nprops;
+    int found[AV_MAX_PROPS];
+    av_hset valid[AV_MAX_PROPS];
+} av_walk;
+
+uint64_t av_seq_hash(const uint32_t *seq, uint32_t n);
+/* oracle_visit callbacks: av_visit fills an av_walk, av_count_visit
+ * only counts. */
+void av_visit(void *ctx, const uint32_t *seq, uint32_t n, int maximal,
+              const uint8_t *blocked);
+void av_count_visit(void *ctx, const uint32_t *seq, uint32_t n, int maximal,
+                    const uint8_t *blocked);
+void av_walk_sort(av_walk *w);
+void av_walk_free(av_walk *w);
+
+/* A random region of thread t (shared positions): 0, -1 if it has none. */
+int av_pick_region(const ft_ctm *c, uint64_t *rs, uint32_t t, ft_pregion *g);
+/* "seed S CA (tT F..L / tT F..L)": a property in a failure message. */
+const char *av_prop_name(uint64_t seed, const ft_prop *p, char *buf, size_t n);
+/* Whether a witness (steps, no recorded prefix) is a known feasible,
+ * data-consistent, violating prefix with at least two marked steps. */
+int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
+                  const av_hset *valid);
+/* A window's witness as a whole-run sequence: the recorded prefix, then
+ * the steps (tmp->steps allocated). */
+void av_expand_prefix(const ft_presult *res, ft_presult *tmp);
+
 #endif

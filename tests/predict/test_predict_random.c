@@ -43,151 +43,6 @@ static uint32_t max_trans(void)
 /* Properties per counter run (test_value_order_counters). */
 #define NCOUNTER 8
 
-struct hset {
-    uint64_t *k;
-    size_t n, cap;
-};
-
-static uint64_t seq_hash(const uint32_t *seq, uint32_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
-    for (uint32_t i = 0; i < n; i++)
-        h = (h ^ (seq[i] + 1)) * 0x100000001b3ull;
-    return h;
-}
-
-static int u64cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-struct walk_ctx {
-    const ft_ctm *c;
-    const ft_prop *props;
-    int nprops;
-    int found[NCOUNTER + NEXTRA];
-    struct hset valid[NCOUNTER + NEXTRA];
-};
-
-static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
-                  const uint8_t *blocked)
-{
-    (void)maximal;
-    (void)blocked;
-    struct walk_ctx *w = vctx;
-    for (int i = 0; i < w->nprops; i++) {
-        if (!av_data_ok(w->c, &w->props[i], seq, n))
-            continue;
-        struct hset *s = &w->valid[i];
-        if (s->n == s->cap) {
-            s->cap = s->cap ? 2 * s->cap : 1024;
-            s->k = realloc(s->k, s->cap * sizeof *s->k);
-            assert_non_null(s->k);
-        }
-        s->k[s->n++] = seq_hash(seq, n);
-        if (!w->found[i] && av_violates(w->c, &w->props[i], seq, n))
-            w->found[i] = 1;
-    }
-}
-
-/* Shared positions of thread t into out; returns how many. */
-static uint32_t shared_positions(const ft_ctm *c, uint32_t t, uint32_t *out)
-{
-    uint32_t n = 0;
-    for (uint32_t p = 0; p < c->len[t]; p++)
-        if (ft_ctm_is_shared(c, ft_ctm_at(c, t, p)) &&
-            ft_ctm_at(c, t, p) != FT_CTM_NONE)
-            out[n++] = p;
-    return n;
-}
-
-static int pick_region(const ft_ctm *c, uint64_t *rs, uint32_t t,
-                       ft_pregion *g)
-{
-    uint32_t pos[ORACLE_MAX_TRANS];
-    uint32_t n = shared_positions(c, t, pos);
-    if (n < 1)
-        return -1;
-    *rs = *rs * 6364136223846793005ull + 1442695040888963407ull;
-    uint32_t a = (uint32_t)(*rs >> 33) % n;
-    *rs = *rs * 6364136223846793005ull + 1442695040888963407ull;
-    uint32_t b = (uint32_t)(*rs >> 33) % n;
-    if (a > b) {
-        uint32_t tmp = a;
-        a = b;
-        b = tmp;
-    }
-    if (a == b && b + 1 < n)
-        b++;
-    *g = (ft_pregion){t, pos[a], pos[b]};
-    return 0;
-}
-
-/* "seed S CA (tT F..L / tT F..L)": a property in a failure message. */
-static const char *prop_name(uint64_t seed, const ft_prop *p, char *buf,
-                             size_t n)
-{
-    snprintf(buf, n, "seed %llu %s (t%u %u..%u / t%u %u..%u)",
-             (unsigned long long)seed, p->kind ? "CMA" : "CA", p->r[0].thread,
-             p->r[0].first, p->r[0].last, p->r[1].thread, p->r[1].first,
-             p->r[1].last);
-    return buf;
-}
-
-/* Checks one witness against the enumerated valid prefixes. */
-static int witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
-                      const struct hset *valid)
-{
-    uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
-    for (uint32_t i = 0; i < res->nsteps; i++)
-        seq[i] = res->steps[i].trans;
-    uint64_t h = seq_hash(seq, res->nsteps);
-    int ok = bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL &&
-             av_data_ok(c, p, seq, res->nsteps) &&
-             av_violates(c, p, seq, res->nsteps);
-    int marked = 0;
-    for (uint32_t i = 0; i < res->nsteps; i++)
-        marked += res->steps[i].mark;
-    if (getenv("FT_PREDICT_DEBUG") && !(ok && marked >= 2)) {
-        fprintf(stderr, "witness: known %d data %d violates %d marked %d:",
-                bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL,
-                av_data_ok(c, p, seq, res->nsteps),
-                av_violates(c, p, seq, res->nsteps), marked);
-        for (uint32_t i = 0; i < res->nsteps; i++)
-            fprintf(stderr, " t%u.%u:%s%s", c->tid[seq[i]], c->pos[seq[i]],
-                    ft_op_name(c->op[seq[i]]), res->steps[i].mark ? "!" : "");
-        fprintf(stderr, "\n");
-        for (uint32_t x = 0; x < c->ntrans; x++)
-            fprintf(stderr, "  x%u t%u.%u %s obj %u val %llu/%llu shared %d "
-                    "init %d/%llu\n", x, c->tid[x], c->pos[x],
-                    ft_op_name(c->op[x]), c->obj[x],
-                    (unsigned long long)c->value[x],
-                    (unsigned long long)ft_ctm_value2(c, x),
-                    c->obj[x] < c->nvars ? c->vars[c->obj[x]].shared : -1,
-                    c->obj[x] < c->nvars ? c->vars[c->obj[x]].has_init : -1,
-                    c->obj[x] < c->nvars ?
-                    (unsigned long long)c->vars[c->obj[x]].init : 0ull);
-    }
-    free(seq);
-    return ok && marked >= 2;
-}
-
-/* A window's witness as a whole-run sequence: the recorded prefix, then
- * the steps (tmp->steps allocated). */
-static void expand_prefix(const ft_presult *res, ft_presult *tmp)
-{
-    *tmp = *res;
-    tmp->steps = malloc(sizeof *tmp->steps * (res->prefix + res->nsteps + 1));
-    assert_non_null(tmp->steps);
-    for (uint32_t i = 0; i < res->prefix; i++)
-        tmp->steps[i] = (ft_step){i, 0};
-    memcpy(tmp->steps + res->prefix, res->steps,
-           sizeof *res->steps * res->nsteps);
-    tmp->nsteps = res->prefix + res->nsteps;
-    tmp->prefix = 0;
-}
-
 /* Modes: 0 direct, 1 FindAV, 2 no slicing, 3 windows widened to the
  * whole trace, 4 windows bounded (at most 10 transitions per slice: a
  * larger smallest window is not solved). */
@@ -216,12 +71,12 @@ static void test_predict_matches_oracle(void **state)
         int np = 0;
         uint32_t t0 = (uint32_t)(seed % c->nthreads);
         uint32_t t1 = (t0 + 1) % c->nthreads;
-        props[np] = (ft_prop){(uint32_t)np, FT_PROP_CA, {{0, 0, 0}, {0, 0, 0}}};
-        if (!pick_region(c, &rs, t0, &props[np].r[0]))
+        props[np] = (ft_prop){.id = (uint32_t)np, .kind = FT_PROP_CA};
+        if (!av_pick_region(c, &rs, t0, &props[np].r[0]))
             np++;
-        props[np] = (ft_prop){(uint32_t)np, FT_PROP_CMA, {{0, 0, 0}, {0, 0, 0}}};
-        if (!pick_region(c, &rs, t0, &props[np].r[0]) &&
-            !pick_region(c, &rs, t1, &props[np].r[1]))
+        props[np] = (ft_prop){.id = (uint32_t)np, .kind = FT_PROP_CMA};
+        if (!av_pick_region(c, &rs, t0, &props[np].r[0]) &&
+            !av_pick_region(c, &rs, t1, &props[np].r[1]))
             np++;
         if (!np) {
             ft_ctm_free(c);
@@ -231,22 +86,20 @@ static void test_predict_matches_oracle(void **state)
         for (int k = 0; k < NEXTRA; k++) {
             ft_prop *q = &props[np];
             uint32_t a = (uint32_t)((seed + (uint64_t)k) % c->nthreads);
-            *q = (ft_prop){(uint32_t)np, (uint8_t)(k % 2),
-                           {{0, 0, 0}, {0, 0, 0}}};
-            if (!pick_region(c, &rs, a, &q->r[0]) &&
+            *q = (ft_prop){.id = (uint32_t)np, .kind = (uint8_t)(k % 2)};
+            if (!av_pick_region(c, &rs, a, &q->r[0]) &&
                 (q->kind == FT_PROP_CA ||
-                 !pick_region(c, &rs, (a + 1 + (uint32_t)k / 2) %
+                 !av_pick_region(c, &rs, (a + 1 + (uint32_t)k / 2) %
                                       c->nthreads, &q->r[1])) &&
                 (q->kind == FT_PROP_CA || q->r[0].thread != q->r[1].thread))
                 np++;
         }
-        struct walk_ctx w = {c, props, np, {0}, {{0}}};
+        av_walk w = {c, props, np, {0}, {{0}}};
         oracle_opts oo;
         memset(&oo, 0, sizeof oo);
-        long visited = oracle_walk(c, &oo, visit, &w);
+        long visited = oracle_walk(c, &oo, av_visit, &w);
         assert_true(visited > 0);
-        for (int i = 0; i < np; i++)
-            qsort(w.valid[i].k, w.valid[i].n, sizeof(uint64_t), u64cmp);
+        av_walk_sort(&w);
         ft_slice_index *ix = ft_slice_index_new(c);
         assert_non_null(ix);
         ft_value_order *vo = ft_value_order_new(c, ix);
@@ -261,7 +114,7 @@ static void test_predict_matches_oracle(void **state)
                 failures++;
                 char name[96];
                 fprintf(stderr, "%s: value order claims holds, oracle "
-                        "violates\n", prop_name(seed, &props[i], name,
+                        "violates\n", av_prop_name(seed, &props[i], name,
                                                  sizeof name));
             }
         }
@@ -299,12 +152,12 @@ static void test_predict_matches_oracle(void **state)
                 if (!bad && v == FT_VIOLATED && res.prefix) {
                     window_viol++;
                     ft_presult full;
-                    expand_prefix(&res, &full);
-                    if (!witness_ok(c, &props[i], &full, &w.valid[i]))
+                    av_expand_prefix(&res, &full);
+                    if (!av_witness_ok(c, &props[i], &full, &w.valid[i]))
                         bad = 2;
                     free(full.steps);
                 } else if (!bad && v == FT_VIOLATED &&
-                           !witness_ok(c, &props[i], &res, &w.valid[i])) {
+                           !av_witness_ok(c, &props[i], &res, &w.valid[i])) {
                     bad = 2;
                 }
                 /* The trimmed witness (what analyze writes) must be a
@@ -314,13 +167,13 @@ static void test_predict_matches_oracle(void **state)
                     assert_int_equal(ft_presult_trim(c, &props[i], &res), 0);
                     assert_true(res.nsteps <= before);
                     trimmed += res.nsteps < before;
-                    if (!witness_ok(c, &props[i], &res, &w.valid[i]))
+                    if (!av_witness_ok(c, &props[i], &res, &w.valid[i]))
                         bad = 3;
                     if (res.alt_steps) { /* the strict trim, too */
                         ft_presult alt = res;
                         alt.steps = res.alt_steps;
                         alt.nsteps = res.nalt_steps;
-                        if (!witness_ok(c, &props[i], &alt, &w.valid[i]))
+                        if (!av_witness_ok(c, &props[i], &alt, &w.valid[i]))
                             bad = 3;
                     }
                 }
@@ -329,7 +182,7 @@ static void test_predict_matches_oracle(void **state)
                     char name[96];
                     fprintf(stderr,
                             "%s mode %d: predicted %d, oracle %d%s %s\n",
-                            prop_name(seed, &props[i], name, sizeof name),
+                            av_prop_name(seed, &props[i], name, sizeof name),
                             mode, v, w.found[i],
                             bad == 2   ? " (bad witness)"
                             : bad == 3 ? " (bad trimmed witness)"
@@ -364,15 +217,6 @@ static void test_predict_matches_oracle(void **state)
     assert_int_equal(failures, 0);
 }
 
-static void count_visit(void *ctx, const uint32_t *seq, uint32_t n,
-                        int maximal, const uint8_t *blocked)
-{
-    (void)ctx;
-    (void)seq;
-    (void)n;
-    (void)maximal;
-    (void)blocked;
-}
 
 /* Update regions of worker t in a counter run, one per update: from the
  * read of the bound to what precedes the next one (variant 0), or from
@@ -416,7 +260,8 @@ static ft_ctm *load_first_writes(evbuf *b, const char *tag, ft_prop *p)
     assert_non_null(c);
     uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
     assert_true(wa < c->len[1] && wb + 1 < c->len[2]);
-    *p = (ft_prop){0, FT_PROP_CMA, {{1, wa, wa}, {2, wb, wb + 1}}};
+    *p = (ft_prop){.kind = FT_PROP_CMA,
+                   .r = {{1, wa, wa}, {2, wb, wb + 1}}};
     return c;
 }
 
@@ -439,10 +284,10 @@ static void claim_holds_for_oracle(evbuf *b, const char *tag)
     ft_prop p;
     ft_ctm *c = load_first_writes(b, tag, &p);
     assert_true(value_order_claims(c, &p));
-    struct walk_ctx w = {c, &p, 1, {0}, {{0}}};
+    av_walk w = {c, &p, 1, {0}, {{0}}};
     oracle_opts oo;
     memset(&oo, 0, sizeof oo);
-    assert_true(oracle_walk(c, &oo, visit, &w) > 0);
+    assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
     assert_false(w.found[0]);
     free(w.valid[0].k);
     ft_ctm_free(c);
@@ -557,28 +402,27 @@ static void test_value_order_counters(void **state)
             if (!n0)
                 continue;
             ft_prop *q = &props[np];
-            *q = (ft_prop){(uint32_t)np, FT_PROP_CA,
-                           {g0[r / 11 % n0], {0, 0, 0}}};
+            *q = (ft_prop){.id = (uint32_t)np, .kind = FT_PROP_CA,
+                           .r = {g0[r / 11 % n0]}};
             if (r / 13 % 2 && n1 && t1 != t0) {
                 q->kind = FT_PROP_CMA;
                 q->r[1] = g1[r / 17 % n1];
             }
             np++;
         }
-        struct walk_ctx w = {c, props, np, {0}, {{0}}};
+        av_walk w = {c, props, np, {0}, {{0}}};
         oracle_opts oo;
         memset(&oo, 0, sizeof oo);
         oo.max_visits = 300000; /* counted first: the oracle's time */
-        if (oracle_walk(c, &oo, count_visit, NULL) < 0) {
+        if (oracle_walk(c, &oo, av_count_visit, NULL) < 0) {
             ft_ctm_free(c);
             continue;
         }
         traces++;
         rw_traces += rw;
         oo.max_visits = 0;
-        assert_true(oracle_walk(c, &oo, visit, &w) > 0);
-        for (int i = 0; i < np; i++)
-            qsort(w.valid[i].k, w.valid[i].n, sizeof(uint64_t), u64cmp);
+        assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
+        av_walk_sort(&w);
         ft_slice_index *ix = ft_slice_index_new(c);
         ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
         assert_non_null(vo);
@@ -603,8 +447,8 @@ static void test_value_order_counters(void **state)
                       v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
             if (!bad && v == FT_VIOLATED) {
                 ft_presult full;
-                expand_prefix(&res, &full);
-                bad = !witness_ok(c, &props[i], &full, &w.valid[i]);
+                av_expand_prefix(&res, &full);
+                bad = !av_witness_ok(c, &props[i], &full, &w.valid[i]);
                 wviol += res.prefix > 0;
                 free(full.steps);
             }
@@ -613,7 +457,7 @@ static void test_value_order_counters(void **state)
                 char name[96];
                 fprintf(stderr, "counters %s: value order %d, predicted %d, "
                         "oracle %d: %s\n",
-                        prop_name(seed, &props[i], name, sizeof name), claim,
+                        av_prop_name(seed, &props[i], name, sizeof name), claim,
                         v, w.found[i], res.reason);
             }
             ft_presult_free(&res);

@@ -1,0 +1,185 @@
+/* test_budget.c - `analyze --time` stops every stage (ft_budget, issue 16):
+ * the budget is made to run out the first time a given stage reports
+ * (its progress hook moves the deadline into the past), and the pipeline
+ * must then come back with a consistent, partial result: before solving,
+ * pl.stopped names a stage no earlier than the one that ran out and no
+ * property is solved; in deciding or solving, every property left is
+ * unknown and counted not solved, and what was decided agrees with an
+ * unbounded run.  The trace: two threads, each updating x in 12
+ * annotated regions (96 events), written in
+ * the foretell format from RAPID's STD text. */
+#include "predict/predict.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char trace_path[64];
+
+static const char *const stages[] = {"loading",   "model",    "reduction",
+                                     "inference", "properties", "deciding",
+                                     "solving"};
+enum { NSTAGES = sizeof stages / sizeof *stages, FIRST_SOLVING = 5 };
+
+static int stage_index(const char *s)
+{
+    for (int i = 0; i < NSTAGES; i++)
+        if (strcmp(stages[i], s) == 0)
+            return i;
+    return -1;
+}
+
+typedef struct hook {
+    ft_budget *b;
+    const char *at; /* the stage where the budget runs out */
+    int fired;
+    int seen[NSTAGES];
+} hook;
+
+static void on_progress(void *arg, const char *stage, uint64_t done,
+                        uint64_t total)
+{
+    (void)done;
+    (void)total;
+    hook *h = arg;
+    int i = stage_index(stage);
+    if (i >= 0)
+        h->seen[i] = 1;
+    if (!h->fired && h->at && strcmp(stage, h->at) == 0) {
+        h->fired = 1;
+        h->b->until = 1; /* long past */
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char std[64];
+    snprintf(std, sizeof std, "/tmp/ft_budget_%d.std", (int)getpid());
+    snprintf(trace_path, sizeof trace_path, "/tmp/ft_budget_%d.ftrace",
+             (int)getpid());
+    FILE *f = fopen(std, "w");
+    assert_non_null(f);
+    for (int t = 1; t <= 2; t++)
+        for (int i = 0; i < 12; i++)
+            fprintf(f, "T%d|begin|10\nT%d|r(x)|11\nT%d|w(x)|12\nT%d|end|13\n",
+                    t, t, t, t);
+    assert_int_equal(fclose(f), 0);
+    fi_trace t;
+    fi_trace_init(&t);
+    ft_error err;
+    assert_int_equal(fi_std_read_path(&t, std, &err), 0);
+    assert_int_equal(fi_trace_save(&t, trace_path, &err), 0);
+    fi_trace_free(&t);
+    unlink(std);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(trace_path);
+    return 0;
+}
+
+/* Runs the pipeline as cmd_analyze does; b may be NULL. */
+static void run(ft_pipeline *pl, ft_budget *b)
+{
+    ft_error err;
+    assert_int_equal(ft_pipeline_load_bounded(pl, trace_path,
+                                              FT_INPUT_FORETELL, b, &err),
+                     0);
+    fi_options fo;
+    fi_options_default(&fo);
+    assert_int_equal(ft_pipeline_infer(pl, &fo, &err), 0);
+    ft_predict_opts po;
+    ft_predict_opts_default(&po);
+    po.timeout_ms = 20000;
+    assert_true(ft_pipeline_predict(pl, &po, 0, NULL, NULL) >= 0);
+    assert_false(pl->abandoned);
+}
+
+static void stops_in_every_stage(void **state)
+{
+    (void)state;
+    /* unbounded, for the verdicts; and the stages it goes through */
+    ft_pipeline whole;
+    ft_budget wb = {0};
+    hook wh = {&wb, NULL, 0, {0}};
+    wb.progress = on_progress;
+    wb.arg = &wh;
+    run(&whole, &wb);
+    assert_null(whole.stopped);
+    assert_true(whole.nprops > 50);
+    assert_int_equal(whole.nskipped, 0);
+    for (int s = 0; s < NSTAGES; s++)
+        if (!wh.seen[s])
+            fail_msg("an unbounded run never reported stage %s", stages[s]);
+    for (int s = 0; s < NSTAGES; s++) {
+        ft_pipeline pl;
+        ft_budget b = {0};
+        hook h = {&b, stages[s], 0, {0}};
+        b.progress = on_progress;
+        b.arg = &h;
+        b.seconds = 1;
+        run(&pl, &b);
+        assert_true(h.fired);
+        assert_true(b.spent);
+        if (s < FIRST_SOLVING) {
+            if (!pl.stopped)
+                fail_msg("out of time in %s: not stopped", stages[s]);
+            int at = stage_index(pl.stopped);
+            /* "reduction" is not polled inside: inference stops */
+            if (at < s && !(s == 2 && at == 3))
+                fail_msg("out of time in %s: stopped in %s", stages[s],
+                         pl.stopped);
+            /* nothing was solved, and nothing claims to be */
+            assert_int_equal(pl.nviolated + pl.nholds, 0);
+            assert_true(pl.nprops <= whole.nprops);
+        } else {
+            assert_null(pl.stopped);
+            assert_int_equal(pl.nprops, whole.nprops);
+            /* in solving, with nothing left after the decisions, nothing
+             * is skipped */
+            uint64_t cheap = pl.decide.holds + pl.decide.violated;
+            if (pl.nskipped == 0 && !(s > FIRST_SOLVING && cheap == pl.nprops))
+                fail_msg("out of time in %s: nothing skipped (%zu "
+                         "properties, %llu decided without the solver)",
+                         stages[s], pl.nprops, (unsigned long long)cheap);
+            assert_int_equal(pl.nviolated + pl.nholds + pl.nunknown +
+                                 pl.nerror,
+                             pl.nprops);
+            /* the decided agree with the unbounded run (same property
+             * ids); the rest are unknown because of the time */
+            for (size_t i = 0; i < pl.nprops; i++) {
+                const ft_presult *r = &pl.results[i];
+                size_t k = 0;
+                while (k < whole.nprops &&
+                       whole.props[k].id != pl.props[i].id)
+                    k++;
+                assert_true(k < whole.nprops);
+                if (r->verdict == FT_UNKNOWN) {
+                    assert_non_null(strstr(r->reason, "time"));
+                    continue;
+                }
+                assert_int_equal(r->verdict, whole.results[k].verdict);
+            }
+        }
+        ft_pipeline_free(&pl);
+    }
+    ft_pipeline_free(&whole);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stops_in_every_stage),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
