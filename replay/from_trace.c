@@ -58,6 +58,11 @@ static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
          * schedule (it lands in whichever thread blocked last). */
         if (ev.kind == FT_EV_DEADLOCK || ev.kind == FT_EV_BLOCKED)
             continue;
+        /* Nor is the heap oracle's report a step: it comes just before
+         * the access it is about, and a run without the oracle numbers no
+         * such event (fr_check_schedule skips it the same way). */
+        if (ev.kind == FT_EV_HEAP_ERROR)
+            continue;
         if (ev.tid >= ncount) {
             uint32_t nc = ncount ? ncount : 8;
             while (nc <= ev.tid)
