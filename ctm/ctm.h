@@ -197,6 +197,22 @@ static inline uint32_t ft_ctm_at(const ft_ctm *c, uint32_t t, uint32_t p)
     return c->by_thread[c->first[t] + p];
 }
 
+/* How many of thread t's positions hold a transition id below k (thread
+ * t's ids grow with its position): a binary search. */
+static inline uint32_t ft_ctm_pos_before(const ft_ctm *c, uint32_t t,
+                                         uint32_t k)
+{
+    uint32_t a = 0, b = c->len[t];
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (ft_ctm_at(c, t, m) < k)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
 /* Whether transition x touches a shared variable or object (fork and join
  * always count as shared: they order threads). */
 static inline int ft_ctm_is_shared(const ft_ctm *c, uint32_t x)

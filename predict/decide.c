@@ -620,20 +620,6 @@ static int add_cand(cvec *cv, uint32_t k, uint32_t prop, uint32_t hold)
     return 0;
 }
 
-/* Thread t's positions with an id below k. */
-static uint32_t pos_below(const ft_ctm *c, uint32_t t, uint32_t k)
-{
-    uint32_t a = 0, b = c->len[t];
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (ft_ctm_at(c, t, m) < k)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
-}
-
 /* Candidates of property i: its regions' threads held after each shared
  * region transition but the last (for CMA, also before the region); for
  * CA, each other thread held just
@@ -670,7 +656,7 @@ static int candidates(const ft_decider *d, const ft_prop *p, uint32_t i,
     for (uint32_t u = 0; u < c->nthreads && nrem < MAX_REMOTE; u++) {
         if (u == r->thread || !c->len[u])
             continue;
-        uint32_t hi = pos_below(c, u, end), best = NONE;
+        uint32_t hi = ft_ctm_pos_before(c, u, end), best = NONE;
         for (uint32_t q = r->first; q <= r->last; q++) {
             uint32_t z = ft_ctm_at(c, r->thread, q), o = c->obj[z];
             if (o >= c->nvars || !ft_ctm_is_shared(c, z))

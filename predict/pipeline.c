@@ -355,13 +355,15 @@ static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
         /* equal distances: CMA first, as before */
         k[i] = (prop_key){2 * (key + 1) + (p->kind != FT_PROP_CMA), i};
     }
-    qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
-    for (size_t i = 0; i < pl->nprops; i++) {
-        sorted[i] = pl->props[k[i].index];
-        rs[i] = pl->results[k[i].index];
+    if (pl->nprops) { /* none when --time ran out before properties */
+        qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
+        for (size_t i = 0; i < pl->nprops; i++) {
+            sorted[i] = pl->props[k[i].index];
+            rs[i] = pl->results[k[i].index];
+        }
+        memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
+        memcpy(pl->results, rs, sizeof *rs * pl->nprops);
     }
-    memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
-    memcpy(pl->results, rs, sizeof *rs * pl->nprops);
     rc = 0;
 out:
     free(run_lo);

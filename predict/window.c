@@ -131,20 +131,6 @@ int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window)
     return first <= window && (uint64_t)last + 1 + window >= c->ntrans;
 }
 
-/* Positions of thread t before id k (thread ids grow with position). */
-static uint32_t pos_before(const ft_ctm *c, uint32_t t, uint32_t k)
-{
-    uint32_t a = 0, b = c->len[t];
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (ft_ctm_at(c, t, m) < k)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
-}
-
 /* The hold of lock v by thread j at its position lo (entries e0 .. e1 of
  * the index are j's operations on v before lo), walked the way
  * smt/sync.c walks a thread.  A plain mutex needs only its last
@@ -436,8 +422,8 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         goto out;
     uint32_t *hi = lo + nt, *cut = hi + nt;
     for (uint32_t t = 0; t < nt; t++) {
-        lo[t] = pos_before(c, t, k);
-        hi[t] = pos_before(c, t, e);
+        lo[t] = ft_ctm_pos_before(c, t, k);
+        hi[t] = ft_ctm_pos_before(c, t, e);
     }
     n = 0;
     for (uint32_t g = 0; g < nreg; g++)
