@@ -444,7 +444,7 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
                       const ft_predict_opts *o, ft_presult *res)
 {
     if (ft_pkind_of(p->kind)) /* the other kinds: kinds.c */
-        return ft_pkind_predict(c, whole, p, o, res);
+        return ft_pkind_predict(c, whole, w, p, o, res);
     memset(res, 0, sizeof *res);
     double t0 = ft_predict_now();
     double deadline = o->timeout_ms ? t0 + o->timeout_ms / 1000.0 : 0;

@@ -25,6 +25,8 @@
 
 #include "predict/predict.h"
 
+struct ft_value_order; /* vorder.c */
+
 /* A growable array of properties. */
 typedef struct ft_props {
     ft_prop *v;
@@ -76,6 +78,14 @@ typedef struct ft_pkind {
     /* Optional: 1 when a cheap argument proves p holds (no solver call),
      * 0 when it must be solved; whole is c reduced. */
     int (*holds)(const ft_ctm *c, const ft_reduced *whole, const ft_prop *p);
+    /* Optional: a search for a violation before the solver (whole is c
+     * reduced; deadline CLOCK_MONOTONIC s, 0 none).  1 found, res filled
+     * (verdict, witness); 0 not found, res untouched; -1 out of memory. */
+    /* Optional: 1 when the value order (vorder.c) proves p holds. */
+    int (*vholds)(const ft_ctm *c, const struct ft_value_order *vo,
+                  const ft_prop *p);
+    int (*search)(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                  double deadline, ft_presult *res);
     /* The violation over e's model; tb[i] is the block of p->tgt[i] in
      * it.  May assert side conditions; NULL on out of memory. */
     Z3_ast (*goal)(ft_smt *e, const ft_prop *p, const uint32_t *tb);
@@ -107,10 +117,24 @@ extern const ft_pkind ft_pkind_null;     /* kind_order.c */
 extern const ft_pkind ft_pkind_uaf;      /* kind_uaf.c */
 extern const ft_pkind ft_pkind_race;     /* kind_race.c */
 
+/* kind_order_search.c: whether the value order proves that read r =
+ * p->tgt[0] returns its recorded value (vholds), and a violation (r
+ * returns another value, want when specific) found by holding one thread
+ * back in the recorded run (search). */
+int ft_order_vholds(const ft_ctm *c, const struct ft_value_order *vo,
+                    const ft_prop *p, int specific, uint64_t want);
+int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                    int specific, uint64_t want, double deadline,
+                    ft_presult *res);
+
 /* Solves property p of a kind (ft_predict_one_in calls this for every
- * kind but CA/CMA): slices c for the targets (or takes whole), encodes,
- * checks, cuts the witness.  Returns the verdict. */
-int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+ * kind but CA/CMA): the kind's cheap decisions first (holds, vholds with
+ * w's value order, search), then slices c for the targets (or takes
+ * whole), encodes, checks, cuts the witness.  w: the trace's window index
+ * (NULL: one is built when a kind needs its value order).  Returns the
+ * verdict. */
+int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
+                    const ft_window_index *w, const ft_prop *p,
                     const ft_predict_opts *o, ft_presult *res);
 
 /* ---- helpers the kinds share (kinds.c) ------------------------------ */

@@ -285,6 +285,11 @@ static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
 static uint32_t source_in(const ft_ctm *c, const ft_presult *res, uint32_t r)
 {
     uint32_t src = FT_CTM_NONE;
+    /* a window's witness runs the recorded prefix (ids below prefix)
+     * first */
+    for (uint32_t y = 0; res && y < res->prefix && y < c->ntrans; y++)
+        if (c->obj[y] == c->obj[r] && ft_ctm_writes(c, y))
+            src = y;
     for (uint32_t i = 0; res && i < res->nsteps; i++) {
         uint32_t y = res->steps[i].trans;
         if (y == r)
@@ -351,6 +356,30 @@ static uint32_t null_describe(const ft_ctm *c, const ft_trace_info *ti,
     return describe_as(c, ti, p, res, ev, max, msg, len, 1);
 }
 
+static int order_vholds(const ft_ctm *c, const struct ft_value_order *vo,
+                        const ft_prop *p)
+{
+    return ft_order_vholds(c, vo, p, 0, 0);
+}
+
+static int null_vholds(const ft_ctm *c, const struct ft_value_order *vo,
+                       const ft_prop *p)
+{
+    return ft_order_vholds(c, vo, p, 1, 0);
+}
+
+static int order_search(ft_ctm *c, const ft_reduced *whole,
+                        const ft_prop *p, double deadline, ft_presult *res)
+{
+    return ft_order_search(c, whole, p, 0, 0, deadline, res);
+}
+
+static int null_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                       double deadline, ft_presult *res)
+{
+    return ft_order_search(c, whole, p, 1, 0, deadline, res);
+}
+
 const ft_pkind ft_pkind_order = {
     .kind = FT_PROP_ORDER,
     .name = "order",
@@ -358,6 +387,8 @@ const ft_pkind ft_pkind_order = {
     .whole_model = 0,
     .expect = FT_EXPECT_FOLLOWED,
     .candidates = order_candidates,
+    .vholds = order_vholds,
+    .search = order_search,
     .goal = order_goal,
     .witness = witness,
     .describe = order_describe,
@@ -370,6 +401,8 @@ const ft_pkind ft_pkind_null = {
     .whole_model = 0,
     .expect = FT_EXPECT_FOLLOWED,
     .candidates = null_candidates,
+    .vholds = null_vholds,
+    .search = null_search,
     .goal = null_goal,
     .witness = witness,
     .describe = null_describe,

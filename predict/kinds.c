@@ -200,7 +200,75 @@ static uint32_t block_in(const ft_reduced *r, uint32_t x)
                                                  : FT_CTM_NONE;
 }
 
-int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+/* Solves p on model r (a slice of c, or c's own reduction) before
+ * deadline (0: o's timeout only).  Fills res's verdict and witness (in
+ * c's ids). */
+static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
+                    const ft_prop *p, const ft_predict_opts *o,
+                    double deadline, ft_presult *res)
+{
+    res->verdict = FT_ERROR;
+    res->slice_trans = r->ctm->ntrans;
+    res->slice_blocks = r->nblocks;
+    uint32_t tb[FT_PROP_MAX_TGT];
+    for (uint32_t i = 0; i < p->ntgt; i++)
+        tb[i] = block_in(r, p->tgt[i]);
+    if (r->nblocks > FT_KIND_MAX_BLOCKS) {
+        res->verdict = FT_UNKNOWN;
+        snprintf(res->reason, sizeof res->reason,
+                 "its model (%u blocks) is over the %u a property may have",
+                 r->nblocks, FT_KIND_MAX_BLOCKS);
+        return res->verdict;
+    }
+    unsigned ms = o->timeout_ms;
+    if (deadline > 0) {
+        double left = deadline - ft_predict_now();
+        ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
+    }
+    ft_smt e;
+    uint32_t *order = NULL;
+    snprintf(res->reason, sizeof res->reason, "out of memory");
+    if (ft_smt_init_at(&e, r, NULL, NULL, 0, ms, FT_SMT_NO_CXT)) {
+        snprintf(res->reason, sizeof res->reason, "%s", e.err);
+        goto out;
+    }
+    Z3_ast goal = k->goal(&e, p, tb);
+    if (!goal)
+        goto out;
+    ft_smt_assert(&e, goal);
+    double ts = ft_predict_now();
+    res->iterations++;
+    Z3_lbool sat = ft_smt_check(&e, deadline);
+    res->solve_seconds += ft_predict_now() - ts;
+    if (sat == Z3_L_FALSE) {
+        res->verdict = FT_HOLDS;
+        res->reason[0] = 0;
+    } else if (sat == Z3_L_UNDEF) {
+        res->verdict = FT_UNKNOWN;
+        snprintf(res->reason, sizeof res->reason, "solver: %s",
+                 Z3_solver_get_reason_unknown(e.z, e.s));
+    } else {
+        order = malloc(sizeof *order * (e.nb + 1));
+        Z3_model m = Z3_solver_get_model(e.z, e.s);
+        Z3_model_inc_ref(e.z, m);
+        long n = order ? ft_smt_schedule(&e, m, order) : -1;
+        Z3_model_dec_ref(e.z, m);
+        if (n < 0) {
+            snprintf(res->reason, sizeof res->reason, "unusable model");
+        } else if (k->witness(c, r, p, order, (uint32_t)n, tb, res) == 0) {
+            res->verdict = FT_VIOLATED;
+            res->reason[0] = 0;
+        }
+    }
+out:
+    res->size = e.st;
+    ft_smt_free(&e);
+    free(order);
+    return res->verdict;
+}
+
+int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
+                    const ft_window_index *w, const ft_prop *p,
                     const ft_predict_opts *o, ft_presult *res)
 {
     const ft_pkind *k = ft_pkind_of(p->kind);
@@ -237,6 +305,33 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         res->seconds = ft_predict_now() - t0;
         return res->verdict;
     }
+    if (k->vholds && !o->no_value_order) {
+        ft_window_index *own_w = NULL;
+        if (!w)
+            w = own_w = ft_window_index_new(c);
+        const ft_value_order *vo = w ? ft_window_index_vorder(w) : NULL;
+        int held = vo && k->vholds(c, vo, p);
+        ft_window_index_free(own_w);
+        if (held) {
+            ft_presult_value_order(c, res);
+            snprintf(res->reason, sizeof res->reason,
+                     "the recorded values leave the read no other source "
+                     "(value order)");
+            res->seconds = ft_predict_now() - t0;
+            return res->verdict;
+        }
+    }
+    if (k->search) {
+        int found = k->search(c, whole, p, deadline, res);
+        if (found) {
+            if (found < 0) {
+                res->verdict = FT_ERROR;
+                snprintf(res->reason, sizeof res->reason, "out of memory");
+            }
+            res->seconds = ft_predict_now() - t0;
+            return res->verdict;
+        }
+    }
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;
     if (!k->whole_model)
@@ -246,64 +341,7 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                  k->whole_model ? "no reduced model given" : "slicing failed");
         return res->verdict;
     }
-    res->slice_trans = r->ctm->ntrans;
-    res->slice_blocks = r->nblocks;
-    uint32_t tb[FT_PROP_MAX_TGT];
-    for (uint32_t i = 0; i < p->ntgt; i++)
-        tb[i] = block_in(r, p->tgt[i]);
-    if (r->nblocks > FT_KIND_MAX_BLOCKS) {
-        res->verdict = FT_UNKNOWN;
-        snprintf(res->reason, sizeof res->reason,
-                 "its model (%u blocks) is over the %u a property may have",
-                 r->nblocks, FT_KIND_MAX_BLOCKS);
-        ft_reduced_free(own);
-        res->seconds = ft_predict_now() - t0;
-        return res->verdict;
-    }
-    unsigned ms = o->timeout_ms;
-    if (deadline > 0) {
-        double left = deadline - ft_predict_now();
-        ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
-    }
-    ft_smt e;
-    uint32_t *order = NULL;
-    snprintf(res->reason, sizeof res->reason, "out of memory");
-    if (ft_smt_init_at(&e, r, NULL, NULL, 0, ms, FT_SMT_NO_CXT)) {
-        snprintf(res->reason, sizeof res->reason, "%s", e.err);
-        goto out;
-    }
-    Z3_ast goal = k->goal(&e, p, tb);
-    if (!goal)
-        goto out;
-    ft_smt_assert(&e, goal);
-    double ts = ft_predict_now();
-    res->iterations = 1;
-    Z3_lbool sat = ft_smt_check(&e, deadline);
-    res->solve_seconds = ft_predict_now() - ts;
-    if (sat == Z3_L_FALSE) {
-        res->verdict = FT_HOLDS;
-        res->reason[0] = 0;
-    } else if (sat == Z3_L_UNDEF) {
-        res->verdict = FT_UNKNOWN;
-        snprintf(res->reason, sizeof res->reason, "solver: %s",
-                 Z3_solver_get_reason_unknown(e.z, e.s));
-    } else {
-        order = malloc(sizeof *order * (e.nb + 1));
-        Z3_model m = Z3_solver_get_model(e.z, e.s);
-        Z3_model_inc_ref(e.z, m);
-        long n = order ? ft_smt_schedule(&e, m, order) : -1;
-        Z3_model_dec_ref(e.z, m);
-        if (n < 0)
-            snprintf(res->reason, sizeof res->reason, "unusable model");
-        else if (k->witness(c, r, p, order, (uint32_t)n, tb, res) == 0) {
-            res->verdict = FT_VIOLATED;
-            res->reason[0] = 0;
-        }
-    }
-out:
-    res->size = e.st;
-    ft_smt_free(&e);
-    free(order);
+    solve_on(c, k, r, p, o, deadline, res);
     ft_reduced_free(own);
     res->seconds = ft_predict_now() - t0;
     return res->verdict;
@@ -348,10 +386,15 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     own.window = 0; /* the kinds have no windows */
     if (own.until <= 0 && own.total_ms)
         own.until = t0 + own.total_ms / 1000.0;
+    /* one value order for every property (order and null use it) */
+    ft_window_index *w = pl->nkprops ? ft_window_index_new(pl->ctm) : NULL;
     if (pl->nkprops &&
-        ft_predict_run_in(pl->ctm, pl->reduced, NULL, pl->kprops,
-                          pl->nkprops, &own, pl->kresults) < 0)
+        (!w || ft_predict_run_in(pl->ctm, pl->reduced, w, pl->kprops,
+                                 pl->nkprops, &own, pl->kresults) < 0)) {
+        ft_window_index_free(w);
         return -1;
+    }
+    ft_window_index_free(w);
     pl->nkviolated = pl->nkholds = pl->nkunknown = pl->nkskipped = 0;
     for (size_t i = 0; i < pl->nkprops; i++)
         switch (pl->kresults[i].verdict) {

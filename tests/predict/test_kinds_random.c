@@ -391,7 +391,7 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
     if (pick && strcmp(pick, name))
         return;
     unsigned n = nseeds(dflt), traces = 0, props = 0, viol = 0, failures = 0;
-    unsigned states = 0;
+    unsigned states = 0, by_vorder = 0, by_search = 0;
     const char *only = getenv("FT_KINDS_SEED");
     for (uint64_t seed = 1; seed <= n; seed++) {
         if (only && seed != strtoull(only, NULL, 10))
@@ -469,6 +469,10 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             o.timeout_ms = 0;
             ft_presult res;
             int v = ft_predict_one(c, whole, &cand.v[i], &o, &res);
+            /* decided before the solver (kind_order_search.c) */
+            by_vorder += v == FT_HOLDS && strstr(res.reason, "value order");
+            by_search += v == FT_VIOLATED &&
+                         strstr(res.reason, "without the solver");
             int bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
             if (!bad && v == FT_VIOLATED && !witness_ok(&w, i, &res))
                 bad = 2;
@@ -491,14 +495,20 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         ft_ctm_free(c);
     }
     fprintf(stderr, "%s: %u traces, %u candidates (%u violable), %u states "
-            "of the kind reached, %u failures\n", name, traces, props, viol,
-            states, failures);
+            "of the kind reached, %u failures; without the solver: %u "
+            "held by the value order, %u violated by the search\n", name,
+            traces, props, viol, states, failures, by_vorder, by_search);
     if (only)
         return;
     assert_true(traces > n / 4);
     assert_true(viol > 5);
     assert_true(viol < props);
     assert_int_equal(failures, 0);
+    if (kinds_mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL)) {
+        /* the oracle saw both decisions, not only the solver's */
+        assert_true(by_vorder > 0);
+        assert_true(by_search > 0);
+    }
 }
 
 static void test_deadlock(void **state)
