@@ -120,15 +120,17 @@ static void var_list(const ft_pipeline *pl, const uint32_t *vars, uint32_t n,
     }
 }
 
-static char *schedule_text(const ft_schedule *s)
+/* The text of schedule s, which is freed; NULL out of memory. */
+static char *schedule_text(ft_schedule *s)
 {
     char *text = NULL;
     size_t n = 0;
     FILE *m = open_memstream(&text, &n);
-    if (!m)
-        return NULL;
-    int rc = ft_schedule_write(m, s);
-    if (fclose(m) != 0 || rc < 0) {
+    int rc = m ? ft_schedule_write(m, s) : -1;
+    if (m && fclose(m) != 0)
+        rc = -1;
+    ft_schedule_free(s);
+    if (rc < 0) {
         free(text);
         return NULL;
     }
@@ -181,10 +183,8 @@ static char *observed_witness(const ft_pipeline *pl, const fi_region *r)
     }
     ft_schedule s;
     char *text = NULL;
-    if (ft_schedule_from_result(&s, c, &pl->info, &p, &res) == 0) {
+    if (ft_schedule_from_result(&s, c, &pl->info, &p, &res) == 0)
         text = schedule_text(&s);
-        ft_schedule_free(&s);
-    }
     free(res.steps);
     return text;
 }
@@ -290,11 +290,8 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
                           c->event[res->steps[s].trans]) < 0)
                 return -1;
         ft_schedule sc;
-        if (ft_schedule_from_result(&sc, c, &pl->info, p, res) < 0)
-            return -1;
-        f->witness = schedule_text(&sc);
-        ft_schedule_free(&sc);
-        if (!f->witness)
+        if (ft_schedule_from_result(&sc, c, &pl->info, p, res) < 0 ||
+            !(f->witness = schedule_text(&sc)))
             return -1;
     }
     return 0;
@@ -333,11 +330,8 @@ static int kind_findings(const ft_pipeline *pl, ft_source_cache *src,
                           c->event[ev[e].trans]) < 0)
                 return -1;
         ft_schedule sc;
-        if (ft_pipeline_kind_schedule(pl, i, res, &sc) < 0)
-            return -1;
-        f->witness = schedule_text(&sc);
-        ft_schedule_free(&sc);
-        if (!f->witness)
+        if (ft_pipeline_kind_schedule(pl, i, res, &sc) < 0 ||
+            !(f->witness = schedule_text(&sc)))
             return -1;
     }
     return 0;
