@@ -1,9 +1,10 @@
 /* worker.c - one trace of a batch, analyzed as `foretell analyze` would
- * (predict/'s pipeline with the same options): what the trace says about
- * its run, the figures, and its findings grouped by fingerprint, each
- * group's witness replayed when the batch was given the program.  It runs
- * in a child process of the batch (run.c), so a trace that crashes or
- * exhausts the analysis costs that trace only. */
+ * (predict/'s pipeline with the same options, every property kind that
+ * --kinds names): what the trace says about its run, the figures, and its
+ * findings grouped by fingerprint, each group's witness replayed when
+ * the batch was given the program.  It runs in a child process of the
+ * batch (run.c), so a trace that crashes or exhausts the analysis costs
+ * that trace only. */
 #define _GNU_SOURCE
 #include "batch/batch.h"
 #include "predict/kind.h"
@@ -195,8 +196,10 @@ const char *fb_confirm_status(const char *kind, const fr_confirmation *c,
     return reached ? "reached" : fr_confirm_status_id(c->status);
 }
 
-/* Replays each group's witness against the program (fr_confirm, with
- * refinement as `analyze --confirm` does).  dir is this trace's own. */
+/* Replays each group's witness against the program as `analyze
+ * --confirm` does: fr_confirm (with refinement) for atomicity,
+ * fr_confirm_kind (with a race's other order) for the other kinds.  dir
+ * is this trace's own. */
 static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
                           fb_result *r, const char *dir)
 {
@@ -297,8 +300,9 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
         r->exit_code = internal ? 4 : 2;
         return;
     }
-    /* --time bounds atomicity and the other kinds together, as in
-     * analyze: one end for both */
+    /* --trace-time (total_ms) bounds atomicity and the other kinds
+     * together: one end for both, or the kinds would start their own
+     * total_ms where atomicity's ended */
     ft_predict_opts po = o->predict;
     if (po.total_ms && po.until <= 0)
         po.until = ft_now() + po.total_ms / 1000.0;

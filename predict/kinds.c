@@ -2,7 +2,8 @@
  * solving one property (slice for its targets or the whole model, the
  * schedule formula of smt/ without the CXT restriction, the kind's goal,
  * one check, the kind's witness), the pipeline step that makes and solves
- * a trace's candidates, schedule files and the fingerprint.  CXT is left
+ * a trace's candidates, schedules (files, and the text batch stores),
+ * the fingerprint and the --kinds list analyze and batch share.  CXT is left
  * out because MAT's pairs preserve the order of conflicting transitions,
  * and a kind may ask about transitions that do not conflict (a free and
  * an access, two threads standing at once). */
