@@ -67,9 +67,6 @@ void analyze_json_confirmation(struct ft_json *j,
  * (free with analyze_free_argv), or NULL with why set. */
 char **analyze_recorded_program(const char *trace, char *why, size_t len);
 void analyze_free_argv(char **argv);
-/* Which kinds --kinds names: a bit per enum ft_prop_kind; -1 with a
- * message on stderr for an unknown name. */
-int64_t analyze_parse_kinds(const char *list);
 /* Makes and solves the kinds' candidates (mask) and writes the schedule
  * of each violated one into dir.  Returns the exit code: 0, or 4. */
 int analyze_kinds(analyze_out *ao, ft_pipeline *pl, uint32_t mask,

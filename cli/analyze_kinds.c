@@ -56,32 +56,6 @@ char **analyze_recorded_program(const char *trace, char *why, size_t len)
     return argv;
 }
 
-int64_t analyze_parse_kinds(const char *list)
-{
-    int64_t mask = 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w;
-         w = strtok_r(NULL, ",", &save)) {
-        const ft_pkind *k = ft_pkind_by_name(w);
-        if (!strcmp(w, "all"))
-            mask |= FT_KINDS_ALL;
-        else if (!strcmp(w, "atomicity"))
-            mask |= 1u << FT_PROP_CA | 1u << FT_PROP_CMA;
-        else if (k)
-            mask |= 1u << k->kind;
-        else {
-            fprintf(stderr, "foretell analyze: --kinds: unknown kind '%s' "
-                    "(atomicity", w);
-            for (unsigned i = 0; i < ft_npkinds; i++)
-                fprintf(stderr, ", %s", ft_pkinds[i]->name);
-            fprintf(stderr, ", all)\n");
-            return -1;
-        }
-    }
-    return mask;
-}
-
 int analyze_kinds(analyze_out *ao, ft_pipeline *pl, uint32_t mask,
                   const ft_predict_opts *po, const char *dir)
 {

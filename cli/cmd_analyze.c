@@ -157,9 +157,12 @@ static int parse(struct args *a, int argc, char **argv)
             a->spec = value;
             break;
         case O_KINDS: {
-            int64_t m = analyze_parse_kinds(value);
-            if (m < 0)
+            char why[512];
+            int64_t m = ft_pkind_parse_mask(value, why, sizeof why);
+            if (m < 0) {
+                fprintf(stderr, "foretell analyze: --kinds: %s\n", why);
                 return FT_EXIT_BAD_INPUT;
+            }
             a->kinds = (uint32_t)m;
             break;
         }

@@ -72,6 +72,9 @@ typedef struct ft_pkind {
     const char *name;        /* "deadlock": JSON "kind", schedule "kind:",
                                 schedule file names */
     const char *title;       /* "deadlock", as people read it */
+    const char *rule;        /* "Deadlock": SARIF's rule name */
+    const char *summary;     /* one or two sentences: what the bug is
+                                (SARIF's rule description, docs) */
     int whole_model;         /* solved on the whole model, not a slice */
     int expect;              /* enum ft_expect */
     int (*candidates)(const ft_pkind_src *s, ft_props *out);
@@ -180,6 +183,11 @@ void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
 /* Which kinds `analyze` predicts: a bit per enum ft_prop_kind. */
 #define FT_KINDS_ALL 0xffffffffu
 
+/* The mask a --kinds LIST names (comma-separated kind names, "atomicity"
+ * for CA and CMA, "all"): analyze's and batch analyze's option.  -1 with
+ * err set ("unknown kind 'x' (atomicity, deadlock, ...)") for a name that
+ * is none. */
+int64_t ft_pkind_parse_mask(const char *list, char *err, size_t errlen);
 /* Makes the candidates of the kinds in mask for pl (after
  * ft_pipeline_infer) into pl->kprops.  0, -1 out of memory. */
 int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
@@ -188,6 +196,11 @@ int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
  * atomicity properties) into pl->kresults.  Returns the number
  * violated, -1 out of memory. */
 long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o);
+/* The schedule of kind property i for its result res (pl->kresults[i],
+ * or that with the alternative steps): the steps, the kind line and the
+ * property line (the kind's description).  0, -1 out of memory. */
+int ft_pipeline_kind_schedule(const ft_pipeline *pl, size_t i,
+                              const ft_presult *res, ft_schedule *s);
 /* Writes the schedule of kind property i as DIR/<name>-<id>.schedule
  * (path set); the race kind's other order goes to
  * DIR/<name>-<id>.alt.schedule by ft_pipeline_write_kind_alt.  0, -1

@@ -364,6 +364,10 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_deadlock = {
     .kind = FT_PROP_DEADLOCK,
     .name = "deadlock",
+    .rule = "Deadlock",
+    .summary =
+        "Threads can each hold a lock the next one waits for, in a cycle: "
+        "the run can stop for good in a deadlock.",
     .title = "deadlock",
     .whole_model = 0,
     .expect = FT_EXPECT_DEADLOCK,

@@ -383,6 +383,11 @@ static int null_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
 const ft_pkind ft_pkind_order = {
     .kind = FT_PROP_ORDER,
     .name = "order",
+    .rule = "OrderViolation",
+    .summary =
+        "A shared read can see another write than the one it saw in the "
+        "recorded run, one the code around it does not expect (an "
+        "operation can run before the one it depends on).",
     .title = "order violation",
     .whole_model = 0,
     .expect = FT_EXPECT_FOLLOWED,
@@ -397,6 +402,10 @@ const ft_pkind ft_pkind_order = {
 const ft_pkind ft_pkind_null = {
     .kind = FT_PROP_NULL,
     .name = "null-deref",
+    .rule = "NullDereference",
+    .summary =
+        "A pointer another thread clears can be read and dereferenced "
+        "while it is null.",
     .title = "null dereference",
     .whole_model = 0,
     .expect = FT_EXPECT_FOLLOWED,

@@ -271,6 +271,11 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_race = {
     .kind = FT_PROP_RACE,
     .name = "data-race",
+    .rule = "DataRace",
+    .summary =
+        "Two conflicting accesses to the same memory, not both atomic, by "
+        "two threads, can run at once (no lock or ordering separates "
+        "them).",
     .title = "data race",
     .whole_model = 0,
     .expect = FT_EXPECT_FOLLOWED,

@@ -432,6 +432,11 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_stuck = {
     .kind = FT_PROP_STUCK,
     .name = "lost-wakeup",
+    .rule = "LostWakeup",
+    .summary =
+        "A thread can wait on a condition, barrier or semaphore that no "
+        "other thread will signal any more (a lost wake-up): it stays "
+        "blocked for good.",
     .title = "lost wake-up",
     .whole_model = 1,
     .expect = FT_EXPECT_BLOCKED,

@@ -302,6 +302,10 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_uaf = {
     .kind = FT_PROP_UAF,
     .name = "use-after-free",
+    .rule = "UseAfterFree",
+    .summary =
+        "Memory one thread frees can be accessed by another thread after "
+        "the free.",
     .title = "use after free",
     .whole_model = 0,
     .expect = FT_EXPECT_UAF,

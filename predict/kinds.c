@@ -2,7 +2,8 @@
  * solving one property (slice for its targets or the whole model, the
  * schedule formula of smt/ without the CXT restriction, the kind's goal,
  * one check, the kind's witness), the pipeline step that makes and solves
- * a trace's candidates, schedule files and the fingerprint.  CXT is left
+ * a trace's candidates, schedules (files, and the text batch stores),
+ * the fingerprint and the --kinds list analyze and batch share.  CXT is left
  * out because MAT's pairs preserve the order of conflicting transitions,
  * and a kind may ask about transitions that do not conflict (a free and
  * an access, two threads standing at once). */
@@ -39,6 +40,34 @@ const ft_pkind *ft_pkind_by_name(const char *name)
         if (!strcmp(ft_pkinds[i]->name, name))
             return ft_pkinds[i];
     return NULL;
+}
+
+int64_t ft_pkind_parse_mask(const char *list, char *err, size_t errlen)
+{
+    int64_t mask = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w;
+         w = strtok_r(NULL, ",", &save)) {
+        const ft_pkind *k = ft_pkind_by_name(w);
+        if (!strcmp(w, "all"))
+            mask |= FT_KINDS_ALL;
+        else if (!strcmp(w, "atomicity"))
+            mask |= 1u << FT_PROP_CA | 1u << FT_PROP_CMA;
+        else if (k)
+            mask |= 1u << k->kind;
+        else {
+            size_t off = (size_t)snprintf(err, errlen, "unknown kind '%.100s' "
+                                          "(atomicity", w);
+            for (unsigned i = 0; i < ft_npkinds && off < errlen; i++)
+                off += (size_t)snprintf(err + off, errlen - off, ", %s",
+                                        ft_pkinds[i]->name);
+            if (off < errlen)
+                snprintf(err + off, errlen - off, ", all)");
+            return -1;
+        }
+    }
+    return mask;
 }
 
 int ft_props_push(ft_props *a, const ft_prop *p)
@@ -409,6 +438,22 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     return (long)pl->nkviolated;
 }
 
+int ft_pipeline_kind_schedule(const ft_pipeline *pl, size_t i,
+                              const ft_presult *res, ft_schedule *s)
+{
+    const ft_prop *p = &pl->kprops[i];
+    const ft_pkind *k = ft_pkind_of(p->kind);
+    if (!k || ft_schedule_from_result(s, pl->ctm, &pl->info, p, res) < 0)
+        return -1;
+    ft_kevent ev[FT_KEVENTS_MAX];
+    char msg[400];
+    k->describe(pl->ctm, &pl->info, p, res, ev, FT_KEVENTS_MAX, msg,
+                sizeof msg);
+    snprintf(s->kind, sizeof s->kind, "%s", k->name);
+    snprintf(s->property, sizeof s->property, "#%u %s", p->id, msg);
+    return 0;
+}
+
 static int write_kind(const ft_pipeline *pl, size_t i, const ft_presult *res,
                       const char *dir, const char *suffix, char *path,
                       size_t pathlen, char *err, size_t errlen)
@@ -422,16 +467,10 @@ static int write_kind(const ft_pipeline *pl, size_t i, const ft_presult *res,
     }
     snprintf(path, pathlen, "%s/%s-%u%s", dir, k->name, p->id, suffix);
     ft_schedule s;
-    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p, res) < 0) {
+    if (ft_pipeline_kind_schedule(pl, i, res, &s) < 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    ft_kevent ev[FT_KEVENTS_MAX];
-    char msg[400];
-    k->describe(pl->ctm, &pl->info, p, res, ev, FT_KEVENTS_MAX, msg,
-                sizeof msg);
-    snprintf(s.kind, sizeof s.kind, "%s", k->name);
-    snprintf(s.property, sizeof s.property, "#%u %s", p->id, msg);
     int rc = ft_schedule_save(&s, path, err, errlen);
     ft_schedule_free(&s);
     return rc;

@@ -399,7 +399,8 @@ typedef struct ft_fevent {
 } ft_fevent;
 
 typedef struct ft_finding {
-    char kind[32];    /* "atomicity" (CA), "atomicity-pair" (CMA), ... */
+    char kind[32];    /* "atomicity" (CA), "atomicity-pair" (CMA), or a
+                         kind's name (kind.h: "deadlock", ...) */
     char *message;
     ft_fevent *events;
     uint32_t nevents;
@@ -407,10 +408,14 @@ typedef struct ft_finding {
     int replayable;   /* the witness is a schedule from the run's start */
     int observed;     /* the recorded run itself shows it */
     size_t prop;      /* index into pl->props, SIZE_MAX none */
+    size_t kprop;     /* index into pl->kprops (another kind than
+                         atomicity: kind.h), SIZE_MAX none */
 } ft_finding;
 
 /* The findings of an analyzed pipeline: the violations the recorded run
- * shows, then the predicted ones (after ft_pipeline_predict).  Source
+ * shows, then the predicted ones (after ft_pipeline_predict), then the
+ * other kinds' violated properties (after ft_pipeline_predict_kinds,
+ * predict/kind.h).  Source
  * lines are read from the files the sites name when readable.  0, -1 out
  * of memory. */
 int ft_pipeline_findings(const ft_pipeline *pl, ft_finding **out, size_t *n);

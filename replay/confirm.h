@@ -95,5 +95,11 @@ int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
 int fr_confirm_kind(const ft_pipeline *pl, size_t i, const char *schedule,
                     const char *alt, const fr_confirm_opts *o,
                     fr_confirmation *c, ft_error *err);
+/* The same for a schedule without its analysis (`foretell batch confirm`
+ * replays stored witnesses): expect is the kind's (enum ft_expect,
+ * predict/kind.h). */
+int fr_confirm_expect(int expect, const char *schedule, const char *alt,
+                      const fr_confirm_opts *o, fr_confirmation *c,
+                      ft_error *err);
 
 #endif

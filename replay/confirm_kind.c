@@ -59,9 +59,16 @@ int fr_confirm_kind(const ft_pipeline *pl, size_t i, const char *schedule,
                     const char *alt, const fr_confirm_opts *o,
                     fr_confirmation *c, ft_error *err)
 {
-    memset(c, 0, sizeof *c);
     const ft_pkind *k = ft_pkind_of(pl->kprops[i].kind);
-    int expect = k ? k->expect : FT_EXPECT_FOLLOWED;
+    return fr_confirm_expect(k ? k->expect : FT_EXPECT_FOLLOWED, schedule,
+                             alt, o, c, err);
+}
+
+int fr_confirm_expect(int expect, const char *schedule, const char *alt,
+                      const fr_confirm_opts *o, fr_confirmation *c,
+                      ft_error *err)
+{
+    memset(c, 0, sizeof *c);
     const char *base = strrchr(schedule, '/');
     base = base ? base + 1 : schedule;
     int blen = (int)strcspn(base, ".");
