@@ -70,6 +70,14 @@ static void child(const fb_input *x, const fb_run_opts *o, double until,
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    /* For tests (tests/batch/batch_cli.sh): the worker of the trace whose
+     * base name FT_BATCH_TEST_STALL gives stops answering, as one stuck
+     * in a system call would, so that --trace-time is checked every
+     * time, not only when a poll happens to catch a fast analysis. */
+    const char *stall = getenv("FT_BATCH_TEST_STALL");
+    const char *base = strrchr(x->path, '/');
+    if (stall && *stall && !strcmp(base ? base + 1 : x->path, stall))
+        raise(SIGSTOP);
     fb_analyze_opts ao = *o->analyze;
     unsigned bound = 0;
     if (o->trace_time > 0)
