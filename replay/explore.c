@@ -62,9 +62,13 @@ static void copy(char *dst, size_t len, const char *src)
 static int seterr(ft_error *err, const char *path, const char *fmt,
                   const char *a)
 {
-    char msg[sizeof err->message + 64];
+    char msg[sizeof err->message];
     copy(err->path, sizeof err->path, path ? path : "");
-    snprintf(msg, sizeof msg, fmt, a);
+    /* a strategy spec can be longer than the message: a cut message ends
+     * in "..." so nobody takes the cut text for the whole spec */
+    int n = snprintf(msg, sizeof msg, fmt, a);
+    if (n < 0 || (size_t)n >= sizeof msg)
+        memcpy(msg + sizeof msg - 4, "...", 4);
     copy(err->message, sizeof err->message, msg);
     return -1;
 }
