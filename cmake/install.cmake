@@ -1,6 +1,6 @@
 # cmake/install.cmake: what `cmake --install` puts where, the package
 # files other builds find foretell with (find_package(foretell) and
-# pkg-config), and the Debian package (`cpack -G DEB`, docs/install.md).
+# pkg-config), and the Debian package (`cpack -G DEB`; docs/user-guide.md, "Installing foretell").
 # The commands and wrappers install their own rules (cli/, scripts/), the
 # docs, man pages and completion theirs (docs/); this file adds the
 # runtime, the annotation header and the package metadata.
@@ -10,6 +10,7 @@ set(FT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/foretell)
 
 # The runtime archive foretell-cc links into programs under test; the
 # wrappers find it at this libdir relative to their own bindir.
+set_target_properties(foretell_rt PROPERTIES EXPORT_NAME rt)
 install(TARGETS foretell_rt EXPORT foretellTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The annotation header (foretell_atomic_begin/end); compiles to nothing
