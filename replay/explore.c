@@ -159,10 +159,13 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
      * than the output (tmpfs): then the trace is copied. */
     if (ft_file_move(c->trace, b->trace) < 0) {
         char why[200];
-        res->write_errno = errno;
-        snprintf(why, sizeof why, "run %llu (%s, %s): %s",
+        int e = errno;
+        res->write_errno = e;
+        /* a long spec is cut to what the message has room for, marked
+         * "..." */
+        snprintf(why, sizeof why, "run %llu (%s, %.40s%s): %.80s",
                  (unsigned long long)res->runs, fx_failure_name(out->failure),
-                 c->spec, strerror(errno));
+                 c->spec, strlen(c->spec) > 40 ? "..." : "", strerror(e));
         return seterr(err, b->trace, "cannot save the trace of %s", why);
     }
     char path[600], tmp[700];
