@@ -128,6 +128,8 @@ typedef struct fb_analyze_opts {
     fi_options infer;
     ft_predict_opts predict;
     size_t stop_after;
+    uint32_t kinds;           /* --kinds: a bit per enum ft_prop_kind
+                                 (predict/kind.h) */
     const char *spec;         /* --spec FILE */
     int std;                  /* --std: every input is STD text */
     /* --confirm: PROG [ARGS]; NULL: no replay */
@@ -145,6 +147,16 @@ void fb_analyze_opts_describe(const fb_analyze_opts *o, char *buf,
 /* Analyzes one trace into r (r->hash and r->path must be set).  Never
  * fails: what went wrong is r->status and r->message.  In the child. */
 void fb_analyze_trace(const fb_analyze_opts *o, fb_result *r);
+
+/* The status a replay c of a finding of this kind is stored with, and
+ * its detail: fr_confirm_status_id's, but "reached" for a kind whose
+ * state the replay must only reach (an order, a race: FT_EXPECT_FOLLOWED)
+ * when the program did not fail (analyze does not count those as bugs;
+ * the store counts only confirmed, refined and failed_early). */
+struct fr_confirmation;
+const char *fb_confirm_status(const char *kind,
+                              const struct fr_confirmation *c,
+                              const char **detail);
 
 /* The result as bytes (msgpack) and back: wire.c.  0, or -1. */
 int fb_result_encode(const fb_result *r, char **buf, size_t *len);
@@ -286,6 +298,8 @@ typedef struct fb_confirm_opts {
 
 typedef struct fb_confirm_stats {
     size_t tried, confirmed, spurious, not_run;
+    size_t unconfirmed; /* replayed, not spurious, no bug shown: "reached"
+                           without a failure, "not_reproduced" */
 } fb_confirm_stats;
 
 /* Replays one witness of every finding not yet confirmed and records

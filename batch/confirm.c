@@ -7,6 +7,7 @@
  * its findings stay unconfirmed for a later run. */
 #define _GNU_SOURCE
 #include "batch/store_internal.h"
+#include "predict/kind.h"
 #include "replay/confirm.h"
 
 #include <errno.h>
@@ -221,18 +222,21 @@ static int confirm_one(fb_store *s, const candidate *c,
     co.tails = o->tails;
     fr_confirmation cf;
     ft_error e;
-    int rc = fr_confirm_schedule(sched, &co, &cf, &e);
+    /* the other kinds' witnesses are replayed for what their kind
+     * expects (a deadlock, a heap error, the state reached) */
+    const ft_pkind *k = ft_pkind_by_name(c->kind);
+    int rc = k ? fr_confirm_expect(k->expect, sched, NULL, &co, &cf, &e)
+               : fr_confirm_schedule(sched, &co, &cf, &e);
     free(argv);
     if (rc < 0) {
         snprintf(what, whatlen, "not run: %.400s", e.message);
         return 0;
     }
-    const char *status = fr_confirm_status_id(cf.status);
+    const char *detail;
+    const char *status = fb_confirm_status(c->kind, &cf, &detail);
     const char *failure = cf.outcome.failure != FR_OK
                               ? fr_failure_name(cf.outcome.failure)
                               : "";
-    const char *detail = cf.status == FR_SPURIOUS ? cf.first.divergence
-                                                  : cf.outcome.detail;
     snprintf(what, whatlen, "%s%s%s", status, failure[0] ? ", " : "",
              failure);
     return record(s, c, status, failure, detail, err) < 0 ? -1 : 1;
@@ -272,10 +276,14 @@ int fb_confirm_findings(fb_store *s, const fb_confirm_opts *o,
             rc = -1;
         else if (r == 0)
             st->not_run++;
+        else if (!strncmp(what, "confirmed", 9) ||
+                 !strncmp(what, "refined", 7) ||
+                 !strncmp(what, "failed_early", 12))
+            st->confirmed++;
         else if (!strncmp(what, "spurious", 8))
             st->spurious++;
-        else
-            st->confirmed++;
+        else /* reached without a failure, or not reproduced */
+            st->unconfirmed++;
         if (o->progress && r >= 0)
             fprintf(stderr, "foretell batch confirm: %zu/%zu: %s %s: %s\n",
                     i + 1, n, c[i].fingerprint, c[i].kind, what);

@@ -238,6 +238,7 @@ static void get_group(const msgpack_object *o, fb_group *g, int *bad)
     f->observed = get_int(&r) != 0;
     uint64_t prop = get_uint(&r);
     f->prop = prop == UINT64_MAX ? SIZE_MAX : (size_t)prop;
+    f->kprop = SIZE_MAX; /* the pipeline's index: the child's alone */
     const msgpack_object *items = NULL;
     uint32_t ne;
     f->events = get_items(&r, sizeof *f->events, &ne, &items);

@@ -1,11 +1,13 @@
 /* worker.c - one trace of a batch, analyzed as `foretell analyze` would
- * (predict/'s pipeline with the same options): what the trace says about
- * its run, the figures, and its findings grouped by fingerprint, each
- * group's witness replayed when the batch was given the program.  It runs
- * in a child process of the batch (run.c), so a trace that crashes or
- * exhausts the analysis costs that trace only. */
+ * (predict/'s pipeline with the same options, every property kind that
+ * --kinds names): what the trace says about its run, the figures, and its
+ * findings grouped by fingerprint, each group's witness replayed when
+ * the batch was given the program.  It runs in a child process of the
+ * batch (run.c), so a trace that crashes or exhausts the analysis costs
+ * that trace only. */
 #define _GNU_SOURCE
 #include "batch/batch.h"
+#include "predict/kind.h"
 #include "replay/confirm.h"
 #include "replay/replay.h"
 
@@ -42,18 +44,31 @@ void fb_analyze_opts_default(fb_analyze_opts *o)
     ft_predict_opts_default(&o->predict);
     o->refine = 2;
     o->tails = 16;
+    o->kinds = FT_KINDS_ALL;
     o->run_timeout = 30;
 }
 
 void fb_analyze_opts_describe(const fb_analyze_opts *o, char *buf,
                               size_t len)
 {
+    char kinds[200] = "all";
+    if (o->kinds != FT_KINDS_ALL) {
+        size_t off = (size_t)snprintf(kinds, sizeof kinds, "%s",
+                                      o->kinds >> FT_PROP_CA & 1
+                                          ? "atomicity" : "");
+        for (unsigned i = 0; i < ft_npkinds && off < sizeof kinds; i++)
+            if (o->kinds >> ft_pkinds[i]->kind & 1)
+                off += (size_t)snprintf(kinds + off, sizeof kinds - off,
+                                        "%s%s", off ? "," : "",
+                                        ft_pkinds[i]->name);
+    }
     snprintf(buf, len, "mode=%s timeout=%u time=%u max-iterations=%u "
-             "stop-after=%zu maxd=%u spec=%s std=%d confirm=%s",
+             "stop-after=%zu maxd=%u spec=%s std=%d kinds=%s confirm=%s",
              o->predict.mode == FT_PREDICT_FINDAV ? "findav" : "direct",
              o->predict.timeout_ms, o->predict.total_ms / 1000,
              o->predict.max_iterations, o->stop_after, o->infer.maxd,
-             o->spec ? o->spec : "-", o->std, o->prog ? o->prog[0] : "-");
+             o->spec ? o->spec : "-", o->std, kinds,
+             o->prog ? o->prog[0] : "-");
 }
 
 static double now(void)
@@ -165,8 +180,26 @@ static int rm_one(const char *path, const struct stat *st, int type,
     return 0;
 }
 
-/* Replays each group's witness against the program (fr_confirm, with
- * refinement as `analyze --confirm` does).  dir is this trace's own. */
+const char *fb_confirm_status(const char *kind, const fr_confirmation *c,
+                              const char **detail)
+{
+    const ft_pkind *k = ft_pkind_by_name(kind);
+    /* as analyze counts them: a kind whose state is all the replay must
+     * reach (an order, a race) is a bug only when the program fails */
+    int reached = k && k->expect == FT_EXPECT_FOLLOWED &&
+                  (c->status == FR_CONFIRMED ||
+                   c->status == FR_FAILED_EARLY) &&
+                  c->outcome.failure == FR_OK;
+    *detail = c->status == FR_SPURIOUS ? c->first.divergence
+              : reached ? "reached on replay; the program did not fail"
+                        : c->outcome.detail;
+    return reached ? "reached" : fr_confirm_status_id(c->status);
+}
+
+/* Replays each group's witness against the program as `analyze
+ * --confirm` does: fr_confirm (with refinement) for atomicity,
+ * fr_confirm_kind (with a race's other order) for the other kinds.  dir
+ * is this trace's own. */
 static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
                           fb_result *r, const char *dir)
 {
@@ -181,27 +214,42 @@ static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
     co.predict = &o->predict;
     for (size_t k = 0; k < r->ngroups; k++) {
         fb_group *g = &r->groups[k];
-        if (!g->f.replayable || g->f.prop >= pl->nprops)
+        int atomicity = g->f.prop < pl->nprops;
+        if (!g->f.replayable || (!atomicity && g->f.kprop >= pl->nkprops))
             continue;
-        char path[4096], msg[4200];
-        if (ft_pipeline_write_schedule(pl, g->f.prop, dir, path, sizeof path,
-                                       msg, sizeof msg) < 0) {
+        char path[4096], alt[4096], msg[4200];
+        int rc = atomicity
+                     ? ft_pipeline_write_schedule(pl, g->f.prop, dir, path,
+                                                  sizeof path, msg,
+                                                  sizeof msg)
+                     : ft_pipeline_write_kind_schedule(pl, g->f.kprop, dir,
+                                                       path, sizeof path,
+                                                       msg, sizeof msg);
+        int has_alt = 0;
+        if (rc == 0 && !atomicity)
+            rc = has_alt = ft_pipeline_write_kind_alt(pl, g->f.kprop, dir,
+                                                      alt, sizeof alt, msg,
+                                                      sizeof msg);
+        if (rc < 0) {
             set_message(r, FB_ERROR, "%.900s%s", msg, "");
             return -1;
         }
         fr_confirmation c;
         ft_error err;
-        if (fr_confirm(pl, g->f.prop, path, &co, &c, &err) < 0) {
+        rc = atomicity ? fr_confirm(pl, g->f.prop, path, &co, &c, &err)
+                       : fr_confirm_kind(pl, g->f.kprop, path,
+                                         has_alt > 0 ? alt : NULL, &co, &c,
+                                         &err);
+        if (rc < 0) {
             set_message(r, FB_ERROR, "--confirm: %s", err.message, "");
             return -1;
         }
+        const char *d;
         snprintf(g->confirm.status, sizeof g->confirm.status, "%s",
-                 fr_confirm_status_id(c.status));
+                 fb_confirm_status(g->f.kind, &c, &d));
         if (c.outcome.failure != FR_OK)
             snprintf(g->confirm.failure, sizeof g->confirm.failure, "%s",
                      fr_failure_name(c.outcome.failure));
-        const char *d = c.status == FR_SPURIOUS ? c.first.divergence
-                                                : c.outcome.detail;
         g->confirm.detail = d[0] ? strdup(d) : NULL;
     }
     return 0;
@@ -252,7 +300,17 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
         r->exit_code = internal ? 4 : 2;
         return;
     }
-    if (ft_pipeline_predict(pl, &o->predict, o->stop_after, NULL, NULL) < 0) {
+    /* --trace-time (total_ms) bounds atomicity and the other kinds
+     * together: one end for both, or the kinds would start their own
+     * total_ms where atomicity's ended */
+    ft_predict_opts po = o->predict;
+    if (po.total_ms && po.until <= 0)
+        po.until = ft_now() + po.total_ms / 1000.0;
+    if (!(o->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
+        pl->nprops = 0; /* --kinds without atomicity */
+    if (ft_pipeline_predict(pl, &po, o->stop_after, NULL, NULL) < 0 ||
+        ft_pipeline_kind_candidates(pl, o->kinds, 4) < 0 ||
+        ft_pipeline_predict_kinds(pl, &po) < 0) {
         set_message(r, FB_ERROR, "%s%s", "out of memory", "");
         r->exit_code = 4;
         return;
@@ -262,10 +320,10 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
         if (pl->infer.regions[k].status < 4)
             st[pl->infer.regions[k].status]++;
     r->regions = pl->infer.nregions;
-    r->properties = pl->nprops;
-    r->violated = pl->nviolated;
-    r->holds = pl->nholds;
-    r->unknown = pl->nunknown + pl->nerror;
+    r->properties = pl->nprops + pl->nkprops;
+    r->violated = pl->nviolated + pl->nkviolated;
+    r->holds = pl->nholds + pl->nkholds;
+    r->unknown = pl->nunknown + pl->nerror + pl->nkunknown;
     r->observed = st[FI_ST_OBSERVED];
     ft_finding *f;
     size_t n;

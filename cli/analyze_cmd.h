@@ -19,6 +19,13 @@ typedef struct analyze_out {
     const ft_pipeline *pl;
     char **schedule;
     struct fr_confirmation *confirm; /* --confirm, indexed like schedule */
+    /* the other property kinds (predict/kind.h), indexed like pl->kprops:
+     * schedules (NULL where not written), a race's other order, and
+     * their confirmations */
+    char **kschedule, **kalt;
+    struct fr_confirmation *kconfirm;
+    /* why the findings were not replayed ("" when they were) */
+    char unconfirmed[512];
 } analyze_out;
 
 /* The regions the recorded run already violates, compiler style. */
@@ -50,5 +57,36 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao);
 struct ft_json;
 /* The confirmation of violation i as one JSON object. */
 void analyze_json_confirm(struct ft_json *j, const analyze_out *ao, size_t i);
+void analyze_json_confirmation(struct ft_json *j,
+                               const struct fr_confirmation *c);
+
+/* ---- the property kinds (analyze_kinds.c) ---------------------------- */
+
+/* The recorded program and its arguments from the trace header, when the
+ * binary there is the build the trace recorded: a NULL-terminated argv
+ * (free with analyze_free_argv), or NULL with why set. */
+char **analyze_recorded_program(const char *trace, char *why, size_t len);
+void analyze_free_argv(char **argv);
+/* Makes and solves the kinds' candidates (mask) and writes the schedule
+ * of each violated one into dir.  Returns the exit code: 0, or 4. */
+int analyze_kinds(analyze_out *ao, ft_pipeline *pl, uint32_t mask,
+                  const ft_predict_opts *po, const char *dir);
+/* Replays every kind schedule written. */
+int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co);
+/* Kind findings that are bugs: confirmed (when replayed) and, for the
+ * kinds whose replay only shows the reordering, made the program fail;
+ * without replay, every one predicted. */
+size_t analyze_kind_bugs(const analyze_out *ao);
+void analyze_free_kinds(analyze_out *ao);
+
+/* ---- findings grouped per static bug (analyze_findings.c) ------------ */
+
+/* The kind findings, one group per kind and sites, with the number of
+ * dynamic instances, each event with its site, call stack and locks
+ * held, the schedule and what its replay showed. */
+void analyze_print_findings(FILE *out, const analyze_out *ao);
+/* The same as the JSON "findings" array (atomicity violations too, each
+ * with its kind, sites and fingerprint). */
+void analyze_json_findings(struct ft_json *j, const analyze_out *ao);
 
 #endif

@@ -128,7 +128,11 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
 
 void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
 {
-    const fr_confirmation *c = &ao->confirm[i];
+    analyze_json_confirmation(j, &ao->confirm[i]);
+}
+
+void analyze_json_confirmation(ft_json *j, const fr_confirmation *c)
+{
     ft_json_begin_object(j);
     ft_json_kstr(j, "status", fr_confirm_status_id(c->status));
     ft_json_kstr(j, "divergence",

@@ -77,8 +77,9 @@ static const fi_region *prop_region(const ft_pipeline *pl, const ft_prop *p,
     return ft_pipeline_region(pl, g ? fp->r2 : fp->r1);
 }
 
-static void print_summary(FILE *out, const ft_pipeline *pl)
+static void print_summary(FILE *out, const analyze_out *ao)
 {
+    const ft_pipeline *pl = ao->pl;
     size_t st[4] = {0};
     for (size_t k = 0; k < pl->infer.nregions; k++)
         if (pl->infer.regions[k].status < 4)
@@ -105,8 +106,13 @@ static void print_summary(FILE *out, const ft_pipeline *pl)
     if (pl->stopped)
         fprintf(out, "; --time ran out in %s: regions and properties "
                      "incomplete", pl->stopped);
+    fprintf(out, "; other kinds: %zu candidates: %zu violated (%zu bugs%s), "
+            "%zu hold, %zu unknown",
+            pl->nkprops, pl->nkviolated, analyze_kind_bugs(ao),
+            ao->kconfirm ? " proved by replay" : ", unconfirmed",
+            pl->nkholds, pl->nkunknown);
     fprintf(out, " [%.2fs inference, %.2fs prediction]\n", pl->infer_seconds,
-            pl->predict_seconds);
+            pl->predict_seconds + pl->kinds_seconds);
 }
 
 void analyze_print_text(FILE *out, const analyze_out *ao)
@@ -130,7 +136,8 @@ void analyze_print_text(FILE *out, const analyze_out *ao)
         }
     }
     analyze_print_confirm(out, ao);
-    print_summary(out, pl);
+    analyze_print_findings(out, ao);
+    print_summary(out, ao);
 }
 
 static void json_region(ft_json *j, const ft_pipeline *pl, const ft_prop *p,
@@ -292,6 +299,15 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
         if (pl->results[i].verdict == FT_VIOLATED)
             json_prop(&j, ao, i);
     ft_json_end_array(&j);
+    ft_json_kuint(&j, "kind_candidates", pl->nkprops);
+    ft_json_kuint(&j, "kind_violated", pl->nkviolated);
+    ft_json_kuint(&j, "kind_holds", pl->nkholds);
+    ft_json_kuint(&j, "kind_unknown", pl->nkunknown);
+    ft_json_kuint(&j, "kind_bugs", analyze_kind_bugs(ao));
+    ft_json_kstr(&j, "unconfirmed", ao->unconfirmed[0] ? ao->unconfirmed
+                                                       : NULL);
+    ft_json_key(&j, "findings");
+    analyze_json_findings(&j, ao);
     ft_json_key(&j, "unsolved");
     ft_json_begin_array(&j);
     for (size_t i = 0; i < pl->nprops - pl->nskipped; i++)

@@ -8,6 +8,7 @@
 #include "cli/analyze_cmd.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
+#include "predict/kind.h"
 #include "replay/replay.h"
 
 #include <errno.h>
@@ -51,7 +52,13 @@ static const ft_opt opts[] = {
     {"properties", 0, NULL, "list the CA and CMA properties, then stop"},
     {"confirm", 0, NULL,
      "replay every predicted schedule against PROG (given after --): "
-     "confirmed, or spurious where it diverged, and the failure it led to"},
+     "confirmed, or spurious where it diverged, and the failure it led to "
+     "(default: the program the trace recorded, when it is the same build)"},
+    {"no-confirm", 0, NULL,
+     "do not replay: findings are reported predicted, unconfirmed"},
+    {"kinds", 0, "LIST",
+     "what to predict, comma-separated: atomicity (CA/CMA), deadlock, "
+     "lost-wakeup, ..., all (default all)"},
     {"refine", 0, "N",
      "--confirm: after a divergence, re-record, re-predict and replay up to "
      "N times (default 2)"},
@@ -73,7 +80,8 @@ static const ft_opt opts[] = {
 enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
        O_MAXD,
        O_SPEC,
-       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_REFINE, O_TAILS, O_RUN_TIMEOUT,
+       O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_NO_CONFIRM, O_KINDS, O_REFINE,
+       O_TAILS, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
        O_SKIP, O_COUNT };
 
@@ -81,6 +89,8 @@ struct args {
     int flag[O_COUNT];
     const char *path, *out, *spec;
     char *const *prog; /* --confirm: PROG ARGS after -- */
+    char **recorded;   /* the recorded program, confirmed by default */
+    uint32_t kinds;    /* --kinds: a bit per enum ft_prop_kind */
     unsigned refine, tails;
     double run_timeout;
     fi_options fo;
@@ -98,6 +108,7 @@ static int parse(struct args *a, int argc, char **argv)
     a->out = DEFAULT_OUT;
     a->refine = 2;
     a->tails = 16;
+    a->kinds = FT_KINDS_ALL;
     a->run_timeout = 30;
     a->time_s = (unsigned)atoi(DEFAULT_TIME_S);
     const char *value;
@@ -145,6 +156,16 @@ static int parse(struct args *a, int argc, char **argv)
         case O_SPEC:
             a->spec = value;
             break;
+        case O_KINDS: {
+            char why[512];
+            int64_t m = ft_pkind_parse_mask(value, why, sizeof why);
+            if (m < 0) {
+                fprintf(stderr, "foretell analyze: --kinds: %s\n", why);
+                return FT_EXIT_BAD_INPUT;
+            }
+            a->kinds = (uint32_t)m;
+            break;
+        }
         case O_JOBS:
             if (ft_opt_uint(&p, "jobs", value, 1024, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -206,16 +227,20 @@ static int parse(struct args *a, int argc, char **argv)
         fprintf(stderr, "foretell analyze: missing TRACE (see --help)\n");
         return FT_EXIT_BAD_INPUT;
     }
-    if (a->flag[O_CONFIRM] != (a->prog != NULL)) {
-        fprintf(stderr, "foretell analyze: %s\n",
-                a->prog ? "a program after -- needs --confirm"
-                        : "--confirm needs the program: TRACE --confirm -- "
-                          "PROG [ARGS]");
+    if (a->prog && !a->flag[O_CONFIRM]) {
+        fprintf(stderr, "foretell analyze: a program after -- needs "
+                        "--confirm\n");
         return FT_EXIT_BAD_INPUT;
     }
-    if (!a->flag[O_CONFIRM] &&
+    if (a->flag[O_CONFIRM] && a->flag[O_NO_CONFIRM]) {
+        fprintf(stderr, "foretell analyze: --confirm and --no-confirm "
+                        "contradict each other\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (a->flag[O_NO_CONFIRM] &&
         (a->flag[O_REFINE] || a->flag[O_TAILS] || a->flag[O_RUN_TIMEOUT])) {
-        fprintf(stderr, "foretell analyze: --%s only applies with --confirm\n",
+        fprintf(stderr, "foretell analyze: --%s only applies when findings "
+                        "are replayed (not with --no-confirm)\n",
                 a->flag[O_REFINE] ? "refine"
                 : a->flag[O_TAILS] ? "tails" : "run-timeout");
         return FT_EXIT_BAD_INPUT;
@@ -340,6 +365,7 @@ static void free_out(analyze_out *ao)
         free(ao->schedule[i]);
     free(ao->schedule);
     free(ao->confirm);
+    analyze_free_kinds(ao);
 }
 
 static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
@@ -395,6 +421,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         analyze_print_observed(stdout, pl);
     }
     fflush(stdout);
+    if (!(a->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
+        pl->nprops = 0; /* --kinds without atomicity */
     long prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
     /* what follows (schedules, report, --confirm's replays with their
      * own run timeouts) is not cut */
@@ -404,12 +432,18 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }
-    analyze_out ao = {pl, calloc(pl->nprops + 1, sizeof(char *)), NULL};
+    analyze_out ao = {.pl = pl,
+                      .schedule = calloc(pl->nprops + 1, sizeof(char *))};
     if (!ao.schedule) {
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }
-    int exit_code = ok;
+    int exit_code = analyze_kinds(&ao, pl, a->kinds, &a->po, a->out);
+    if (exit_code != FT_EXIT_OK) {
+        free_out(&ao);
+        return exit_code;
+    }
+    exit_code = ok;
     size_t nwritten = 0, unwritten = 0;
     for (size_t i = 0; i < pl->nprops; i++) {
         if (pl->results[i].verdict != FT_VIOLATED)
@@ -438,12 +472,28 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
                         "%zu schedules not written (a larger --time, or "
                         "--stop-after N, writes them)\n", unwritten,
                 pl->nviolated);
+    /* without PROG, the program the trace recorded (same build) */
+    char why[512] = "--no-confirm";
+    if (!a->prog && !a->flag[O_NO_CONFIRM])
+        a->prog = a->recorded =
+            analyze_recorded_program(a->path, why, sizeof why);
+    if (!a->prog && a->flag[O_CONFIRM]) {
+        fprintf(stderr, "foretell analyze: --confirm: %s; give the program: "
+                        "TRACE --confirm -- PROG [ARGS]\n", why);
+        free_out(&ao);
+        return 127;
+    }
+    if (!a->prog)
+        snprintf(ao.unconfirmed, sizeof ao.unconfirmed, "%s", why);
     if (a->prog && exit_code == ok) {
-        fr_check_binary(a->path, a->prog[0], stderr);
+        if (!a->recorded)
+            fr_check_binary(a->path, a->prog[0], stderr);
         analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
                                    a->tails, &a->fo, &a->po,
                                    !a->flag[O_QUIET]};
         exit_code = analyze_confirm(&ao, &co);
+        if (exit_code == FT_EXIT_OK)
+            exit_code = analyze_confirm_kinds(&ao, &co);
         if (exit_code != FT_EXIT_OK) {
             free_out(&ao);
             return exit_code;
@@ -454,8 +504,9 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         analyze_print_json(stdout, &ao);
     else
         analyze_print_text(stdout, &ao);
-    /* With --confirm, only confirmed predictions count as found. */
-    size_t found = ao.confirm ? analyze_confirmed(&ao) : pl->nviolated;
+    /* With replays, only confirmed predictions count as found. */
+    size_t found = (ao.confirm ? analyze_confirmed(&ao) : pl->nviolated) +
+                   analyze_kind_bugs(&ao);
     free_out(&ao);
     if (exit_code == FT_EXIT_OK && (found || pl->nobserved))
         exit_code = FT_EXIT_FOUND;
@@ -516,5 +567,6 @@ int cmd_analyze(int argc, char **argv)
         _exit(rc);
     }
     ft_pipeline_free(&pl);
+    analyze_free_argv(a.recorded);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include "cli/batch_cmd.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
+#include "predict/kind.h"
 #include "replay/replay.h"
 
 #include <errno.h>
@@ -56,6 +57,10 @@ static const ft_opt analyze_opts[] = {
     {"stop-after", 0, "N", "analyze: stop a trace once N are predicted"},
     {"maxd", 0, "N", "analyze: max source-line span of a region"},
     {"spec", 0, "FILE", "analyze: functions whose bodies are atomic"},
+    {"kinds", 0, "LIST",
+     "analyze: what to predict, comma-separated: atomicity (CA/CMA), "
+     "deadlock, lost-wakeup, order, null-deref, use-after-free, data-race, "
+     "all (default all)"},
     {"std", 0, NULL, "analyze: every trace is in RAPID's STD format"},
     {"confirm", 0, NULL,
      "replay each finding's witness against PROG (given after --)"},
@@ -69,7 +74,7 @@ static const ft_opt analyze_opts[] = {
 
 enum { A_STORE, A_JOBS, A_SHARD, A_SHARD_COUNT, A_REDO, A_RETRY,
        A_TRACE_TIME, A_TIME, A_QUIET, A_TIMEOUT, A_MODE, A_MAXIT, A_STOP,
-       A_MAXD, A_SPEC, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
+       A_MAXD, A_SPEC, A_KINDS, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
        A_WORK, A_COUNT };
 
 /* The numeric options: where each goes and its bound. */
@@ -164,6 +169,16 @@ static int parse_analyze(analyze_args *a, int argc, char **argv)
         case A_SHARD: a->shard = v; break;
         case A_WORK: a->work = v; break;
         case A_SPEC: a->ao.spec = v; break;
+        case A_KINDS: {
+            char why[512];
+            int64_t m = ft_pkind_parse_mask(v, why, sizeof why);
+            if (m < 0) {
+                fprintf(stderr, "foretell batch analyze: --kinds: %s\n", why);
+                return FT_EXIT_BAD_INPUT;
+            }
+            a->ao.kinds = (uint32_t)m;
+            break;
+        }
         case A_TRACE_TIME:
             if (ft_opt_seconds(&p, "trace-time", v, &a->trace_time) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -542,10 +557,14 @@ static int batch_confirm(int argc, char **argv)
     if (rc < 0)
         fprintf(stderr, "%s: error: %s\n", err.path[0] ? err.path : store,
                 err.message);
-    else if (co.progress)
+    char more[100] = "";
+    if (rc >= 0 && st.unconfirmed)
+        snprintf(more, sizeof more, ", %zu reached or not reproduced "
+                 "without a failure", st.unconfirmed);
+    if (rc >= 0 && co.progress)
         fprintf(stderr, "foretell batch confirm: %zu findings replayed: %zu "
-                "confirmed, %zu spurious, %zu not run\n", st.tried,
-                st.confirmed, st.spurious, st.not_run);
+                "confirmed, %zu spurious, %zu not run%s\n", st.tried,
+                st.confirmed, st.spurious, st.not_run, more);
     if (fb_store_close(s, &err) < 0) {
         fprintf(stderr, "%s: error: %s\n", store, err.message);
         rc = -1;

@@ -2,7 +2,9 @@
  * many schedules chosen by a strategy (replay/explore.h) and reports the
  * distinct failures, each saved as a trace, the strategy spec that
  * reproduces it and a schedule file.  Exit 0: no bug within the budget;
- * 1: bug found; 2: bad input; 4: foretell itself failed. */
+ * 1: bug found; 2: bad input; 4: foretell itself failed (after some runs:
+ * what they found is printed first; a trace or a bug that could not be
+ * written); 126: the program cannot be executed; 127: it is not there. */
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/json.h"
@@ -33,7 +35,11 @@ static const ft_opt explore_opts[] = {
     {"periods", 'P', "P", "period: largest number of periods (default 6)"},
     {"ctx", 0, "K", "hapset: calls in a statement's context (default 5)"},
     {"learn", 0, "N", "hapset: random runs to learn from first (default 0)"},
-    {"run-timeout", 0, "SECONDS", "one run's time bound: a hang (default 10)"},
+    {"run-timeout", 0, "SECONDS", "a run without progress (key points, CPU) "
+                                  "this long is hung (default 10)"},
+    {"max-run-events", 0, "N", "key points one run may take: a run "
+                               "reaching it is a hang (default 20000000; 0 = "
+                               "no bound)"},
     {"quiet", 'q', NULL, "no progress line"},
     {NULL, 0, NULL, NULL},
 };
@@ -41,7 +47,8 @@ static const ft_opt explore_opts[] = {
 enum {
     OPT_STRATEGY, OPT_BUDGET, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_ALL,
     OPT_OUTPUT, OPT_JSON, OPT_DEPTH, OPT_RADIUS, OPT_DEADLOCK, OPT_VARS,
-    OPT_BOUND, OPT_PERIODS, OPT_CTX, OPT_LEARN, OPT_RUN_TIMEOUT, OPT_QUIET,
+    OPT_BOUND, OPT_PERIODS, OPT_CTX, OPT_LEARN, OPT_RUN_TIMEOUT,
+    OPT_MAX_RUN_EVENTS, OPT_QUIET,
 };
 
 static const char usage_line[] =
@@ -81,6 +88,11 @@ static void print_json(const fx_opts *o, const fx_result *r)
     ft_json_kuint(&j, "threads_estimate", r->n_est);
     ft_json_kuint(&j, "events_estimate", r->k_est);
     ft_json_kbool(&j, "exhausted", r->exhausted);
+    ft_json_key(&j, "error");
+    if (r->failed)
+        ft_json_str(&j, r->error);
+    else
+        ft_json_null(&j);
     ft_json_key(&j, "bugs");
     ft_json_begin_array(&j);
     for (int i = 0; i < r->nbugs; i++) {
@@ -109,6 +121,17 @@ static void print_text(const fx_opts *o, const fx_result *r)
                b->detail, b->schedule_no);
         printf("  saved: %s%s%s\n  reproduce: FORETELL_STRATEGY='%s'\n",
                b->trace, b->schedule[0] ? ", " : "", b->schedule, b->spec);
+        if (b->failure == FR_HANG && b->schedule[0]) {
+            /* A hang replays only with a bound that stops it. */
+            if (b->hang_steps)
+                printf("  replay: foretell replay --schedule %s --max-steps "
+                       "%" PRIu64 " -- %s\n", b->schedule, b->hang_steps,
+                       o->argv[0]);
+            else
+                printf("  replay: foretell replay --schedule %s --timeout "
+                       "%g -- %s\n", b->schedule, o->run_timeout_s,
+                       o->argv[0]);
+        }
     }
     printf("strategy %s: %" PRIu64 " schedules in %.2f s (%.0f/s), %d distinct "
            "bug%s",
@@ -231,6 +254,11 @@ int cmd_explore(int argc, char **argv)
             if (ft_opt_seconds(&p, "run-timeout", v, &o.run_timeout_s) < 0)
                 return FT_EXIT_BAD_INPUT;
             break;
+        case OPT_MAX_RUN_EVENTS:
+            if (ft_opt_uint(&p, "max-run-events", v, UINT64_MAX / 2,
+                            &o.max_run_events) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
         case OPT_QUIET: quiet = 1; break;
         }
     }
@@ -272,15 +300,25 @@ program:
     if (rc < 0) {
         fprintf(stderr, "foretell explore: %s%s%s\n", err.path,
                 err.path[0] ? ": " : "", err.message);
-        if (r.write_errno)
+        if (r.write_errno) /* a run's trace or a saved bug: exit 4 */
             return FT_EXIT_INTERNAL;
-        if (strstr(err.message, "not found"))
-            return 127;
-        return strstr(err.message, "refused") ? FT_EXIT_INTERNAL : FT_EXIT_BAD_INPUT;
+        return rc == FX_ERR_NOT_FOUND ? FT_EXIT_NOT_FOUND
+               : rc == FX_ERR_SYSTEM  ? FT_EXIT_INTERNAL
+                                      : FT_EXIT_BAD_INPUT;
     }
     if (json)
         print_json(&o, &r);
     else
         print_text(&o, &r);
+    if (r.cut_calibration)
+        fprintf(stderr, "foretell explore: --time ran out in the first run "
+                "(the program runs longer than %.1f s under foretell)\n",
+                o.time_s);
+    if (r.failed) {
+        /* What was found stays valid; foretell could not go on. */
+        fprintf(stderr, "foretell explore: stopped after %" PRIu64
+                " schedules: %s\n", r.runs, r.error);
+        return FT_EXIT_INTERNAL;
+    }
     return r.nbugs ? FT_EXIT_FOUND : FT_EXIT_OK;
 }

@@ -277,6 +277,8 @@ int cmd_replay(int argc, char **argv)
     }
     if (rc < 0) {
         fprintf(stderr, "%s: error: %s\n", err.path, err.message);
+        if (rc == -2) /* the harness's own failure, not the input's */
+            return FT_EXIT_INTERNAL;
         if (o.exec_errno)
             return o.exec_errno == ENOENT ? FT_EXIT_NOT_FOUND
                                           : FT_EXIT_CANNOT_EXEC;

@@ -4,6 +4,7 @@
  * allocated per event.  The mapping from event kinds to operations is the
  * table in docs/ctm.md. */
 #include "ctm/ctm.h"
+#include "recorder/heapmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 
 #define FT_CTM_MAX_THREADS FT_TRACE_MAX_THREADS
 #define FT_CTM_MAX_TRANS (UINT32_MAX - 1u)
+/* The address of thread tid's cancellation flag: in the kernel half of
+ * the address space, which no program's memory is. */
+#define FT_CTM_CANCEL_FLAG(tid) (0xffffff0000000000ull | (uint64_t)(tid))
 
 void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to)
 {
@@ -116,6 +120,7 @@ void ft_ctm_free(ft_ctm *c)
     free(c->join_trans);
     free(c->vars);
     free(c->hash);
+    ft_heapmap_free(c->heap);
     free(c->hb_vc);
     free(c->hb_first);
     free(c->hb_count);
@@ -371,6 +376,19 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         val = ev->value;
         v = intern_access(c, ev->addr, t, op, val);
         break;
+    case FT_EV_THREAD_CANCEL:
+    case FT_EV_THREAD_CANCELED:
+        /* A write of the target's cancellation flag, and the target's
+         * read of it where it acts on the request: the data rule orders
+         * the cancel before the action (docs/ctm.md). */
+        op = ev->kind == FT_EV_THREAD_CANCEL ? FT_OP_WRITE : FT_OP_READ;
+        val = 1;
+        v = intern_access(c,
+                          FT_CTM_CANCEL_FLAG(ev->kind == FT_EV_THREAD_CANCEL
+                                                 ? ev->value
+                                                 : (uint64_t)t),
+                          t, op, val);
+        break;
     case FT_EV_READ_WIDE:
     case FT_EV_WRITE_WIDE:
         /* wide contents stand for one value: their hash (0: elided) */
@@ -400,6 +418,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     case FT_EV_MUTEX_LOCK:
         op = ev->rc == 0 ? FT_OP_LOCK : FT_OP_LOCK_FAIL;
         v = intern_var(c, ev->addr, FT_VAR_MUTEX, t);
+        val = ev->rc == 0 ? ev->arg : 0; /* how: a try never blocks */
         break;
     case FT_EV_MUTEX_UNLOCK:
         if (ev->rc != 0)
@@ -415,6 +434,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
             val = ev->kind == FT_EV_RW_WRLOCK;
         } else {
             op = ev->kind == FT_EV_RW_RDLOCK ? FT_OP_RDLOCK : FT_OP_WRLOCK;
+            val = ev->arg; /* how */
         }
         break;
     case FT_EV_RW_UNLOCK:
@@ -453,6 +473,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
     case FT_EV_SEM_WAIT:
         op = ev->rc == 0 ? FT_OP_SEM_WAIT : FT_OP_SEM_FAIL;
         v = intern_var(c, ev->addr, FT_VAR_SEM, t);
+        val = ev->rc == 0 ? ev->arg : 0; /* how */
         break;
     case FT_EV_BARRIER_INIT:
         v = intern_var(c, ev->addr, FT_VAR_BARRIER, FT_CTM_NONE);
@@ -474,13 +495,66 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
                                          : FT_OP_ONCE_SKIP;
         v = intern_var(c, ev->addr, FT_VAR_ONCE, t);
         break;
+    case FT_EV_MALLOC:
+    case FT_EV_FREE:
+    case FT_EV_REALLOC: {
+        /* a free (or a moving realloc) of a known object is a transition
+         * (use after free, kind_uaf.c); allocations only size it */
+        uint64_t gone = ev->kind == FT_EV_FREE ? ev->addr
+                        : ev->kind == FT_EV_REALLOC && ev->obj2 != ev->addr
+                            ? ev->obj2
+                            : 0;
+        if (!c->heap && !(c->heap = ft_heapmap_new()))
+            return OOM(msg, msglen);
+        const ft_heap_obj *o = gone ? ft_heapmap_find(c->heap, gone) : NULL;
+        if (o && o->addr == gone) {
+            op = FT_OP_FREE;
+            val = o->size;
+            v = intern_var(c, gone, FT_VAR_HEAP, t);
+        }
+        if (ft_heapmap_update(c->heap, ev) < 0)
+            return OOM(msg, msglen);
+        if (!op)
+            return 0;
+        break;
+    }
     default:
-        return 0; /* not a transition: calls, allocation, markers, ... */
+        return 0; /* not a transition: calls, markers, ... */
     }
     if (op != FT_OP_FORK && op != FT_OP_JOIN && v == FT_CTM_NONE)
         return OOM(msg, msglen);
     if (emit(c, ev, op, v, v2, val, val2))
         return OOM(msg, msglen);
+    return 0;
+}
+
+/* A heap object is shared when a thread other than the one freeing it
+ * touched memory inside it: then its free is ordered against that
+ * thread's accesses.  Memory variables sorted by address, each free's
+ * range looked up. */
+static int heap_sharedness(ft_ctm *c)
+{
+    uint32_t nfree = 0, m;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        nfree += c->vars[v].kind == FT_VAR_HEAP;
+    if (!nfree)
+        return 0;
+    uint64_t *mem = ft_ctm_mem_by_addr(c, &m);
+    if (!mem)
+        return -1;
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        if (c->op[x] != FT_OP_FREE)
+            continue;
+        ft_ctm_var *h = &c->vars[c->obj[x]];
+        uint64_t lo = h->addr, hi = h->addr + c->value[x];
+        for (uint32_t a = ft_ctm_mem_lower(mem, m, lo);
+             a < m && mem[2 * a] < hi && !h->shared; a++) {
+            const ft_ctm_var *mv = &c->vars[mem[2 * a + 1]];
+            h->shared = mv->shared || (mv->first_tid != FT_CTM_NONE &&
+                                       mv->first_tid != c->tid[x]);
+        }
+    }
+    free(mem);
     return 0;
 }
 
@@ -509,6 +583,10 @@ int ft_ctm_finish(ft_ctm *c)
         if (v->first_tid == FT_CTM_NONE && st != SLOT_SHARED)
             v->first_tid = st == SLOT_NONE ? FT_CTM_NONE : st;
     }
+    if (heap_sharedness(c) < 0)
+        return -1;
+    ft_heapmap_free(c->heap); /* no more events */
+    c->heap = NULL;
     c->nlocal_vars = c->nglobal_vars = c->nglobal_accesses = 0;
     for (uint32_t v = 0; v < c->nvars; v++)
         if (c->vars[v].kind == FT_VAR_MEMORY) {

@@ -29,12 +29,15 @@ enum ft_op {
     FT_OP_WRITE,          /* obj := value */
     FT_OP_RMW,            /* guard obj == value; obj := value2 (atomic RMW,
                              successful CAS) */
-    FT_OP_LOCK,           /* guard mutex free or (recursive) owned by me */
+    FT_OP_LOCK,           /* guard mutex free or (recursive) owned by me;
+                             value: how it was called (enum ft_lock_how:
+                             ft_ctm_blocking says whether it waits) */
     FT_OP_LOCK_FAIL,      /* trylock/timedlock that failed: guard held by
                              another thread; no update */
     FT_OP_UNLOCK,         /* owner := none (or recursion count - 1) */
-    FT_OP_RDLOCK,         /* guard no writer; readers + 1 */
-    FT_OP_WRLOCK,         /* guard no writer, no reader; writer := me */
+    FT_OP_RDLOCK,         /* guard no writer; readers + 1 (value: how) */
+    FT_OP_WRLOCK,         /* guard no writer, no reader; writer := me
+                             (value: how) */
     FT_OP_RWLOCK_FAIL,    /* try/timed rw lock that failed (value: 1 = wr) */
     FT_OP_RWUNLOCK,       /* releases my read or write hold */
     FT_OP_WAIT_PRE,       /* cond obj, mutex obj2: releases the mutex and
@@ -45,7 +48,7 @@ enum ft_op {
     FT_OP_NOTIFY_ALL,     /* wakes every waiter */
     FT_OP_SEM_INIT,       /* obj := value */
     FT_OP_SEM_POST,       /* obj + 1 */
-    FT_OP_SEM_WAIT,       /* guard obj > 0; obj - 1 */
+    FT_OP_SEM_WAIT,       /* guard obj > 0; obj - 1 (value: how) */
     FT_OP_SEM_FAIL,       /* failed trywait/timedwait: guard obj == 0 */
     FT_OP_BARRIER_ARRIVE, /* obj: arrivals + 1; the N-th opens a generation */
     FT_OP_BARRIER_LEAVE,  /* guard my arrival's generation is open */
@@ -54,6 +57,8 @@ enum ft_op {
     FT_OP_ONCE_DONE,      /* done := 1 */
     FT_OP_FORK,           /* value = child tid; must-HB child's first */
     FT_OP_JOIN,           /* value = child tid; guard child finished */
+    FT_OP_FREE,           /* obj: the heap object (its base address, kind
+                             FT_VAR_HEAP) given back; value: its size */
     FT_OP_COUNT
 };
 
@@ -66,6 +71,10 @@ enum ft_var_kind {
     FT_VAR_SEM,
     FT_VAR_BARRIER,
     FT_VAR_ONCE,
+    FT_VAR_HEAP,   /* a heap object, by its base address: only its frees
+                      are transitions (accesses are to memory variables);
+                      shared when another thread than the freeing one
+                      accessed memory inside it */
 };
 
 typedef struct ft_ctm_var {
@@ -137,6 +146,9 @@ typedef struct ft_ctm {
     uint32_t *hb_vc, *hb_first, *hb_count, *hb_pos;
     uint32_t hb_rows;
 
+    /* private: the live heap objects while building (recorder/
+     * heapmap.h), for the size of a FREE */
+    struct ft_heapmap *heap;
     /* private: interning table */
     ft_ctm_slot *hash;
     uint32_t hash_cap;
@@ -217,6 +229,12 @@ static inline int ft_ctm_is_shared(const ft_ctm *c, uint32_t x)
  * operations on the same object (docs/ctm.md lists the pairs). */
 int ft_ctm_conflict(const ft_ctm *c, uint32_t x, uint32_t y);
 
+/* Whether the thread of transition x would wait if x's guard were false
+ * (a blocking lock, rwlock or semaphore call, a condition wait that was
+ * notified, a barrier, a join), rather than return with an error (a try or
+ * timed call) or read another value. */
+int ft_ctm_blocking(const ft_ctm *c, uint32_t x);
+
 /* Whether transition x writes its memory variable (WRITE, RMW). */
 int ft_ctm_writes(const ft_ctm *c, uint32_t x);
 /* Whether x reads its memory variable (READ, RMW). */
@@ -243,5 +261,12 @@ void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to);
  * order, with map[new id] = old id (map allocated, caller frees).
  * Variables keep their indices; sharedness is recomputed. */
 ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map);
+
+/* The memory variables sorted by address, as pairs (address, variable)
+ * in a malloc'd array of 2 * *n words (a free's range looked up: the use
+ * after free kind, heap sharedness); NULL on out of memory. */
+uint64_t *ft_ctm_mem_by_addr(const ft_ctm *c, uint32_t *n);
+/* The first pair of mem[0..n) at or after address addr. */
+uint32_t ft_ctm_mem_lower(const uint64_t *mem, uint32_t n, uint64_t addr);
 
 #endif

@@ -33,6 +33,7 @@ static const char *const op_names[FT_OP_COUNT] = {
     [FT_OP_ONCE_DONE] = "once-done",
     [FT_OP_FORK] = "fork",
     [FT_OP_JOIN] = "join",
+    [FT_OP_FREE] = "free",
 };
 
 const char *ft_op_name(unsigned op)
@@ -43,6 +44,24 @@ const char *ft_op_name(unsigned op)
 int ft_ctm_writes(const ft_ctm *c, uint32_t x)
 {
     return c->op[x] == FT_OP_WRITE || c->op[x] == FT_OP_RMW;
+}
+
+int ft_ctm_blocking(const ft_ctm *c, uint32_t x)
+{
+    switch (c->op[x]) {
+    case FT_OP_LOCK:
+    case FT_OP_RDLOCK:
+    case FT_OP_WRLOCK:
+    case FT_OP_SEM_WAIT:
+        return c->value[x] == FT_HOW_BLOCK || c->value[x] == FT_HOW_SPIN;
+    case FT_OP_WAIT_POST:
+        return c->value[x] == 0; /* a timed-out wait needed no notify */
+    case FT_OP_BARRIER_LEAVE:
+    case FT_OP_JOIN:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 int ft_ctm_reads(const ft_ctm *c, uint32_t x)
@@ -216,7 +235,8 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
     s->nvars = c->nvars;
     s->cap_vars = c->nvars + 1;
     for (uint32_t v = 0; v < s->nvars; v++) {
-        s->vars[v].shared = 0;
+        /* a heap object's sharedness is its accesses', not its frees' */
+        s->vars[v].shared = c->vars[v].kind == FT_VAR_HEAP && c->vars[v].shared;
         s->vars[v].first_tid = FT_CTM_NONE;
     }
     for (uint32_t t = 0; t < nt; t++)
@@ -271,4 +291,42 @@ fail:
     free(m);
     ft_ctm_free(s);
     return NULL;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+uint64_t *ft_ctm_mem_by_addr(const ft_ctm *c, uint32_t *n)
+{
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        m += c->vars[v].kind == FT_VAR_MEMORY;
+    uint64_t *mem = malloc(sizeof *mem * 2 * ((size_t)m + 1));
+    if (!mem)
+        return NULL;
+    m = 0;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        if (c->vars[v].kind == FT_VAR_MEMORY) {
+            mem[2 * m] = c->vars[v].addr;
+            mem[2 * m++ + 1] = v;
+        }
+    qsort(mem, m, 2 * sizeof *mem, cmp_addr);
+    *n = m;
+    return mem;
+}
+
+uint32_t ft_ctm_mem_lower(const uint64_t *mem, uint32_t n, uint64_t addr)
+{
+    uint32_t a = 0, b = n;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (mem[2 * mid] < addr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
 }

@@ -4,8 +4,10 @@
  * Kind: lost-wakeup.  Condition `ready_cv`, flag `ready`.  The signal (BUG
  * line in announce) can come before the wait (BUG line in await_ready);
  * the wait should be `while (!ready) pthread_cond_wait(...)`.
- * Failure: the waiter would sleep forever; it waits at most WAIT_MS and
- * then asserts that it was woken (assert(rc == 0), abort).
+ * Failure: the waiter would sleep forever; it waits at most a second and
+ * then asserts that it was woken (assert(rc == 0), abort).  The deadline
+ * is the clock plus whole seconds, so that no branch depends on the
+ * clock's value: a replay then takes the recorded path whatever the time.
  * Natural run: usually passes (the waiter thread is started first and
  * reaches its wait before the announcer signals).
  */
@@ -14,8 +16,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
-
-#define WAIT_MS 300
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready_cv = PTHREAD_COND_INITIALIZER;
@@ -26,11 +26,7 @@ static void *await_ready(void *arg)
     (void)arg;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += WAIT_MS * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    deadline.tv_sec += 1;
     pthread_mutex_lock(&mu);
     int rc = pthread_cond_timedwait(&ready_cv, &mu, &deadline); /* BUG: no predicate */
     pthread_mutex_unlock(&mu);

@@ -21,73 +21,12 @@
  * data-consistent, violating prefix (tests/predict/test_predict_random.c
  * checks that against the oracle); a property the search does not
  * violate is left to the solver, so the search can only save time. */
-#include "predict/decide.h"
-#include "predict/exec.h"
-#include "predict/vorder.h"
+#include "predict/decide_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
-/* Split points tried per region, remote holds per property. */
-#define MAX_SPLITS 12
-#define MAX_REMOTE 8
-/* Steps a thread runs alone when released. */
-#define RELEASE_STEPS 96
-/* Steps of the other threads per candidate, beyond the regions' span. */
-#define RUN_STEPS 4096
-/* A witness whose cut is below this is written whole (prefix 0), so that
- * ft_presult_trim can cut it; above, its recorded prefix stays implicit. */
-#define INLINE_PREFIX 20000
-
-typedef struct cand {
-    uint32_t k;    /* the cut: recorded ids below it run first */
-    uint32_t prop; /* index into the batch */
-    uint32_t hold; /* the thread held back from its position at k on */
-} cand;
-
-typedef struct blk {
-    uint32_t t, obj;
-} blk;
-
-struct ft_decider {
-    ft_ctm *c;
-    const ft_value_order *vo;
-    const ft_slice_index *ix;
-    ft_exec *x;
-    uint32_t base;     /* recorded ids below it have run in x */
-    uint32_t base_bad; /* the first recorded id x could not run, or NONE */
-    /* scheduler */
-    uint32_t *heap, nheap;
-    uint8_t *inheap;
-    blk *blocked;
-    uint32_t nblocked;
-    uint32_t *steps;   /* the candidate's steps after the cut */
-    uint32_t nsteps, capsteps;
-    /* marks */
-    uint32_t *oreach; /* per object: index of a reached step by class,
-                         and the same by another thread than the region's
-                         (8 per object), NONE */
-    uint32_t *treach; /* per thread: last reached index */
-    uint32_t *touched;
-    uint32_t ntouched;
-    uint8_t *unlocked; /* bit id: its thread holds no mutex or rwlock
-                          before transition id (a place to hold it) */
-    ft_decide_stats st;
-    /* the candidate being tried; per property the best witness found
-     * so far that is not yet good enough to stop at (spare_level 1: a
-     * violation through synchronisation conflicts alone, 2: a data
-     * violation in which every read returns its recorded value) */
-    const ft_prop *cur;
-    uint32_t cur_k, cur_s0, cur_i;
-    ft_presult **spare;
-    uint8_t *spare_level;
-    int stop; /* the candidate has given what it can */
-    int oom;
-};
-
-static int witness(ft_decider *d, const ft_prop *p, uint32_t k,
-                   uint32_t s0, int data, ft_presult *res);
+#define NONE DECIDE_NONE
 
 /* Whether the prefix run so far is a violation worth stopping the
  * search for this property: a data violation in which a region's read
@@ -114,7 +53,7 @@ static int seen(ft_decider *d)
         d->oom = 1;
         return 0;
     }
-    int rc = witness(d, d->cur, d->cur_k, d->cur_s0, level == 2, r);
+    int rc = ft_decide_witness(d, d->cur, d->cur_k, d->cur_s0, level == 2, r);
     if (rc == 0) {
         if (d->spare[d->cur_i]) {
             ft_presult_free(d->spare[d->cur_i]);
@@ -385,212 +324,6 @@ static int try_release(ft_decider *d, const ft_prop *p, uint32_t h)
     return 0;
 }
 
-/* ---- the witness ---- */
-
-static void reach_reset(ft_decider *d)
-{
-    for (uint32_t i = 0; i < d->ntouched; i++)
-        for (int k = 0; k < 8; k++)
-            d->oreach[8 * (size_t)d->touched[i] + k] = NONE;
-    d->ntouched = 0;
-    for (uint32_t t = 0; t < d->c->nthreads; t++)
-        d->treach[t] = NONE;
-}
-
-static int in_reg(const ft_ctm *c, const ft_pregion *r, uint32_t id)
-{
-    return c->tid[id] == r->thread && c->pos[id] >= r->first &&
-           c->pos[id] <= r->last;
-}
-
-/* The objects of x that count (data: memory only) and their classes. */
-static int objs_of(const ft_ctm *c, uint32_t x, int data, uint32_t o[2],
-                   unsigned k[2])
-{
-    int n = 0;
-    if (c->obj[x] < c->nvars &&
-        (!data || c->vars[c->obj[x]].kind == FT_VAR_MEMORY)) {
-        o[n] = c->obj[x];
-        k[n++] = ft_exec_class(c, x);
-    }
-    if (c->obj2[x] < c->nvars &&
-        (!data || c->vars[c->obj2[x]].kind == FT_VAR_MEMORY)) {
-        o[n] = c->obj2[x];
-        k[n++] = FT_K_OTHER;
-    }
-    return n;
-}
-
-/* Reachability from region g over seq[s0, n) (conflicts of every kind,
- * or data only), with the step each was reached from (par, NONE for
- * region steps; via[i]: by a conflict rather than program order): the
- * monitor's question answered a second time, with the path.  Returns,
- * for CA, the index of the region step that closes a cycle (its
- * conflicting step in *other), for CMA the first step of the other
- * region reached; NONE if none. */
-static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
-                      const uint32_t *seq, uint32_t s0, uint32_t n,
-                      uint32_t *par, uint8_t *via, uint32_t *other)
-{
-    const ft_ctm *c = d->c;
-    uint32_t rt = p->r[g].thread, found = NONE;
-    int ca = p->kind == FT_PROP_CA;
-    reach_reset(d);
-    for (uint32_t i = s0; i < n && found == NONE; i++) {
-        uint32_t x = seq[i], t = c->tid[x], o[2];
-        unsigned k[2];
-        int no = objs_of(c, x, data, o, k);
-        /* a reached step it conflicts with: [0..3] by class, [4..7] the
-         * same by another thread than rt */
-        uint32_t cf = NONE, cfo = NONE;
-        for (int a = 0; a < no; a++)
-            for (unsigned ky = 0; ky < 4; ky++) {
-                if (!ft_exec_conflicts(k[a], 1u << ky))
-                    continue;
-                const uint32_t *sl = &d->oreach[8 * (size_t)o[a]];
-                if (cf == NONE && sl[ky] != NONE)
-                    cf = sl[ky];
-                if (cfo == NONE && sl[4 + ky] != NONE)
-                    cfo = sl[4 + ky];
-            }
-        if (c->op[x] == FT_OP_JOIN && c->value[x] < c->nthreads) {
-            cf = d->treach[c->value[x]];
-            cfo = c->value[x] != rt ? cf : NONE;
-        }
-        if (ca && in_reg(c, &p->r[g], x) && cfo != NONE) {
-            *other = cfo;
-            found = i;
-        }
-        par[i] = NONE;
-        via[i] = 0;
-        if (in_reg(c, &p->r[g], x)) {
-            /* a region step */
-        } else if (d->treach[t] != NONE) {
-            par[i] = d->treach[t];
-        } else if (cf != NONE) {
-            par[i] = cf;
-            via[i] = 1;
-        } else {
-            continue;
-        }
-        if (!ca && found == NONE && in_reg(c, &p->r[1 - g], x))
-            found = i;
-        d->treach[t] = i;
-        if (c->op[x] == FT_OP_FORK && c->value[x] < c->nthreads) {
-            uint32_t ch = (uint32_t)c->value[x];
-            if (d->treach[ch] == NONE)
-                d->treach[ch] = i;
-        }
-        for (int a = 0; a < no; a++) {
-            uint32_t *sl = &d->oreach[8 * (size_t)o[a]];
-            int fresh = 1;
-            for (int q = 0; q < 8; q++)
-                fresh &= sl[q] == NONE;
-            if (fresh)
-                d->touched[d->ntouched++] = o[a];
-            if (sl[k[a]] == NONE)
-                sl[k[a]] = i;
-            if (t != rt && sl[4 + k[a]] == NONE)
-                sl[4 + k[a]] = i;
-        }
-    }
-    return found;
-}
-
-static void mark_path(const uint32_t *par, const uint8_t *via, uint32_t i,
-                      uint8_t *mark)
-{
-    while (i != NONE) {
-        if (par[i] == NONE) {
-            mark[i] = 1;
-            break;
-        }
-        if (via[i]) {
-            mark[i] = 1;
-            mark[par[i]] = 1;
-        }
-        i = par[i];
-    }
-}
-
-/* Fills res with the witness: the recorded run below cut, then the
- * candidate's steps.  seq is that whole sequence from s0 on (the
- * regions' first transition: the monitor's start).  0 ok, 1 the data
- * reachability does not confirm the violation, -1 out of memory. */
-static int witness(ft_decider *d, const ft_prop *p, uint32_t k,
-                   uint32_t s0, int data, ft_presult *res)
-{
-    const ft_ctm *c = d->c;
-    uint32_t n = k + d->nsteps;
-    uint32_t *seq = malloc(sizeof *seq * ((size_t)n + 1));
-    uint32_t *par = malloc(sizeof *par * ((size_t)n + 1));
-    uint32_t *par1 = malloc(sizeof *par1 * ((size_t)n + 1));
-    uint8_t *via = malloc((size_t)n + 1), *via1 = malloc((size_t)n + 1);
-    uint8_t *mark = calloc((size_t)n + 1, 1);
-    int rc = -1;
-    if (!seq || !par || !par1 || !via || !via1 || !mark)
-        goto out;
-    for (uint32_t i = 0; i < k; i++)
-        seq[i] = i;
-    memcpy(seq + k, d->steps, sizeof *seq * d->nsteps);
-    uint32_t other = NONE, close;
-    rc = 1;
-    if (p->kind == FT_PROP_CA) {
-        close = reach(d, p, 0, data, seq, s0, n, par, via, &other);
-        if (close == NONE)
-            goto out;
-        mark[close] = 1;
-        mark[other] = 1;
-        mark_path(par, via, other, mark);
-    } else {
-        uint32_t a = reach(d, p, 0, data, seq, s0, n, par, via, &other);
-        uint32_t b = reach(d, p, 1, data, seq, s0, n, par1, via1, &other);
-        if (a == NONE || b == NONE)
-            goto out;
-        mark[a] = mark[b] = 1;
-        mark_path(par, via, a, mark);
-        mark_path(par1, via1, b, mark);
-        close = a > b ? a : b;
-    }
-    /* the recorded run up to the regions stays implicit on long traces */
-    uint32_t cut = s0 < INLINE_PREFIX ? 0 : s0;
-    uint32_t ns = close + 1 - cut;
-    res->steps = malloc(sizeof *res->steps * ((size_t)ns + 1));
-    res->vars = malloc(sizeof *res->vars * ((size_t)ns + 1));
-    rc = -1;
-    if (!res->steps || !res->vars)
-        goto out;
-    res->nsteps = res->nvars = 0;
-    for (uint32_t i = cut; i <= close; i++) {
-        uint32_t x = seq[i], v = c->obj[x];
-        res->steps[res->nsteps++] = (ft_step){x, mark[i]};
-        if (mark[i] && v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY) {
-            uint32_t q = 0;
-            while (q < res->nvars && res->vars[q] != v)
-                q++;
-            if (q == res->nvars)
-                res->vars[res->nvars++] = v;
-        }
-    }
-    res->prefix = cut;
-    res->sync_only = !data;
-    res->verdict = FT_VIOLATED;
-    res->iterations = 0;
-    res->window_first = 0;
-    res->window_end = c->ntrans;
-    res->windows = 0;
-    res->reason[0] = 0;
-    rc = 0;
-out:
-    free(seq);
-    free(par);
-    free(par1);
-    free(via);
-    free(via1);
-    free(mark);
-    return rc;
-}
-
 /* ---- candidates ---- */
 
 static int cmp_cand(const void *a, const void *b)
@@ -802,7 +535,7 @@ static int try_cand(ft_decider *d, const ft_prop *p, const cand *cd,
     }
     int rc = 0;
     if (found) {
-        rc = witness(d, p, cd->k, s0, 1, res);
+        rc = ft_decide_witness(d, p, cd->k, s0, 1, res);
         if (rc == 1) {
             d->st.unconfirmed++;
             rc = 0;

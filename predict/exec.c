@@ -231,6 +231,16 @@ uint32_t ft_exec_held(const ft_exec *x, uint32_t t)
     return x->held[t];
 }
 
+uint64_t ft_exec_value(const ft_exec *x, uint32_t v)
+{
+    return v < x->nv ? x->val[v] : 0;
+}
+
+int ft_exec_frozen(const ft_exec *x, uint32_t t)
+{
+    return (x->tflags[t] & T_FROZEN) != 0;
+}
+
 static int in_region(const ft_exec *x, uint32_t g, uint32_t id)
 {
     const ft_pregion *r = &x->prop.r[g];

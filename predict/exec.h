@@ -78,6 +78,11 @@ int ft_exec_conflicts(unsigned k, unsigned set);
 uint32_t ft_exec_pos(const ft_exec *x, uint32_t t);
 /* The mutex and rwlock holds thread t has not released. */
 uint32_t ft_exec_held(const ft_exec *x, uint32_t t);
+/* The value memory variable v holds now. */
+uint64_t ft_exec_value(const ft_exec *x, uint32_t v);
+/* Whether thread t ended on a read of another value than it recorded
+ * (outside the property's regions). */
+int ft_exec_frozen(const ft_exec *x, uint32_t t);
 
 /* Journal: ft_exec_undo(x, m) takes back everything after the matching
  * ft_exec_mark. */

@@ -5,7 +5,7 @@
  * is_serializable, and add the blocking clause (paper eqn. 2) until a
  * violation is found or the formula is unsat.  The witness is cut right
  * after the access that completes the violation. */
-#include "predict/predict.h"
+#include "predict/kind.h"
 #include "predict/window.h"
 
 #include <stdlib.h>
@@ -203,8 +203,9 @@ static int joined_later(const ft_ctm *c, const uint32_t *order,
 }
 
 /* Witness steps from the executed blocks order[0..closing]. */
-static int witness(const ft_reduced *r, const uint32_t *order, uint32_t closing,
-                   const uint8_t *mark, ft_presult *res)
+int ft_witness_from_blocks(const ft_reduced *r, const uint32_t *order,
+                           uint32_t closing, const uint8_t *mark,
+                           ft_presult *res)
 {
     const ft_ctm *c = r->ctm;
     uint32_t n = 0;
@@ -318,7 +319,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
         if (ser < 0)
             break;
         if (!ser) {
-            if (witness(r, order, closing, mark, res))
+            if (ft_witness_from_blocks(r, order, closing, mark, res))
                 break;
             verdict = FT_VIOLATED;
             res->reason[0] = 0;
@@ -442,6 +443,8 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
                       const ft_window_index *w, const ft_prop *p,
                       const ft_predict_opts *o, ft_presult *res)
 {
+    if (ft_pkind_of(p->kind)) /* the other kinds: kinds.c */
+        return ft_pkind_predict(c, whole, w, p, o, res);
     memset(res, 0, sizeof *res);
     double t0 = ft_predict_now();
     double deadline = o->timeout_ms ? t0 + o->timeout_ms / 1000.0 : 0;

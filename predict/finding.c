@@ -1,13 +1,14 @@
 /* finding.c - findings in a form every consumer shares, whatever their
  * kind: a kind name, a message, the events that make the finding (each
  * with its code site: module, file, function, line and the source line's
- * text) and the witness interleaving as schedule text.  `foretell batch`
+ * text) and the witness interleaving as schedule text: BEST's atomicity
+ * violations (observed and predicted) and the other kinds' (kind.h).  `foretell batch`
  * stores and reports these; a grouping of analyze's own output can use
  * the same fingerprint.  The fingerprint names the static bug, not the
  * dynamic instance: it hashes the kind and the normalised sites of the
  * finding's key events (docs/batch.md, "Fingerprints"), never addresses,
  * thread ids, values or a line number when the line's text is known. */
-#include "predict/predict.h"
+#include "predict/kind.h"
 
 #include <inttypes.h>
 #include <openssl/evp.h>
@@ -119,15 +120,17 @@ static void var_list(const ft_pipeline *pl, const uint32_t *vars, uint32_t n,
     }
 }
 
-static char *schedule_text(const ft_schedule *s)
+/* The text of schedule s, which is freed; NULL out of memory. */
+static char *schedule_text(ft_schedule *s)
 {
     char *text = NULL;
     size_t n = 0;
     FILE *m = open_memstream(&text, &n);
-    if (!m)
-        return NULL;
-    int rc = ft_schedule_write(m, s);
-    if (fclose(m) != 0 || rc < 0) {
+    int rc = m ? ft_schedule_write(m, s) : -1;
+    if (m && fclose(m) != 0)
+        rc = -1;
+    ft_schedule_free(s);
+    if (rc < 0) {
         free(text);
         return NULL;
     }
@@ -180,10 +183,8 @@ static char *observed_witness(const ft_pipeline *pl, const fi_region *r)
     }
     ft_schedule s;
     char *text = NULL;
-    if (ft_schedule_from_result(&s, c, &pl->info, &p, &res) == 0) {
+    if (ft_schedule_from_result(&s, c, &pl->info, &p, &res) == 0)
         text = schedule_text(&s);
-        ft_schedule_free(&s);
-    }
     free(res.steps);
     return text;
 }
@@ -205,6 +206,7 @@ static ft_finding *new_finding(ft_finding **out, size_t *n, size_t *cap,
     memset(f, 0, sizeof *f);
     snprintf(f->kind, sizeof f->kind, "%s", kind);
     f->prop = SIZE_MAX;
+    f->kprop = SIZE_MAX;
     return f;
 }
 
@@ -290,11 +292,48 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
                           c->event[res->steps[s].trans]) < 0)
                 return -1;
         ft_schedule sc;
-        if (ft_schedule_from_result(&sc, c, &pl->info, p, res) < 0)
+        if (ft_schedule_from_result(&sc, c, &pl->info, p, res) < 0 ||
+            !(f->witness = schedule_text(&sc)))
             return -1;
-        f->witness = schedule_text(&sc);
-        ft_schedule_free(&sc);
-        if (!f->witness)
+    }
+    return 0;
+}
+
+/* The violated properties of the other kinds (kind.h): the kind's name,
+ * its description and events (every one a key: they are the sites that
+ * make the bug), and the schedule analyze writes for it. */
+static int kind_findings(const ft_pipeline *pl, ft_source_cache *src,
+                         ft_finding **out, size_t *n, size_t *cap)
+{
+    const ft_ctm *c = pl->ctm;
+    for (size_t i = 0; i < pl->nkprops && pl->kresults; i++) {
+        const ft_presult *res = &pl->kresults[i];
+        const ft_prop *p = &pl->kprops[i];
+        const ft_pkind *k = ft_pkind_of(p->kind);
+        if (res->verdict != FT_VIOLATED || !k)
+            continue;
+        ft_finding *f = new_finding(out, n, cap, k->name);
+        if (!f)
+            return -1;
+        builder b = {f, 0};
+        f->kprop = i;
+        f->replayable = 1;
+        ft_kevent ev[FT_KEVENTS_MAX];
+        char msg[400];
+        uint32_t nev = k->describe(c, &pl->info, p, res, ev, FT_KEVENTS_MAX,
+                                   msg, sizeof msg);
+        char full[500];
+        snprintf(full, sizeof full, "%s predicted: %s", k->title, msg);
+        if (!(f->message = strdup(full)))
+            return -1;
+        for (uint32_t e = 0; e < nev && e < FT_KEVENTS_MAX; e++)
+            if (ev[e].trans < c->ntrans &&
+                add_event(pl, src, &b, ev[e].role, 1,
+                          c->event[ev[e].trans]) < 0)
+                return -1;
+        ft_schedule sc;
+        if (ft_pipeline_kind_schedule(pl, i, res, &sc) < 0 ||
+            !(f->witness = schedule_text(&sc)))
             return -1;
     }
     return 0;
@@ -311,6 +350,8 @@ int ft_pipeline_findings(const ft_pipeline *pl, ft_finding **out, size_t *n)
     int rc = observed_findings(pl, src, out, n, &cap);
     if (rc == 0)
         rc = predicted_findings(pl, src, out, n, &cap);
+    if (rc == 0)
+        rc = kind_findings(pl, src, out, n, &cap);
     ft_source_cache_free(src);
     if (rc < 0) {
         ft_findings_free(*out, *n);

@@ -724,6 +724,10 @@ void ft_pipeline_free(ft_pipeline *pl)
             ft_presult_free(&pl->results[i]);
     free(pl->results);
     free(pl->props);
+    for (size_t i = 0; pl->kresults && i < pl->nkprops; i++)
+        ft_presult_free(&pl->kresults[i]);
+    free(pl->kresults);
+    free(pl->kprops);
     ft_trace_info_free(&pl->info);
     ft_reader_close(pl->names);
     fi_analysis_free(&pl->infer);

@@ -19,7 +19,27 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum ft_prop_kind { FT_PROP_CA = 0, FT_PROP_CMA = 1 };
+/* CA and CMA are BEST's (findav.c); the others are the property kinds of
+ * predict/kind.h, one file each. */
+enum ft_prop_kind {
+    FT_PROP_CA = 0,
+    FT_PROP_CMA = 1,
+    FT_PROP_DEADLOCK,  /* a cycle of threads each waiting for a lock the
+                          next holds (kind_deadlock.c) */
+    FT_PROP_STUCK,     /* every thread finished or waiting for good, one
+                          at a given wait: lost wake-ups (kind_stuck.c) */
+    FT_PROP_ORDER,     /* a read from another write than it read from:
+                          order violations (kind_order.c) */
+    FT_PROP_NULL,      /* a pointer read that reads NULL and is then
+                          dereferenced (kind_order.c) */
+    FT_PROP_UAF,       /* an access after another thread's free of the
+                          object (kind_uaf.c) */
+    FT_PROP_RACE,      /* two conflicting accesses that can run at once:
+                          data races (kind_race.c) */
+    FT_PROP_NKINDS
+};
+
+#define FT_PROP_MAX_TGT 8
 
 /* An e-transaction: positions first .. last (inclusive) of a thread. */
 typedef struct ft_pregion {
@@ -30,6 +50,12 @@ typedef struct ft_prop {
     uint32_t id;      /* the caller's number, echoed in reports */
     uint8_t kind;     /* enum ft_prop_kind */
     ft_pregion r[2];  /* r[1] only for CMA */
+    /* The other kinds (kind.h): the transitions the property is about,
+     * a kind's own datum, and the static group (same sites, same bug). */
+    uint32_t tgt[FT_PROP_MAX_TGT];
+    uint8_t ntgt;
+    uint64_t aux;
+    uint32_t group;
 } ft_prop;
 
 /* The transitions of thread tid whose trace events lie in [first_event,
@@ -214,7 +240,7 @@ typedef struct ft_sched_step {
 
 typedef struct ft_schedule {
     char trace[512], program[256], property[512];
-    char kind[8];      /* "CA" or "CMA" */
+    char kind[24];     /* "CA", "CMA" or a kind's name (kind.h) */
     ft_sched_step *steps;
     uint32_t nsteps;
 } ft_schedule;
@@ -290,6 +316,12 @@ typedef struct ft_pipeline {
                              "properties"), else NULL */
     int abandoned;        /* the solver overran the bound and was left
                              running: the process must _exit, not free */
+    /* The other property kinds (kind.h, kinds.c): candidates, results. */
+    ft_prop *kprops;
+    size_t nkprops;
+    ft_presult *kresults;
+    size_t nkviolated, nkholds, nkunknown, nkskipped;
+    double kinds_seconds;
 } ft_pipeline;
 
 /* A variable's name for reports: the STD trace's own name, the global or
@@ -367,7 +399,8 @@ typedef struct ft_fevent {
 } ft_fevent;
 
 typedef struct ft_finding {
-    char kind[32];    /* "atomicity" (CA), "atomicity-pair" (CMA), ... */
+    char kind[32];    /* "atomicity" (CA), "atomicity-pair" (CMA), or a
+                         kind's name (kind.h: "deadlock", ...) */
     char *message;
     ft_fevent *events;
     uint32_t nevents;
@@ -375,10 +408,14 @@ typedef struct ft_finding {
     int replayable;   /* the witness is a schedule from the run's start */
     int observed;     /* the recorded run itself shows it */
     size_t prop;      /* index into pl->props, SIZE_MAX none */
+    size_t kprop;     /* index into pl->kprops (another kind than
+                         atomicity: kind.h), SIZE_MAX none */
 } ft_finding;
 
 /* The findings of an analyzed pipeline: the violations the recorded run
- * shows, then the predicted ones (after ft_pipeline_predict).  Source
+ * shows, then the predicted ones (after ft_pipeline_predict), then the
+ * other kinds' violated properties (after ft_pipeline_predict_kinds,
+ * predict/kind.h).  Source
  * lines are read from the files the sites name when readable.  0, -1 out
  * of memory. */
 int ft_pipeline_findings(const ft_pipeline *pl, ft_finding **out, size_t *n);

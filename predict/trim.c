@@ -18,7 +18,7 @@
  * witness order, are a feasible prefix that holds the violating accesses
  * in the same order
  * (tests/predict/test_predict_random.c checks both against the oracle). */
-#include "predict/predict.h"
+#include "predict/kind.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,11 +172,16 @@ static int mutex_free(const ft_ctm *c, const ft_presult *res, uint8_t *keep)
     return grew;
 }
 
-/* The closure, with the releases every kept acquisition needs. */
+/* The closure, with the releases every kept acquisition needs; seed
+ * (may be NULL) adds steps to keep besides the marked ones. */
 static void closure_free(const ft_ctm *c, const ft_prop *p,
-                         const ft_presult *res, uint8_t *keep, int free_reads)
+                         const ft_presult *res, uint8_t *keep, int free_reads,
+                         const uint8_t *seed)
 {
-    memset(keep, 0, res->nsteps);
+    if (seed)
+        memcpy(keep, seed, res->nsteps);
+    else
+        memset(keep, 0, res->nsteps);
     do
         closure(c, p, res, keep, free_reads);
     while (mutex_free(c, res, keep));
@@ -223,8 +228,8 @@ int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res)
         free(strict);
         return -1;
     }
-    closure_free(c, p, res, strict, 0);
-    closure_free(c, p, res, keep, 1);
+    closure_free(c, p, res, strict, 0, NULL);
+    closure_free(c, p, res, keep, 1, NULL);
     if (!stays_in_regions(c, p, res, keep))
         memcpy(keep, strict, n);
     /* Which witness makes the program fail depends on the program: the
@@ -246,5 +251,23 @@ int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res)
     res->nsteps = nk;
     res->alt_steps = st;
     res->nalt_steps = ns;
+    return 0;
+}
+
+int ft_presult_trim_seeds(const ft_ctm *c, ft_presult *res,
+                          const uint8_t *seed)
+{
+    uint32_t nk;
+    uint8_t *keep = malloc(res->nsteps + 1);
+    if (!keep)
+        return -1;
+    closure_free(c, NULL, res, keep, 0, seed); /* no free reads: no p */
+    ft_step *k = kept(res, keep, &nk);
+    free(keep);
+    if (!k)
+        return -1;
+    free(res->steps);
+    res->steps = k;
+    res->nsteps = nk;
     return 0;
 }

@@ -21,6 +21,7 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
     case FT_EV_THREAD_CREATE:
     case FT_EV_THREAD_JOIN:
     case FT_EV_THREAD_DETACH:
+    case FT_EV_THREAD_CANCEL:
         p = ft_put_uint(p, ev->site);
         return ft_put_uint(p, ev->value);
     case FT_EV_THREAD_EXIT:
@@ -132,6 +133,7 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
     case FT_EV_REGION_BEGIN:
     case FT_EV_REGION_END:
     case FT_EV_ABORT:
+    case FT_EV_THREAD_CANCELED:
         return ft_put_uint(p, ev->site);
     case FT_EV_STEAL:
     case FT_EV_SIGNAL:

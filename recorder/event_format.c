@@ -71,6 +71,9 @@ unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
     case FT_EV_THREAD_DETACH:
         add(f, "child", FT_F_UINT, ev->value);
         break;
+    case FT_EV_THREAD_CANCEL:
+        add(f, "thread", FT_F_UINT, ev->value);
+        break;
     case FT_EV_READ:
     case FT_EV_WRITE:
         access(f, ev);

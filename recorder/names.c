@@ -13,6 +13,8 @@ static const char *const kind_names[FT_EV_KIND_MAX + 1] = {
     [FT_EV_THREAD_EXIT] = "thread_exit",
     [FT_EV_THREAD_JOIN] = "thread_join",
     [FT_EV_THREAD_DETACH] = "thread_detach",
+    [FT_EV_THREAD_CANCEL] = "thread_cancel",
+    [FT_EV_THREAD_CANCELED] = "thread_canceled",
     [FT_EV_READ] = "read",
     [FT_EV_WRITE] = "write",
     [FT_EV_READ_WIDE] = "read_wide",
@@ -107,4 +109,68 @@ const char *ft_site_format(const ft_reader *r, uint32_t site, char *buf,
         snprintf(buf, len, "?+0x%llx", (unsigned long long)s->offset);
     }
     return buf;
+}
+
+/* path with "." and "dir/.." taken out, lexically (clang names headers
+ * /usr/bin/../lib/gcc/...). */
+static const char *normalise(const char *path, char *buf, size_t len)
+{
+    size_t n = 0;
+    const char *p = path;
+    if (strlen(path) >= len)
+        return path;
+    while (*p) {
+        const char *e = strchr(p, '/');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == 1 && p[0] == '.') {
+        } else if (l == 2 && p[0] == '.' && p[1] == '.' && n > 0) {
+            while (n > 0 && buf[n - 1] != '/')
+                n--;
+            if (n > 1)
+                n--; /* the slash before the dropped name */
+        } else if (l > 0 || n == 0) {
+            if (n > 0 && buf[n - 1] != '/')
+                buf[n++] = '/';
+            memcpy(buf + n, p, l);
+            n += l;
+        }
+        if (!e)
+            break;
+        p = e + 1;
+        if (n == 0)
+            buf[n++] = '/';
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+int ft_path_is_system(const char *file)
+{
+    static const char *const prefixes[] = {
+        "/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/local/lib/",
+        "/usr/src/", "/usr/share/", "/build/", "<built-in>",
+    };
+    if (!file || !*file)
+        return 1;
+    char buf[4096];
+    const char *p = normalise(file, buf, sizeof buf);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(p, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+const char *ft_site_format_user(const ft_reader *r, uint32_t site, char *buf,
+                                size_t len)
+{
+    const ft_site *s = ft_reader_site(r, site);
+    if (!s || !len)
+        return NULL;
+    if (s->file && s->line && !ft_path_is_system(s->file))
+        return ft_site_format(r, site, buf, len);
+    if (s->user_file && s->user_line) {
+        snprintf(buf, len, "%s:%u", s->user_file, s->user_line);
+        return buf;
+    }
+    return NULL;
 }

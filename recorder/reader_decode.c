@@ -242,6 +242,7 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
     case FT_EV_THREAD_CREATE:
     case FT_EV_THREAD_JOIN:
     case FT_EV_THREAD_DETACH:
+    case FT_EV_THREAD_CANCEL:
         GET_U(ev->site, U32);
         GET_TID(ev->value);
         return 0;
@@ -379,6 +380,7 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
     case FT_EV_REGION_BEGIN:
     case FT_EV_REGION_END:
     case FT_EV_ABORT:
+    case FT_EV_THREAD_CANCELED:
         GET_U(ev->site, U32);
         return 0;
     case FT_EV_STEAL:

@@ -144,10 +144,27 @@ int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
                    uint64_t body_off);
 int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
-/* Sorts the site table, merging SYMBOLS into SITES entries; -1 with
- * r->error set when the ids are not dense from 1 (docs/trace-format.md:
- * consumers index tables by site id, so a hostile id must not size them). */
+int ft_meta_inlined(ft_reader *r, const uint8_t *body, size_t n,
+                    uint64_t body_off);
+/* Sorts the site table, merging SYMBOLS, SOURCE and INLINED into SITES
+ * entries; -1 with r->error set when the ids are not dense from 1
+ * (docs/trace-format.md: consumers index tables by site id, so a hostile
+ * id must not size them). */
 int ft_meta_finish_sites(ft_reader *r);
+
+/* ---- linemap.c: the real source of a line named by #line ---- */
+#define FT_SOURCES_CACHED 4
+typedef struct ft_sources {
+    char cu[4096];                         /* scratch for the CU's path */
+    struct ft_linedirs *cache[FT_SOURCES_CACHED]; /* parsed, newest first */
+} ft_sources;
+/* file:*line as the line table says, in the compile unit whose source is
+ * cu: when file does not exist but cu does, the physical line of cu that
+ * its #line directives map there (cu into buf, *line updated); else file
+ * unchanged. */
+const char *ft_real_source(const char *cu, const char *file, int *line,
+                           char *buf, size_t len, ft_sources *srcs);
+void ft_sources_free(ft_sources *srcs);
 
 /* The event decoder (reader_decode.c).  Decodes one event at *pp (not
  * past end), consuming SWITCH events into *tid.  Returns 1 with *ev

@@ -399,6 +399,31 @@ int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
     return each_element(r, body, n, body_off, "SOURCE", one_source);
 }
 
+/* INLINED entries: sites with module INL_MARK, merged like SYMBOLS. */
+#define INL_MARK (UINT32_MAX - 2)
+
+static int one_inlined(ft_reader *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint64_t id, line;
+    ft_site s = {.module = INL_MARK, .offset = 0};
+    if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
+        get_str(r, &a[1], &s.user_file) < 0 || !s.user_file ||
+        get_uint(&a[2], UINT32_MAX, &line) < 0)
+        return -1;
+    s.id = (uint32_t)id;
+    s.user_line = (uint32_t)line;
+    return push_site(r, &s);
+}
+
+int ft_meta_inlined(ft_reader *r, const uint8_t *body, size_t n,
+                    uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "INLINED", one_inlined);
+}
+
 static int one_datasym(ft_reader *r, const msgpack_object *o)
 {
     if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
@@ -507,7 +532,10 @@ int ft_meta_finish_sites(ft_reader *r)
         int have_site = 0;
         for (; j < n && t[j].s.id == t[i].s.id; j++) {
             const ft_site *s = &t[j].s;
-            if (s->module == SRC_MARK) {
+            if (s->module == INL_MARK) {
+                merged.user_file = s->user_file;
+                merged.user_line = s->user_line;
+            } else if (s->module == SRC_MARK) {
                 merged.text = s->text;
             } else if (s->module != SYM_MARK) {
                 merged.id = s->id;

@@ -115,9 +115,15 @@ static int header(ft_sched_parse *p, const char *s, const char *end,
         return FT_SI_STEPS;
     }
     if (is(s, klen, "kind")) {
-        if (!is(v, (size_t)(end - v), "CA") && !is(v, (size_t)(end - v), "CMA"))
-            return bad(err, errlen, "kind must be CA or CMA, not '%.*s'",
-                       clip(v, end), v);
+        /* CA, CMA or a property kind's name (predict/kind.h: lower case
+         * and '-'); which names exist is predict's to say */
+        size_t vl = (size_t)(end - v);
+        int named = vl > 0 && vl <= 32;
+        for (size_t i = 0; named && i < vl; i++)
+            named = (v[i] >= 'a' && v[i] <= 'z') || v[i] == '-';
+        if (!is(v, vl, "CA") && !is(v, vl, "CMA") && !named)
+            return bad(err, errlen, "kind must be CA, CMA or a property "
+                       "kind, not '%.*s'", clip(v, end), v);
         p->have_kind = 1;
     }
     out->key = s;

@@ -23,6 +23,7 @@
  * libc6-dbg's compressed DWARF for them cost 170 ms per recorded run. */
 #include "recorder/reader_internal.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -175,6 +176,60 @@ static const char *find_line(Dwfl_Module *mod, Dwarf_Addr a, int *line,
     return NULL;
 }
 
+/* The compile unit that covers a (aranges first, then every CU, as
+ * find_line does), with its address bias. */
+static Dwarf_Die *cu_of(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, a, bias);
+    if (cu)
+        return cu;
+    while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+        if (dwarf_haspc(cu, a - *bias) > 0)
+            return cu;
+    return NULL;
+}
+
+/* For an address in code inlined from a system header (std::vector::at
+ * inlined into main): where the chain of inlined calls entered the
+ * program's own code, the innermost such call site; NULL if none. */
+static const char *inlined_into(Dwfl_Module *mod, Dwarf_Addr a, int *line)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = cu_of(mod, a, &bias);
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (!cu || dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+        return NULL;
+    /* dwarf_getscopes follows an inlined instance to its abstract
+     * definition; the concrete chain of callers is dwarf_getscopes_die's,
+     * from the innermost scope. */
+    Dwarf_Die *inner = NULL, *scopes = NULL;
+    int n = dwarf_getscopes(cu, a - bias, &inner);
+    if (n > 0 && dwarf_tag(&inner[0]) == DW_TAG_inlined_subroutine)
+        n = dwarf_getscopes_die(&inner[0], &scopes);
+    else
+        n = 0;
+    free(inner);
+    const char *found = NULL;
+    for (int i = 0; i < n && !found; i++) {
+        Dwarf_Attribute at;
+        Dwarf_Word f, l;
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine ||
+            !dwarf_attr(&scopes[i], DW_AT_call_file, &at) ||
+            dwarf_formudata(&at, &f) != 0 ||
+            !dwarf_attr(&scopes[i], DW_AT_call_line, &at) ||
+            dwarf_formudata(&at, &l) != 0 || f >= nfiles)
+            continue;
+        const char *file = dwarf_filesrc(files, f, NULL, NULL);
+        if (file && !ft_path_is_system(file)) {
+            found = file;
+            *line = (int)l;
+        }
+    }
+    free(scopes);
+    return found;
+}
+
 static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
                 int line, int col)
 {
@@ -217,6 +272,41 @@ static int emit_source(ft_appender *ap, ft_source_cache *src, uint32_t id,
     p = ft_put_str(p, text, (uint32_t)n);
     ft_appender_commit(ap, p);
     return 1;
+}
+
+static int emit_inlined(ft_appender *ap, uint32_t id, const char *file,
+                        int line)
+{
+    size_t fl = strlen(file);
+    if (fl > 4096 || line <= 0)
+        return 0;
+    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_INLINED, fl + 32);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 3);
+    p = ft_put_uint(p, id);
+    p = ft_put_str(p, file, (uint32_t)fl);
+    p = ft_put_uint(p, (uint64_t)line);
+    ft_appender_commit(ap, p);
+    return 0;
+}
+
+/* The source file the compiler read for the CU that covers a (its
+ * DW_AT_name, made absolute with DW_AT_comp_dir) into srcs->cu, or NULL. */
+static const char *cu_file(Dwfl_Module *mod, Dwarf_Addr a, ft_sources *srcs)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = cu_of(mod, a, &bias);
+    const char *name = cu ? dwarf_diename(cu) : NULL;
+    if (!name)
+        return NULL;
+    Dwarf_Attribute at;
+    const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+    if (name[0] == '/' || !dir)
+        snprintf(srcs->cu, sizeof srcs->cu, "%s", name);
+    else
+        snprintf(srcs->cu, sizeof srcs->cu, "%s/%s", dir, name);
+    return srcs->cu;
 }
 
 /* The module's data symbols (global and static variables: STT_OBJECT and
@@ -292,6 +382,7 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
     signed char *opened = calloc(r->nmodules + 1, 1);
     ft_source_cache *src = ft_source_cache_new();
     ft_appender ap = {.fd = -1};
+    ft_sources *srcs = calloc(1, sizeof *srcs); /* #line directives seen */
     int done = 0, rc = 0;
     if ((rc = ft_appender_open_reader(&ap, r, path, err)) < 0)
         goto out;
@@ -331,9 +422,23 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         const char *file = find_line(m->mod, a, &line, &col);
         if ((!fn && !file) || (retry && !file))
             continue;
+        char real[4096];
+        if (srcs && file && !ft_path_is_system(file))
+            file = ft_real_source(cu_file(m->mod, a, srcs), file, &line,
+                                  real, sizeof real, srcs);
         if (emit(&ap, s->id, fn, file, line, col) < 0)
             continue;
         emit_source(&ap, src, s->id, file, line > 0 ? (uint32_t)line : 0);
+        int uline = 0;
+        const char *ufile = file && ft_path_is_system(file)
+                                ? inlined_into(m->mod, a, &uline)
+                                : NULL;
+        if (ufile) {
+            if (srcs)
+                ufile = ft_real_source(cu_file(m->mod, a, srcs), ufile,
+                                       &uline, real, sizeof real, srcs);
+            emit_inlined(&ap, s->id, ufile, uline);
+        }
         done++;
     }
     /* Data symbols of the modules that hold sites (the instrumented
@@ -350,6 +455,9 @@ out:
         if (crc < 0)
             rc = crc; /* -2: a write failed */
     }
+    if (srcs)
+        ft_sources_free(srcs);
+    free(srcs);
     for (uint32_t i = 0; mods && opened && i < r->nmodules; i++)
         if (mods[i].dwfl)
             dwfl_end(mods[i].dwfl);

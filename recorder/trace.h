@@ -34,6 +34,8 @@ enum ft_chunk_kind {
     FT_CHUNK_END = 6,     /* body: msgpack map written at a clean end */
     FT_CHUNK_DATA = 7,    /* body: [module, offset, size, name] data symbols */
     FT_CHUNK_SOURCE = 8,  /* body: [site, text] source lines */
+    FT_CHUNK_INLINED = 9, /* body: [site, file, line]: where code inlined
+                             from a system header entered the program */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -46,6 +48,11 @@ enum ft_kind {
     FT_EV_THREAD_EXIT = 4,    /* - */
     FT_EV_THREAD_JOIN = 5,    /* site child_tid */
     FT_EV_THREAD_DETACH = 6,  /* site child_tid */
+    FT_EV_THREAD_CANCEL = 7,  /* site tid: pthread_cancel(tid) */
+    FT_EV_THREAD_CANCELED = 8, /* site: the thread acts on a cancellation
+                                 request at this cancellation point; its
+                                 cleanup handlers, then THREAD_EXIT,
+                                 follow */
 
     FT_EV_READ = 10,          /* site addr size value  (size 1,2,4,8) */
     FT_EV_WRITE = 11,         /* site addr size value */
@@ -116,6 +123,13 @@ enum ft_heap_what {
     FT_HEAP_USE_AFTER_FREE = 1,
     FT_HEAP_DOUBLE_FREE = 2,
     FT_HEAP_NULL_DEREF = 3,
+    FT_HEAP_WRITE_BEFORE = 4, /* heap corruption: a write before a block
+                                 (its chunk header); value: alloc site */
+    FT_HEAP_WRITE_AFTER = 5,  /* a write past a block's end; value: alloc
+                                 site */
+    FT_HEAP_HEADER_OVERWRITTEN = 6, /* found at free (site): the block's
+                                 header was overwritten by a write the
+                                 hooks did not see; value: alloc site */
 };
 
 /* How a lock-like operation was attempted (the "how" field). */
@@ -207,6 +221,11 @@ typedef struct ft_site {
     const char *function; /* NULL until symbolised */
     const char *file;
     uint32_t line, column;
+    /* For a site in code inlined from a system header (std::vector::at
+     * inlined into main): the innermost place in the program's own code
+     * it was inlined into (INLINED chunk), else NULL and 0. */
+    const char *user_file;
+    uint32_t user_line;
     const char *text;     /* the source line at file:line when the trace
                              was symbolised (SOURCE), NULL unknown */
 } ft_site;
@@ -325,6 +344,15 @@ int ft_kind_from_name(const char *name);
 /* "file:line" (or "module+0xoff", or "?") for a site, into buf. */
 const char *ft_site_format(const ft_reader *r, uint32_t site, char *buf,
                            size_t len);
+/* Whether a source path is a system header or library source rather than
+ * the program's own (/usr/include, /usr/lib, ...; NULL and "" too). */
+int ft_path_is_system(const char *file);
+/* As ft_site_format, but a site in code inlined from a system header is
+ * named by where that code entered the program (ft_site.user_file);
+ * returns NULL (buf untouched) when the site is a system one without
+ * such a place, so that the caller may look further out. */
+const char *ft_site_format_user(const ft_reader *r, uint32_t site, char *buf,
+                                size_t len);
 
 /* Writer: produces traces from decoded events (generators, importers,
  * tests).  The runtime uses encode.h directly.  Sites are defined with
@@ -515,6 +543,18 @@ const char *ft_signal_name(int signo, char *buf, size_t len);
  * (docs/recorder.md); when it refuses to run the program (a schedule or
  * strategy it cannot follow) "refuse STATUS MESSAGE", then exits STATUS:
  * a program exiting with the same status cannot imitate that. */
+/* The statuses the runtime exits with.  The trace says the same for the
+ * first three (END reason, DEADLOCK/DIVERGE events); a refusal (the runtime
+ * will not run the program at all, so there is no trace) is believed only
+ * with its "refuse" line, since the program may exit with any of these
+ * numbers too. */
+#define FT_DEADLOCK_STATUS 86     /* a deadlocked run */
+#define FT_DIVERGED_STATUS 83     /* replay left its schedule (stop) */
+#define FT_MAX_STEPS_STATUS 82    /* FORETELL_MAX_STEPS key points reached */
+#define FT_OPEN_FAIL_STATUS 85    /* the trace cannot be written ("write-error") */
+#define FT_BAD_STRATEGY_STATUS 84 /* refused: FORETELL_STRATEGY malformed */
+#define FT_BAD_SCHEDULE_STATUS 81 /* refused: FORETELL_SCHEDULE unreadable
+                                     or malformed */
 typedef struct ft_rt_report {
     int write_errno; /* 0: nothing reported */
     uint64_t offset; /* bytes in the trace when writing failed */

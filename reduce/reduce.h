@@ -157,6 +157,21 @@ static inline uint32_t ft_block_of(const ft_reduced *r, uint32_t x)
     return r->block_of[x];
 }
 
+/* The thread block b belongs to (a keyless block has no transition to
+ * ask): the last thread whose blocks start at or before b. */
+static inline uint32_t ft_block_thread(const ft_reduced *r, uint32_t b)
+{
+    uint32_t a = 0, z = r->ctm->nthreads;
+    while (z - a > 1) {
+        uint32_t m = a + (z - a) / 2;
+        if (r->bfirst[m] <= b)
+            a = m;
+        else
+            z = m;
+    }
+    return a;
+}
+
 /* Whether the switch (i, k) -> (j, l) is in CXT; switches from a
  * thread's last block are always allowed. */
 int ft_cxt_allowed(const ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,

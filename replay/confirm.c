@@ -34,6 +34,7 @@ const char *fr_confirm_status_name(int status)
     case FR_NOT_RUN: return "not run";
     case FR_FAILED_EARLY: return "confirmed: the program failed before the "
                                  "schedule's end";
+    case FR_NOT_REPRODUCED: return "not reproduced";
     default: return "?";
     }
 }
@@ -46,6 +47,7 @@ const char *fr_confirm_status_id(int status)
     case FR_REFINED: return "refined";
     case FR_NOT_RUN: return "not_run";
     case FR_FAILED_EARLY: return "failed_early";
+    case FR_NOT_REPRODUCED: return "not_reproduced";
     default: return "?";
     }
 }
@@ -119,9 +121,9 @@ static int replay_tail(const fr_confirm_opts *o, fr_confirmation *c,
     return rc;
 }
 
-static int replay(const fr_confirm_opts *o, fr_confirmation *c,
-                  const char *schedule, const char *trace, int diverge,
-                  fr_outcome *out, ft_error *err)
+int fr_confirm_replay(const fr_confirm_opts *o, fr_confirmation *c,
+                      const char *schedule, const char *trace, int diverge,
+                      fr_outcome *out, ft_error *err)
 {
     return replay_tail(o, c, schedule, trace, diverge, NULL, out, err);
 }
@@ -129,7 +131,7 @@ static int replay(const fr_confirm_opts *o, fr_confirmation *c,
 /* The program followed every step until it failed, before the schedule's
  * end (an assertion right after the violating reads, before the other
  * thread's last violating write): not a departure from the schedule. */
-static int failed_early(const fr_outcome *o)
+int fr_failed_early(const fr_outcome *o)
 {
     return o->diverged && o->ended_early && o->failure != FR_OK &&
            o->failure != FR_DIVERGED && o->failure != FR_HANG &&
@@ -141,7 +143,7 @@ static int failed_early(const fr_outcome *o)
  * may need other threads to move first: replay the same schedule with
  * random tails (seeds 1..o->tails) and keep the first run that fails,
  * with its schedule (every switch of that run) so it replays exactly. */
-static int try_tails(const fr_confirm_opts *o, fr_confirmation *c,
+int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
                      const char *base, int blen, ft_error *err)
 {
     char trace[1000], spec[64];
@@ -165,7 +167,7 @@ static int try_tails(const fr_confirm_opts *o, fr_confirmation *c,
         snprintf(note, sizeof note, "the violation, then tail %s: %s", spec,
                  fr_failure_name(out.failure));
         ft_error e;
-        if (fx_schedule_from_trace(trace, path, note, &e) == 0)
+        if (fx_schedule_from_trace(trace, path, note, 0, &e) == 0)
             snprintf(c->failing_schedule, sizeof c->failing_schedule, "%s",
                      path);
         return 0;
@@ -191,21 +193,21 @@ static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
     snprintf(trace, sizeof trace, "%.800s/%.*s.alt.replay.ftrace", o->dir,
              blen, base);
     fr_outcome out;
-    if (replay(o, c, path, trace, FR_DIVERGE_STOP, &out, err) < 0)
+    if (fr_confirm_replay(o, c, path, trace, FR_DIVERGE_STOP, &out, err) < 0)
         return -1;
     fr_confirmation alt = *c;
     alt.outcome = out;
     snprintf(alt.schedule, sizeof alt.schedule, "%s", path);
     snprintf(alt.trace, sizeof alt.trace, "%s", trace);
     alt.tail[0] = alt.failing_schedule[0] = 0;
-    if (failed_early(&out))
+    if (fr_failed_early(&out))
         alt.status = FR_FAILED_EARLY;
     else if (out.diverged)
         return 0;
     else if (out.failure == FR_OK) {
         char b2[300];
         snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
-        if (try_tails(o, &alt, b2, (int)strlen(b2), err) < 0) {
+        if (fr_confirm_tails(o, &alt, b2, (int)strlen(b2), err) < 0) {
             c->write_errno = alt.write_errno;
             return -1;
         }
@@ -255,20 +257,20 @@ int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
     snprintf(c->trace, sizeof c->trace, "%.900s/%.*s.replay.ftrace", o->dir,
              (int)blen, base);
     snprintf(c->schedule, sizeof c->schedule, "%s", schedule_path);
-    if (replay(o, c, schedule_path, c->trace, FR_DIVERGE_STOP, &c->outcome,
+    if (fr_confirm_replay(o, c, schedule_path, c->trace, FR_DIVERGE_STOP, &c->outcome,
                err) < 0) {
         c->status = FR_NOT_RUN;
         return -1;
     }
     c->first = c->outcome;
-    if (failed_early(&c->outcome)) {
+    if (fr_failed_early(&c->outcome)) {
         c->status = FR_FAILED_EARLY;
         return 0;
     }
     if (!c->outcome.diverged) {
         c->status = FR_CONFIRMED;
         if (c->outcome.failure == FR_OK &&
-            try_tails(o, c, base, (int)blen, err) < 0)
+            fr_confirm_tails(o, c, base, (int)blen, err) < 0)
             return -1;
         return 0;
     }
@@ -305,7 +307,7 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         /* The diverged run, to its end: what the program really does. */
         snprintf(rtrace, sizeof rtrace, "%.700s/diverged.ftrace", rdir);
         fr_outcome full;
-        if (replay(o, c, c->schedule, rtrace, FR_DIVERGE_CONTINUE, &full,
+        if (fr_confirm_replay(o, c, c->schedule, rtrace, FR_DIVERGE_CONTINUE, &full,
                    err) < 0)
             return -1;
         ft_pipeline next;
@@ -331,10 +333,10 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         ft_pipeline_free(&next);
         snprintf(c->schedule, sizeof c->schedule, "%s", sched);
         snprintf(c->trace, sizeof c->trace, "%.700s/replay.ftrace", rdir);
-        if (replay(o, c, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
+        if (fr_confirm_replay(o, c, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
                    err) < 0)
             return -1;
-        if (failed_early(&c->outcome)) {
+        if (fr_failed_early(&c->outcome)) {
             c->status = FR_FAILED_EARLY;
             snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "
                      "diverged run: %.900s", round, c->schedule);
@@ -345,7 +347,7 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
             snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "
                      "diverged run and followed: %.900s", round, c->schedule);
             return c->outcome.failure == FR_OK
-                       ? try_tails(o, c, base, (int)blen, err) : 0;
+                       ? fr_confirm_tails(o, c, base, (int)blen, err) : 0;
         }
         snprintf(c->note, sizeof c->note, "round %u: the refined schedule "
                  "%.500s diverged too: %.400s", round, c->schedule,

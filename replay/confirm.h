@@ -37,6 +37,9 @@ enum fr_confirm_status {
     FR_FAILED_EARLY = 4, /* followed until the program failed, before the
                             schedule's end: the interleaving is real and
                             it breaks the program */
+    FR_NOT_REPRODUCED = 5, /* property kinds (confirm_kind.c): followed,
+                              but the run did not show the predicted state
+                              (no deadlock, no heap error) */
 };
 
 typedef struct fr_confirmation {
@@ -70,5 +73,33 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
  * divergence is FR_SPURIOUS (no refinement: that needs the analysis). */
 int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
                         fr_confirmation *c, ft_error *err);
+
+/* The pieces fr_confirm is made of, for confirm_kind.c: one replay of a
+ * schedule (a trace it could not write sets c->write_errno); whether the program followed it until it failed before its
+ * end (confirmed); replays of the schedule with random tails until one
+ * fails (c->schedule is replayed; base[0..blen) names the files). */
+int fr_confirm_replay(const fr_confirm_opts *o, fr_confirmation *c,
+                      const char *schedule, const char *trace, int diverge,
+                      fr_outcome *out, ft_error *err);
+int fr_failed_early(const fr_outcome *o);
+int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
+                     const char *base, int blen, ft_error *err);
+
+/* Confirms violated kind property i of pl (pl->kprops, predict/kind.h):
+ * replays its schedule and checks what the kind expects (a deadlock, a
+ * heap error, the state reached), with random tails after a state that
+ * did not make the program fail; alt (may be NULL) is a second schedule
+ * (a race's other order) replayed the same way when the first shows no
+ * failure.  0 (see c->status), -1 with err set when the program cannot
+ * be run. */
+int fr_confirm_kind(const ft_pipeline *pl, size_t i, const char *schedule,
+                    const char *alt, const fr_confirm_opts *o,
+                    fr_confirmation *c, ft_error *err);
+/* The same for a schedule without its analysis (`foretell batch confirm`
+ * replays stored witnesses): expect is the kind's (enum ft_expect,
+ * predict/kind.h). */
+int fr_confirm_expect(int expect, const char *schedule, const char *alt,
+                      const fr_confirm_opts *o, fr_confirmation *c,
+                      ft_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ void fx_opts_default(fx_opts *o)
     o->jobs = 1;
     o->outdir = "foretell-explore";
     o->run_timeout_s = 10;
+    o->max_run_events = FX_DEFAULT_MAX_RUN_EVENTS;
     o->ctx_depth = 5;
 }
 
@@ -70,7 +72,15 @@ static int seterr(ft_error *err, const char *path, const char *fmt,
     if (n < 0 || (size_t)n >= sizeof msg)
         memcpy(msg + sizeof msg - 4, "...", 4);
     copy(err->message, sizeof err->message, msg);
-    return -1;
+    return FX_ERR_INPUT;
+}
+
+/* A failure of the harness or the system (not of the input). */
+static int fx_system_error(ft_error *err, const char *path, const char *fmt,
+                           const char *a)
+{
+    seterr(err, path, fmt, a);
+    return FX_ERR_SYSTEM;
 }
 
 typedef struct driver {
@@ -81,6 +91,8 @@ typedef struct driver {
     fx_calib *calib;        /* the estimates the strategies plan with */
     char work[256];
     char keys[FX_MAX_BUGS][300]; /* failure kind + raw site, for dedup */
+    fx_launch launch;
+    fx_child *slots;        /* FX_MAX_JOBS run slots, then calibration */
 } driver;
 
 /* PCT needs n (threads) and k (steps) "estimated from earlier runs": the
@@ -117,17 +129,21 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
                           ft_error *err)
 {
     fx_result *res = d->res;
+    if (c->refused) {
+        /* Only the runtime's report says so: an exit status of 84 is the
+         * program's own (a bug like any other). */
+        char why[sizeof c->why + FX_SPEC_MAX + 64];
+        snprintf(why, sizeof why, "the runtime refused run %llu "
+                 "(FORETELL_STRATEGY=%s): %s",
+                 (unsigned long long)res->runs + 1, c->spec, c->why);
+        return seterr(err, d->o->argv[0], "%s", why);
+    }
     res->runs++;
     if (out->write_errno) { /* its trace is cut: no verdict on it */
         res->write_errno = out->write_errno;
         return seterr(err, c->trace, "cannot write the run's trace: %s "
                       "(TMPDIR is full?)", out->write_error);
     }
-    if (out->exit_status == 127 && res->runs == 1)
-        return seterr(err, d->o->argv[0], "cannot run the program (exit 127)%s", "");
-    if (out->exit_status == 84 || out->exit_status == 85)
-        return seterr(err, c->trace,
-                      "the runtime refused the run (FORETELL_STRATEGY=%s)", c->spec);
     if (out->failure == FR_OK)
         return 0;
     char key[300];
@@ -145,6 +161,8 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     res->nbugs++;
     b->failure = out->failure;
     b->schedule_no = res->runs;
+    if (out->failure == FR_HANG && !c->hung)
+        b->hang_steps = c->max_events;
     copy(b->site, sizeof b->site, out->site);
     copy(b->detail, sizeof b->detail, out->detail);
     copy(b->spec, sizeof b->spec, c->spec);
@@ -191,8 +209,9 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
         copy(b->detail, sizeof b->detail, named.detail);
     }
     serr.offset = 0;
-    if (fx_schedule_from_trace(b->trace, b->schedule, c->spec, &serr) < 0) {
-        b->schedule[0] = 0; /* a killed run's damaged trace: no schedule */
+    if (fx_schedule_from_trace(b->trace, b->schedule, c->spec,
+                               out->failure == FR_HANG, &serr) < 0) {
+        b->schedule[0] = 0; /* nothing of the trace could be read */
         if (serr.offset == UINT64_MAX) { /* writing it failed */
             res->write_errno = EIO;
             return seterr(err, serr.path, "%s", serr.message);
@@ -219,6 +238,19 @@ static void remove_work(const char *dir)
     rmdir(dir);
 }
 
+static double deadline_of(const fx_opts *o, double t0)
+{
+    return o->time_s > 0 ? t0 + o->time_s : 0;
+}
+
+/* The running exploration's deadline (fx_now() clock), 0 none. */
+static double time_limit;
+
+int fx_time_up(void)
+{
+    return time_limit > 0 && fx_now() >= time_limit;
+}
+
 static int stop_now(const driver *d, double t0, uint64_t started)
 {
     const fx_opts *o = d->o;
@@ -226,7 +258,16 @@ static int stop_now(const driver *d, double t0, uint64_t started)
         return 1;
     if (o->budget && started >= o->budget)
         return 1;
-    return o->time_s > 0 && fx_now() - t0 >= o->time_s;
+    return o->time_s > 0 && fx_now() >= deadline_of(o, t0);
+}
+
+/* Polls until c ends; 1 when it ended with an outcome, 0 when it was cut
+ * at the deadline. */
+static int wait_run(driver *d, fx_child *c, double t0, fr_outcome *out)
+{
+    while (!fx_child_poll(c, d->o->run_timeout_s, deadline_of(d->o, t0), out))
+        nap();
+    return !c->cut;
 }
 
 static int explore_loop(driver *d, double t0, ft_error *err)
@@ -237,15 +278,20 @@ static int explore_loop(driver *d, double t0, ft_error *err)
         jobs = 1;
     if (jobs > FX_MAX_JOBS)
         jobs = FX_MAX_JOBS;
-    static fx_child slot[FX_MAX_JOBS];
-    int busy[FX_MAX_JOBS] = {0}, running = 0, exhausted = 0;
+    fx_child *slot = d->slots;
+    int busy[FX_MAX_JOBS] = {0}, running = 0, exhausted = 0, rc = 0;
     uint64_t started = d->res->runs; /* the calibration counts */
     for (;;) {
-        while (!exhausted && running < jobs && !stop_now(d, t0, started)) {
+        while (rc == 0 && !exhausted && running < jobs &&
+               !stop_now(d, t0, started)) {
             int i = 0;
             while (busy[i])
                 i++;
             fx_child *c = &slot[i];
+            if (c->prog.fd < 0 && fr_progress_open(&c->prog, err) < 0) {
+                rc = -1;
+                break;
+            }
             snprintf(c->trace, sizeof c->trace, "%s/run-%d.ftrace", d->work, i);
             snprintf(c->log, sizeof c->log, "%s/run-%d.log", d->work, i);
             char spec[FX_SPEC_MAX];
@@ -253,8 +299,10 @@ static int explore_loop(driver *d, double t0, ft_error *err)
                 exhausted = 1;
                 break;
             }
-            if (fx_child_start(c, o->argv, spec, d->s->wants_log, err) < 0)
-                return -1;
+            if (fx_child_start(c, &d->launch, spec, d->s->wants_log, err) < 0) {
+                rc = -1;
+                break;
+            }
             busy[i] = 1;
             running++;
             started++;
@@ -262,22 +310,31 @@ static int explore_loop(driver *d, double t0, ft_error *err)
         if (running == 0)
             break;
         int progressed = 0;
+        /* After a failure, the runs in flight are stopped, not waited for. */
+        double deadline = rc < 0 ? t0 : deadline_of(o, t0);
         for (int i = 0; i < jobs; i++) {
             fr_outcome out;
-            if (!busy[i] || !fx_child_poll(&slot[i], o->run_timeout_s, &out))
+            if (!busy[i] ||
+                !fx_child_poll(&slot[i], o->run_timeout_s, deadline, &out))
                 continue;
             busy[i] = 0;
             running--;
             progressed = 1;
-            if (d->s->done_trace)
-                d->s->done_trace(d->st, slot[i].spec, slot[i].log,
-                                 slot[i].trace, out.failure);
-            else if (d->s->done) /* seeded strategies learn nothing */
-                d->s->done(d->st, slot[i].spec, slot[i].log);
-            if (d->s->parallel)
-                update_estimates(d, slot[i].trace);
-            if (record_outcome(d, &slot[i], &out, err) < 0)
-                return -1;
+            if (slot[i].cut || rc < 0)
+                continue; /* stopped by us: no outcome, nothing learned */
+            if (!slot[i].refused) {
+                if (d->s->done_trace)
+                    d->s->done_trace(d->st, slot[i].spec, slot[i].log,
+                                     slot[i].trace, out.failure);
+                else if (d->s->done) /* seeded strategies learn nothing */
+                    d->s->done(d->st, slot[i].spec, slot[i].log);
+                if (d->s->parallel)
+                    update_estimates(d, slot[i].trace);
+            }
+            if (record_outcome(d, &slot[i], &out, err) < 0) {
+                rc = -1;
+                continue;
+            }
             if (o->progress)
                 o->progress(o->progress_arg, d->res->runs, d->res->nbugs,
                             fx_now() - t0);
@@ -286,6 +343,16 @@ static int explore_loop(driver *d, double t0, ft_error *err)
             nap();
     }
     d->res->exhausted = exhausted;
+    return rc;
+}
+
+/* The run failed to start or was refused after work was done: the bugs
+ * found so far stay, and the error is reported beside them. */
+static int failed_after_work(fx_result *res, const ft_error *err)
+{
+    res->failed = 1;
+    snprintf(res->error, sizeof res->error, "%s%s%s", err->path,
+             err->path[0] ? ": " : "", err->message);
     return 0;
 }
 
@@ -293,55 +360,99 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
 {
     memset(res, 0, sizeof *res);
     memset(err, 0, sizeof *err);
-    driver d = {.o = o, .res = res, .s = find_strategy(o->strategy)};
+    static fx_child slots[FX_MAX_JOBS + 1];
+    driver d = {.o = o, .res = res, .s = find_strategy(o->strategy),
+                .slots = slots};
+    for (int i = 0; i <= FX_MAX_JOBS; i++)
+        slots[i].prog.fd = -1, slots[i].prog.page = NULL;
     char pbuf[4096];
     if (!d.s)
         return seterr(err, NULL, "unknown strategy '%s'", o->strategy);
-    if (!o->argv || !o->argv[0] || !fr_which(o->argv[0], pbuf, sizeof pbuf))
-        return seterr(err, o->argv && o->argv[0] ? o->argv[0] : "",
-                      "program not found%s", "");
+    if (!o->argv || !o->argv[0] || !fr_which(o->argv[0], pbuf, sizeof pbuf)) {
+        seterr(err, o->argv && o->argv[0] ? o->argv[0] : "",
+               "program not found%s", "");
+        return FX_ERR_NOT_FOUND;
+    }
+    /* What the harness itself needs, before any run: its failure is
+     * foretell's (FX_ERR_SYSTEM), never the program's. */
+    d.launch.argv = o->argv;
+    d.launch.max_events = o->max_run_events;
+    d.launch.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (d.launch.devnull < 0)
+        return fx_system_error(err, "/dev/null", "cannot open it for the "
+                               "programs' input and output: %s",
+                               strerror(errno));
+    fx_child *cal = &slots[FX_MAX_JOBS];
+    if (fr_progress_open(&cal->prog, err) < 0) {
+        close(d.launch.devnull);
+        return FX_ERR_SYSTEM;
+    }
     snprintf(d.work, sizeof d.work, "%s/foretell-explore-XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(d.work))
-        return seterr(err, d.work, "cannot create a work directory: %s",
-                      strerror(errno));
+    if (!mkdtemp(d.work)) {
+        int e = errno;
+        close(d.launch.devnull);
+        fr_progress_close(&cal->prog);
+        return fx_system_error(err, d.work, "cannot create a work directory: "
+                               "%s", strerror(e));
+    }
     double t0 = fx_now();
     int rc = 0;
+    time_limit = deadline_of(o, t0);
     /* Calibration: the non-preemptive schedule, run 1. */
-    fx_child cal;
-    snprintf(cal.trace, sizeof cal.trace, "%s/calib.ftrace", d.work);
-    snprintf(cal.log, sizeof cal.log, "%s/calib.log", d.work);
+    snprintf(cal->trace, sizeof cal->trace, "%s/calib.ftrace", d.work);
+    snprintf(cal->log, sizeof cal->log, "%s/calib.log", d.work);
     fx_calib calib = {0};
-    if (fx_child_start(&cal, o->argv, "none", 0, err) < 0) {
-        rc = -1;
+    fr_outcome out;
+    if (fx_child_start(cal, &d.launch, "none", 0, err) < 0) {
+        rc = FX_ERR_SYSTEM;
         goto out;
     }
-    fr_outcome out;
-    while (!fx_child_poll(&cal, o->run_timeout_s, &out))
-        nap();
-    if (fx_calibrate(cal.trace, &calib, err) < 0 && out.exit_status == 127) {
-        rc = seterr(err, o->argv[0], "cannot run the program%s", "");
+    if (!wait_run(&d, cal, t0, &out)) {
+        res->cut_calibration = 1; /* --time ran out in the first run */
+        goto out;
+    }
+    ft_error cerr;
+    int have_calib = fx_calibrate(cal->trace, &calib, &cerr) == 0;
+    if (!cal->started && !have_calib) {
+        /* As record and replay say it. */
+        char status[32];
+        snprintf(status, sizeof status, "%d", out.exit_status);
+        rc = seterr(err, o->argv[0], "not built with foretell-cc (no "
+                    "foretell runtime started in it; it exited with status "
+                    "%s)", status);
+        goto out;
+    }
+    if (cal->refused) {
+        rc = fx_system_error(err, o->argv[0], "the runtime refused the "
+                             "first run: %s", cal->why);
         goto out;
     }
     res->n_est = calib.threads;
     res->k_est = calib.events;
-    if (record_outcome(&d, &cal, &out, err) < 0) {
-        rc = -1;
+    if (record_outcome(&d, cal, &out, err) < 0) {
+        rc = failed_after_work(res, err);
         goto out;
     }
     d.calib = &calib;
     d.st = d.s->init(o, &calib);
     if (!d.st) {
-        rc = seterr(err, NULL, "out of memory%s", "");
+        rc = fx_system_error(err, "", "out of memory%s", "");
         goto out;
     }
     if (o->progress)
         o->progress(o->progress_arg, res->runs, res->nbugs, fx_now() - t0);
-    rc = explore_loop(&d, t0, err);
+    if (explore_loop(&d, t0, err) < 0)
+        rc = failed_after_work(res, err);
     d.s->fini(d.st);
 out:
+    time_limit = 0;
     fx_calib_free(&calib);
     res->seconds = fx_now() - t0;
     remove_work(d.work);
+    for (int i = 0; i <= FX_MAX_JOBS; i++)
+        if (slots[i].prog.page)
+            fr_progress_close(&slots[i].prog);
+    close(d.launch.devnull);
     return rc;
 }

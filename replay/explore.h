@@ -31,12 +31,16 @@
 
 #define FX_MAX_BUGS 64
 #define FX_SPEC_MAX 8192
+/* Key points a run may take by default (--max-run-events): about 200 MB
+ * of trace; a run still going then is a livelock or longer than this. */
+#define FX_DEFAULT_MAX_RUN_EVENTS 20000000ull
 
 typedef struct fx_opts {
     char *const *argv;      /* program and arguments */
     const char *strategy;   /* a name from the list above */
     uint64_t budget;        /* schedules to run at most (0: no bound) */
-    double time_s;          /* wall-clock bound (0: none) */
+    double time_s;          /* wall-clock bound of the whole exploration,
+                               runs in flight included (0: none) */
     uint64_t seed;          /* base seed: run i uses seed + i */
     int jobs;               /* runs at once (seeded strategies only) */
     int all;                /* keep going after the first bug */
@@ -49,7 +53,11 @@ typedef struct fx_opts {
     int periods;            /* period: the period bound P (0: default 6) */
     int ctx_depth;          /* hapset: calls in a statement's context (5) */
     uint64_t learn_runs;    /* hapset: random learning runs first (0) */
-    double run_timeout_s;   /* one run's wall-clock bound (a hang) */
+    double run_timeout_s;   /* a run without progress for this long is
+                               hung (key points or CPU time; a run that
+                               progresses is bounded by max_run_events) */
+    uint64_t max_run_events; /* key points of one run (FORETELL_MAX_STEPS):
+                               a run reaching it is a hang (0: none) */
     /* Called after every run (progress line), may be NULL. */
     void (*progress)(void *arg, uint64_t runs, int bugs, double seconds);
     void *progress_arg;
@@ -65,25 +73,44 @@ typedef struct fx_bug {
     char spec[512];         /* the run's FORETELL_STRATEGY (truncated) */
     char trace[512];        /* saved trace */
     char schedule[512];     /* saved schedule file */
+    uint64_t hang_steps;    /* a hang at the bound on key points: the
+                               bound (replay it with --max-steps) */
 } fx_bug;
 
 typedef struct fx_result {
     uint64_t runs;          /* schedules run */
+    int failed;             /* foretell itself failed after runs were made
+                               (error says what); the bugs stay valid */
+    char error[700];
     uint64_t first_bug;     /* schedules up to the first bug, 0 if none */
     int nbugs;
     fx_bug bugs[FX_MAX_BUGS];
     double seconds;
     uint64_t n_est, k_est;  /* threads and key points of the calibration */
     int exhausted;          /* a systematic strategy ran out of schedules */
-    int write_errno;        /* -1 came from a failed write (a run's trace,
-                               a saved bug): the errno; exit 4 */
+    int cut_calibration;    /* --time ran out in the first run */
+    int write_errno;        /* the error came from a failed write (a run's
+                               trace, a saved bug): the errno; exit 4 */
 } fx_result;
 
-/* Runs the exploration.  0 when it ran (res says what it found), -1 with
- * err set on bad input (unknown strategy, program missing), when the
- * program cannot be run at all, or when writing failed (res->write_errno:
- * a full disk under TMPDIR or the output directory). */
+/* Runs the exploration.  0 when it ran (res says what it found, and
+ * res->failed whether foretell failed after some runs: res->write_errno
+ * when a write failed, a full disk under TMPDIR or the output directory),
+ * or one of these with err set: */
+enum {
+    FX_ERR_INPUT = -1,      /* bad input: unknown strategy, a program not
+                               built with foretell-cc */
+    FX_ERR_SYSTEM = -2,     /* foretell or the system failed before any
+                               result: /dev/null, the work directory, a
+                               run that cannot start, a runtime refusal,
+                               a write (res->write_errno) */
+    FX_ERR_NOT_FOUND = -3,  /* the program is not there */
+};
 int fx_explore(const fx_opts *o, fx_result *res, ft_error *err);
+
+/* Whether the running exploration's --time is up: strategies whose work
+ * between runs may be long (HaPSet/DPOR analysis) stop it there. */
+int fx_time_up(void);
 
 /* 1 if name is a strategy fx_explore knows. */
 int fx_strategy_known(const char *name);
@@ -171,19 +198,45 @@ void fx_bounded_feed(fx_bounded *b, const fx_decision *d, uint64_t n);
 fx_decision *fx_read_log(const char *path, uint64_t *n);
 
 /* ---- explore_run.c: one run of the program ---- */
+/* What every run of an exploration shares. */
+typedef struct fx_launch {
+    char *const *argv;      /* program and arguments */
+    int devnull;            /* the program's stdin, stdout and stderr */
+    uint64_t max_events;    /* key points a run may take (0: no bound) */
+} fx_launch;
+
 typedef struct fx_child {
     int pid;
-    int report;             /* the runtime's report pipe (read end), -1 */
+    int report;             /* the status channel's read end (ft_report_open,
+                               one per run: refusals, write errors), -1 */
     double start;
     char trace[512], log[512], spec[FX_SPEC_MAX];
+    fr_progress prog;       /* the runtime's progress page (fr_progress_open
+                               by the driver, one per slot): presence and
+                               progress while the run goes */
+    double term_at;         /* when SIGTERM was sent, 0 not yet */
+    int hung;               /* stopped for want of progress */
+    int cut;                /* stopped because the exploration's time is
+                               up: no outcome */
+    int started;            /* the runtime started in the program */
+    uint64_t max_events;    /* the run's bound on key points */
+    int refused;            /* the runtime refused the run (a "refuse" line
+                               on the status channel and that exit status):
+                               the status */
+    char why[1024];         /* and its reason */
 } fx_child;
 
-/* Starts one run; -1 with err set when fork fails. */
-int fx_child_start(fx_child *c, char *const *argv, const char *spec,
+/* Starts one run; -1 with err set when it cannot be started (the system:
+ * spawn failed). */
+int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
                    int with_log, ft_error *err);
 /* 1 when the run ended (out filled from its status and trace), 0 while
- * it runs; kills it after timeout_s (FR_HANG). */
-int fx_child_poll(fx_child *c, double timeout_s, fr_outcome *out);
+ * it runs.  A run that made no progress (key points or CPU time, from the
+ * progress page) for stall_s seconds is hung: stopped (SIGTERM, so that its
+ * trace ends cleanly, then SIGKILL) and reported as FR_HANG.  At deadline
+ * (fx_now() clock, 0: none) it is stopped and c->cut set. */
+int fx_child_poll(fx_child *c, double stall_s, double deadline,
+                  fr_outcome *out);
 double fx_now(void);
 /* Fills out->site (and tid, events) from a failed run's trace: the last
  * site of the signalled thread, or of every live thread for a deadlock or
@@ -196,8 +249,9 @@ void fx_reclassify(const char *trace, fr_outcome *out);
 /* ---- explore_save.c ---- */
 /* Writes the schedule of a run (fr_schedule_from_trace: its thread
  * switches) to path, note in its property line; -1 with err set
- * (err->offset UINT64_MAX when writing path failed). */
+ * (err->offset UINT64_MAX when writing path failed).  The signal that
+ * stopped a hung run (hung nonzero) is no step of it. */
 int fx_schedule_from_trace(const char *trace, const char *path,
-                           const char *note, ft_error *err);
+                           const char *note, int hung, ft_error *err);
 
 #endif

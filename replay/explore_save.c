@@ -2,9 +2,11 @@
  * replay harness's fr_schedule_from_trace (one step per maximal run of a
  * thread's events, docs/schedule-format.md), written with the strategy
  * spec that produced the run in its property line, so that `foretell
- * replay --schedule` repeats the failure.  A killed run's damaged trace
- * gives no schedule (the spec file still reproduces it).  Written as every
- * schedule is (ft_schedule_save): whole or not at all. */
+ * replay --schedule` repeats the failure.  A hung run's schedule is
+ * what its trace holds up to where it was stopped; a killed run's trace
+ * damaged beyond that gives no schedule (the spec file still reproduces
+ * it).  Written as every schedule is (ft_schedule_save): whole or not at
+ * all. */
 #define _GNU_SOURCE
 #include "predict/predict.h"
 #include "replay/explore.h"
@@ -14,11 +16,17 @@
 #include <string.h>
 
 int fx_schedule_from_trace(const char *trace, const char *path,
-                           const char *note, ft_error *err)
+                           const char *note, int hung, ft_error *err)
 {
     ft_schedule s;
-    if (fr_schedule_from_trace(trace, &s, err) < 0)
+    /* A hung run stopped by SIGKILL lost its last chunk: what was written
+     * still says how the threads got to where they hung. */
+    if ((hung ? fr_schedule_from_prefix(trace, &s, err)
+              : fr_schedule_from_trace(trace, &s, err)) < 0)
         return -1;
+    /* The SIGTERM that stopped a hung run is the harness's, not a step. */
+    if (hung && s.nsteps && strcmp(s.steps[s.nsteps - 1].kind, "signal") == 0)
+        s.nsteps--;
     snprintf(s.property, sizeof s.property, "explored run: %s", note ? note : "");
     char msg[sizeof err->message];
     int rc = ft_schedule_save(&s, path, msg, sizeof msg);

@@ -33,7 +33,8 @@ static void fill_step(ft_sched_step *p, const ft_reader *r,
     p->mark = 0;
 }
 
-int fr_schedule_from_trace(const char *trace, ft_schedule *s, ft_error *err)
+static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
+                      ft_error *err)
 {
     memset(s, 0, sizeof *s);
     ft_reader *r = ft_reader_open(trace, err);
@@ -57,6 +58,11 @@ int fr_schedule_from_trace(const char *trace, ft_schedule *s, ft_error *err)
         /* The deadlock report ends the run and belongs to no thread's
          * schedule (it lands in whichever thread blocked last). */
         if (ev.kind == FT_EV_DEADLOCK || ev.kind == FT_EV_BLOCKED)
+            continue;
+        /* Nor is the heap oracle's report a step: it comes just before
+         * the access it is about, and a run without the oracle numbers no
+         * such event (fr_check_schedule skips it the same way). */
+        if (ev.kind == FT_EV_HEAP_ERROR)
             continue;
         if (ev.tid >= ncount) {
             uint32_t nc = ncount ? ncount : 8;
@@ -84,7 +90,7 @@ int fr_schedule_from_trace(const char *trace, ft_schedule *s, ft_error *err)
         prev_tindex = count[ev.tid]++;
         have = 1;
     }
-    if (got < 0 || ft_reader_damage(r, err)) {
+    if (!keep_prefix && (got < 0 || ft_reader_damage(r, err))) {
         if (got < 0)
             *err = *ft_reader_error(r);
         goto done;
@@ -106,4 +112,14 @@ done:
     if (rc)
         ft_schedule_free(s);
     return rc;
+}
+
+int fr_schedule_from_trace(const char *trace, ft_schedule *s, ft_error *err)
+{
+    return from_trace(trace, 0, s, err);
+}
+
+int fr_schedule_from_prefix(const char *trace, ft_schedule *s, ft_error *err)
+{
+    return from_trace(trace, 1, s, err);
 }

@@ -14,6 +14,7 @@
  *     before p, if enabled at s_d; otherwise every enabled thread.
  * Happens-before is kept as one vector clock per block (program order,
  * thread creation, and every dependent pair of accesses). */
+#include "replay/explore.h"
 #include "replay/hapset_internal.h"
 
 #include <stdlib.h>
@@ -405,6 +406,10 @@ void hp_analyze(fh_search *s, const fh_run *r, int learn, int backtrack)
         return;
     }
     for (size_t j = 0; j <= r->nblk; j++) {
+        /* A long run's analysis is long too: it must not outlast the
+         * exploration's --time (the search stops there anyway). */
+        if ((j & 1023) == 1023 && fx_time_up())
+            break;
         if (learn && j > 0)
             learn_block(&a, j - 1);
         if (j == r->nblk)

@@ -153,6 +153,8 @@ static void read_log(fh_run *r, const char *path)
     for (uint64_t i = 0; i < n; i++) {
         if (!v[i].has_mark) /* an older log without marks cannot be aligned */
             break;
+        if ((i & 0xffff) == 0xffff && fx_time_up())
+            break;
         fh_decision d = {.step = v[i].step, .mark = v[i].mark,
                          .cur = v[i].cur, .chosen = v[i].chosen,
                          .kind = v[i].kind, .enabled = v[i].enabled_mask};
@@ -442,14 +444,20 @@ int fh_run_read(fh_run *r, const char *log_path, const char *trace_path,
 {
     fh_run_init(r);
     read_log(r, log_path);
+    if (fx_time_up())
+        return -1; /* no time left to analyse the run */
     ft_error err;
     ft_reader *rd = ft_reader_open(trace_path, &err);
     if (!rd)
         return -1;
     builder b = {.r = r, .rd = rd, .ctx_depth = ctx_depth, .latest = -1};
     ft_event e;
-    while (ft_reader_next(rd, &e) == 1 && !r->oom)
+    uint64_t nread = 0;
+    while (ft_reader_next(rd, &e) == 1 && !r->oom &&
+           ((++nread & 0xffff) || !fx_time_up()))
         add_event(&b, &e);
+    if (fx_time_up()) /* the rest of a cut read would be analysed for nothing */
+        r->ndec = b.next_dec;
     /* Decisions after the last event (a run cut short): empty blocks. */
     while (b.next_dec < r->ndec) {
         fh_run_block(r, r->dec[b.next_dec].chosen, (int64_t)b.next_dec);

@@ -15,7 +15,7 @@
 
 static const char *const failure_names[FR_NFAILURES] = {
     "ok", "abort", "crash", "null-deref", "use-after-free", "double-free",
-    "deadlock", "hang", "exit", "diverged",
+    "deadlock", "hang", "exit", "diverged", "heap-corruption",
 };
 
 const char *fr_failure_name(int failure)
@@ -66,6 +66,7 @@ typedef struct scan {
     unsigned nring;
     int cur;
     int frozen;           /* failure seen: keep the switches before it */
+    fr_frames *frames;    /* call stacks: sites in the program's code */
 } scan;
 
 static tinfo *thread_info(scan *sc, uint32_t tid)
@@ -136,10 +137,12 @@ static void on_event(scan *sc, const ft_reader *r, const ft_event *ev,
             appendf(out->detail, sizeof out->detail, " (thread %llu)",
                     (unsigned long long)ev->addr);
         appendf(out->detail, sizeof out->detail, " at %s",
-                ft_site_format(r, ev->site, a, sizeof a));
+                fr_frames_user_site(sc->frames, (int)ev->value, ev->site, a,
+                                    sizeof a));
         if (sc->nblocked++ == 0) {
             out->tid = (int)ev->value;
-            ft_site_format(r, ev->site, out->site, sizeof out->site);
+            fr_frames_user_site(sc->frames, out->tid, ev->site, out->site,
+                                sizeof out->site);
         }
         return;
     case FT_EV_SIGNAL:
@@ -192,17 +195,39 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
                  why[sc->div_why < 6 ? sc->div_why : 0]);
     }
     if (sc->heap_what) {
-        out->failure = sc->heap_what == FT_HEAP_DOUBLE_FREE ? FR_DOUBLE_FREE
+        int corrupt = sc->heap_what == FT_HEAP_WRITE_BEFORE ||
+                      sc->heap_what == FT_HEAP_WRITE_AFTER ||
+                      sc->heap_what == FT_HEAP_HEADER_OVERWRITTEN;
+        out->failure = corrupt ? FR_HEAP_CORRUPTION
+                       : sc->heap_what == FT_HEAP_DOUBLE_FREE ? FR_DOUBLE_FREE
                        : sc->heap_what == FT_HEAP_NULL_DEREF
                            ? FR_NULL_DEREF
                            : FR_USE_AFTER_FREE;
         out->tid = sc->heap_tid;
         uint32_t site = sc->heap_site ? sc->heap_site : sc->heap_before_site;
-        ft_site_format(r, site, out->site, sizeof out->site);
-        if (sc->heap_free_site)
+        fr_frames_user_site(sc->frames, out->tid, site, out->site,
+                            sizeof out->site);
+        char alloc[160] = "?";
+        if (sc->heap_free_site && corrupt)
+            ft_site_format(r, sc->heap_free_site, alloc, sizeof alloc);
+        else if (sc->heap_free_site)
             ft_site_format(r, sc->heap_free_site, out->free_site,
                            sizeof out->free_site);
-        if (out->failure == FR_NULL_DEREF)
+        if (sc->heap_what == FT_HEAP_HEADER_OVERWRITTEN)
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d frees %#llx, whose heap header was "
+                     "overwritten (by code foretell does not see); the block "
+                     "was allocated at %s", out->tid,
+                     (unsigned long long)sc->heap_addr, alloc);
+        else if (corrupt)
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d writes %#llx, %s the heap block allocated "
+                     "at %s", out->tid,
+                     (unsigned long long)sc->heap_addr,
+                     sc->heap_what == FT_HEAP_WRITE_BEFORE ? "before"
+                                                           : "past the end of",
+                     alloc);
+        else if (out->failure == FR_NULL_DEREF)
             snprintf(out->detail, sizeof out->detail,
                      "thread %d dereferences %#llx (a null pointer)%s",
                      out->tid, (unsigned long long)sc->heap_addr,
@@ -245,7 +270,8 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
                            : FR_EXIT;
         if (sc->signo) {
             out->tid = sc->sig_tid;
-            ft_site_format(r, sc->sig_site, out->site, sizeof out->site);
+            fr_frames_user_site(sc->frames, out->tid, sc->sig_site, out->site,
+                                sizeof out->site);
         }
         snprintf(out->detail, sizeof out->detail, "%s in thread %d (%s)",
                  strsignal(sig), out->tid,
@@ -280,7 +306,7 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
     ft_reader *r = ft_reader_open(trace, err);
     if (!r)
         return -1;
-    scan sc = {.cur = -1};
+    scan sc = {.cur = -1, .frames = fr_frames_new(r)};
     ft_event ev;
     int got;
     while ((got = ft_reader_next(r, &ev)) > 0) {
@@ -288,10 +314,13 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
         if (!ti) {
             set_err(err, trace, "out of memory");
             free(sc.t);
+            fr_frames_free(sc.frames);
             ft_reader_close(r);
             return -1;
         }
         note_switch(&sc, r, &ev);
+        if (!sc.frozen)
+            fr_frames_event(sc.frames, &ev);
         on_event(&sc, r, &ev, ti, out);
         ti->count++;
         out->events++;
@@ -299,6 +328,7 @@ int fr_outcome_from_trace(const char *trace, int wait_status, int hung,
     /* A damaged tail (a killed run) still classifies from what was read. */
     classify(&sc, r, wait_status, hung, out);
     free(sc.t);
+    fr_frames_free(sc.frames);
     ft_reader_close(r);
     return 0;
 }
@@ -363,7 +393,10 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
     int mismatch = 0;
     ft_event ev;
     while (!mismatch && ft_reader_next(r, &ev) > 0) {
-        if (ev.tid >= nt)
+        /* the heap oracle's report comes just before the access it is
+         * about, and a recorded run (oracle off) numbers no such event:
+         * the access is the step's event */
+        if (ev.tid >= nt || ev.kind == FT_EV_HEAP_ERROR)
             continue;
         uint64_t idx = count[ev.tid]++;
         uint32_t t = ev.tid;

@@ -32,6 +32,7 @@
 #define FORETELL_REPLAY_H
 
 #include "predict/predict.h"
+#include "recorder/progress.h"
 #include "recorder/trace.h"
 
 #include <stdint.h>
@@ -67,6 +68,7 @@ enum fr_failure {
     FR_HANG,            /* time or step bound reached */
     FR_EXIT,            /* non-zero exit status */
     FR_DIVERGED,        /* the schedule could not be followed (stop) */
+    FR_HEAP_CORRUPTION, /* a write before or past a heap block */
     FR_NFAILURES
 };
 
@@ -118,11 +120,16 @@ typedef struct fr_outcome {
 } fr_outcome;
 
 /* Runs the program once.  0 when the run happened (whatever its outcome,
- * which *out describes), -1 with err set when it could not be run (program
- * missing: err says so; trace unwritable; fork failed).  The trace at
- * o->trace_out is replaced only when the run wrote one (the runtime
- * writes a temporary file beside it); out->write_errno tells that writing
- * it failed, also when -1 is returned.  The program dies with foretell. */
+ * which *out describes); -1 with err set when the input is to blame
+ * (program missing or not executable: out->exec_errno, errno ENOENT or
+ * EACCES; not built with foretell-cc; the runtime refused the schedule or
+ * strategy, its reason in err) or when writing the trace failed
+ * (out->write_errno; *out then says what the cut trace shows); -2
+ * with err set when the harness or the system failed (fork, pipe,
+ * /dev/null, the progress page, a runtime that started but wrote no
+ * trace).  The trace at o->trace_out is replaced only when the run wrote
+ * one (the runtime writes a temporary file beside it).  The program dies
+ * with foretell. */
 int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err);
 
 /* prog as execvp would find it (PATH, or /usr/bin:/bin without one) into
@@ -161,6 +168,47 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
  * err set (unreadable or damaged trace). */
 int fr_schedule_from_trace(const char *trace, ft_schedule *s,
                            ft_error *err);
+/* The same for what a damaged trace (a run killed with SIGKILL) still
+ * holds: its readable prefix. */
+int fr_schedule_from_prefix(const char *trace, ft_schedule *s,
+                            ft_error *err);
+
+/* ---- frames.c: a failure's site in the program's own code ---- */
+typedef struct fr_frames fr_frames;
+fr_frames *fr_frames_new(const ft_reader *r);
+/* Feed every event of the trace, in order. */
+void fr_frames_event(fr_frames *f, const ft_event *ev);
+/* site (of an event of thread tid) as file:line, or, when it is library
+ * code, where it entered the program's own code: the inlined call site,
+ * else the thread's innermost frame of program code (its last event
+ * there, or the call out of it). */
+const char *fr_frames_user_site(fr_frames *f, int tid, uint32_t site,
+                                char *buf, size_t len);
+void fr_frames_free(fr_frames *f);
+
+/* ---- progress.c: the runtime's progress page (recorder/progress.h) ---- */
+typedef struct fr_progress {
+    int fd;                 /* memfd, close-on-exec in the harness */
+    ft_progress_page *page;   /* shared with the runtime: atomics only */
+    char env[40];           /* "FORETELL_PROGRESS_FD=N" for the child */
+    /* progress as the harness last saw it (fr_progress_look) */
+    uint64_t last_kp, last_cpu_ns;
+    double last_look, last_progress, last_kp_time;
+} fr_progress;
+
+/* Creates the page; -1 with err set. */
+int fr_progress_open(fr_progress *r, ft_error *err);
+/* Clears it for the next run. */
+void fr_progress_reset(fr_progress *r);
+void fr_progress_close(fr_progress *r);
+/* The runtime started in the program (it was built with foretell-cc). */
+int fr_progress_started(const fr_progress *r);
+/* Takes a look at the run's progress at time now (seconds, any clock):
+ * last_progress is when key points or CPU time last moved, last_kp_time
+ * when key points last moved (the first look is the baseline). */
+void fr_progress_look(fr_progress *r, double now);
+/* In a forked child before exec: keep fd open across exec. */
+int fr_child_keep_fd(int fd);
 
 /* Schedule file line of step i (the header takes 8 lines). */
 #define FR_STEP_LINE(i) ((unsigned)(i) + 8u)

@@ -42,10 +42,20 @@ static void set_err(ft_error *err, const char *path, const char *fmt,
     snprintf(err->message, sizeof err->message, fmt, arg);
 }
 
+/* What the child tells the parent before exec fails: the errno and
+ * whether exec (the program) or the harness's own setup failed. */
+struct child_error {
+    int err;
+    int setup; /* 1: opening /dev/null failed, not the program */
+};
+
 static void child(const fr_run_opts *o, const char *trace, int errfd,
-                  int reportfd, pid_t parent)
+                  int reportfd, const fr_progress *prog, pid_t parent)
 {
+    struct child_error ce = {0, 0};
     ft_child_setup(reportfd, parent);
+    if (fr_child_keep_fd(prog->fd) == 0)
+        putenv((char *)prog->env);
     char value[8200]; /* '%' doubled: the runtime expands patterns */
     if (ft_trace_path_escape(trace, value, sizeof value) == 0)
         setenv("FORETELL_TRACE", value, 1);
@@ -71,15 +81,18 @@ static void child(const fr_run_opts *o, const char *trace, int errfd,
         personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
     if (o->quiet) {
         int fd = open("/dev/null", O_WRONLY);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+            ce.err = errno;
+            ce.setup = 1;
+            if (write(errfd, &ce, sizeof ce) < 0)
+                _exit(127);
+            _exit(127);
         }
+        close(fd);
     }
     execvp(o->argv[0], o->argv);
-    int e = errno;
-    if (write(errfd, &e, sizeof e) < 0)
+    ce.err = errno;
+    if (write(errfd, &ce, sizeof ce) < 0)
         _exit(127);
     _exit(127);
 }
@@ -191,10 +204,11 @@ const char *fr_which(const char *prog, char *buf, size_t len)
  * temporary trace tmp, then tmp replaces o->trace_out.  A trace the
  * runtime could not write whole is kept without END, and said so
  * (out->write_errno).  0, or -1 with err set (errno 0 for a run that
- * wrote no trace, else the write's errno). */
+ * wrote no trace, else the write's errno); -2 when the runtime started
+ * (the progress page says so) but wrote no trace: foretell failed. */
 static int run_trace(const fr_run_opts *o, const char *tmp, int status,
-                     int hung, ft_rt_report *rep, fr_outcome *out,
-                     ft_error *err)
+                     int hung, int started, ft_rt_report *rep,
+                     fr_outcome *out, ft_error *err)
 {
     struct stat st;
     ft_error e2;
@@ -214,10 +228,13 @@ static int run_trace(const fr_run_opts *o, const char *tmp, int status,
         snprintf(msg, sizeof msg, "%d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         set_err(err, o->argv[0],
-                "wrote no trace: not built with foretell-cc? (exit status %s)",
+                started ? "the runtime started but wrote no trace (exit "
+                          "status %s)"
+                        : "not built with foretell-cc (no foretell runtime "
+                          "started in it; exit status %s)",
                 msg);
         errno = 0;
-        return -1;
+        return started ? -2 : -1;
     }
     /* The runtime writes nothing after a failed write: a report beside
      * an intact END of its own is not the runtime's. */
@@ -268,12 +285,16 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         out->exec_errno = errno; /* ENOENT (127) or EACCES (126) */
         return -1;
     }
+    fr_progress prog; /* presence; refusals come on the status pipe */
+    if (fr_progress_open(&prog, err) < 0)
+        return -2;
     /* The runtime writes beside trace_out; the file there is replaced
      * only by a run's trace (run_trace). */
     char tmp[4200];
     int tfd = ft_out_temp(o->trace_out, tmp, sizeof tmp);
     if (tfd < 0) {
         int e = errno;
+        fr_progress_close(&prog);
         set_err(err, o->trace_out, "cannot write the trace: %s", strerror(e));
         out->write_errno = e;
         errno = e;
@@ -284,7 +305,8 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     if (pipe2(pfd, O_CLOEXEC) < 0 || ft_report_open(rfd) < 0) {
         set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
         unlink(tmp);
-        return -1;
+        fr_progress_close(&prog);
+        return -2;
     }
     double start = now_s();
     pid_t parent = getpid();
@@ -296,20 +318,21 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         close(rfd[0]);
         close(rfd[1]);
         unlink(tmp);
+        fr_progress_close(&prog);
         set_err(err, o->argv[0], "cannot fork: %s", strerror(e));
         errno = e;
-        return -1;
+        return -2;
     }
     if (pid == 0) {
         close(pfd[0]);
         close(rfd[0]);
-        child(o, tmp, pfd[1], rfd[1], parent);
+        child(o, tmp, pfd[1], rfd[1], &prog, parent);
     }
     close(pfd[1]);
     close(rfd[1]);
-    int e = 0;
+    struct child_error ce = {0, 0};
     ssize_t n;
-    while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
+    while ((n = read(pfd[0], &ce, sizeof ce)) < 0 && errno == EINTR)
         ;
     close(pfd[0]);
     int status = 0, hung = 0;
@@ -317,34 +340,46 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         int we = errno;
         close(rfd[0]);
         unlink(tmp);
+        fr_progress_close(&prog);
         set_err(err, o->argv[0], "cannot wait for the program: %s",
                 strerror(we));
         errno = we;
-        return -1;
+        return -2;
     }
     ft_rt_report rep;
     ft_report_read(rfd[0], &rep);
+    int started = fr_progress_started(&prog);
+    fr_progress_close(&prog);
     double seconds = now_s() - start;
-    if (n == (ssize_t)sizeof e) {
+    if (n == (ssize_t)sizeof ce && ce.setup) {
         unlink(tmp);
-        out->exec_errno = e;
+        set_err(err, "/dev/null", "cannot open it to discard the program's "
+                "output: %s", strerror(ce.err));
+        return -2;
+    }
+    if (n == (ssize_t)sizeof ce) {
+        unlink(tmp);
+        out->exec_errno = ce.err;
         set_err(err, o->argv[0],
-                e == ENOENT ? "program not found (%s)" : "cannot execute: %s",
-                strerror(e));
-        errno = e;
+                ce.err == ENOENT ? "program not found (%s)"
+                                 : "cannot execute: %s",
+                strerror(ce.err));
+        errno = ce.err;
         return -1;
     }
     if (rep.refusal[0] && WIFEXITED(status) &&
         WEXITSTATUS(status) == rep.refused_status) {
-        /* the runtime's own verdict, not the program's exit status */
+        /* the runtime's own verdict, not the program's exit status; its
+         * reason names the file to blame, if any */
         unlink(tmp);
         set_err(err, o->argv[0], "the runtime refused to run it: %.220s",
                 rep.refusal);
         errno = 0;
         return -1;
     }
-    if (run_trace(o, tmp, status, hung, &rep, out, err) < 0)
-        return -1;
+    int trc = run_trace(o, tmp, status, hung, started, &rep, out, err);
+    if (trc < 0)
+        return trc;
     int werr = out->write_errno;
     char wmsg[sizeof out->write_error];
     memcpy(wmsg, out->write_error, sizeof wmsg);

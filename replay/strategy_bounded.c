@@ -179,6 +179,8 @@ void fx_bounded_feed(fx_bounded *b, const fx_decision *d, uint64_t n)
     uint64_t after = p->n ? p->step[p->n - 1] : 0;
     for (uint64_t i = 0; i < n; i++) {
         const fx_decision *x = &d[i];
+        if ((i & 0xffff) == 0xffff && fx_time_up())
+            return; /* --time is up: no more schedules will run */
         if (x->step <= after)
             continue;
         for (int j = 0; j < x->n && j < 16; j++) {
@@ -210,7 +212,10 @@ fx_decision *fx_read_log(const char *path, uint64_t *n)
     size_t cap = 256;
     fx_decision *v = malloc(cap * sizeof *v);
     char line[16384];
-    while (v && fgets(line, sizeof line, f)) {
+    /* A long run's log is long: reading it stops at the exploration's
+     * --time (what is read is a prefix of the run's decisions). */
+    while (v && fgets(line, sizeof line, f) &&
+           ((*n & 0xffff) != 0xffff || !fx_time_up())) {
         fx_decision d = {0};
         unsigned long long step;
         int used = 0;

@@ -77,6 +77,10 @@ static void hapset_done(void *st, const char *spec, const char *log_path,
     /* An unreadable trace (a killed run) still gives the decisions: the
      * stack moves on, with nothing learned and no race seen. */
     fh_run_read(&r, systematic ? log_path : NULL, trace_path, h->ctx_depth);
+    if (fx_time_up()) { /* read in part: the exploration ends here anyway */
+        fh_run_free(&r);
+        return;
+    }
     if (systematic)
         fh_search_feed(h->s, &r, failure == FR_OK);
     else if (failure == FR_OK)

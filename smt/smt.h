@@ -122,6 +122,32 @@ uint32_t ft_smt_boundaries(const ft_smt *e, uint32_t **out);
  * order and conflict edges (docs/prediction.md). */
 Z3_ast ft_smt_violation(ft_smt *e);
 
+/* ---- where a prefix leaves the threads (state.c), for the property
+ * kinds that ask about the final state rather than an order of accesses
+ * (predict/kind.h): blocks are e's, threads the model's. */
+
+/* Thread t has begun: its fork ran (always, for a thread not forked in
+ * the model). */
+Z3_ast ft_smt_started(ft_smt *e, uint32_t t);
+/* Thread t ran all its blocks (or has none and has begun). */
+Z3_ast ft_smt_finished(ft_smt *e, uint32_t t);
+/* Block b's thread stands at b: every earlier block of the thread ran,
+ * and its reads returned their recorded values, b did not. */
+Z3_ast ft_smt_at(ft_smt *e, uint32_t b);
+/* Thread t holds lock (a mutex or rwlock variable) when the prefix ends;
+ * write_only: only a write (exclusive) hold counts. */
+Z3_ast ft_smt_holds_at_end(ft_smt *e, uint32_t t, uint32_t lock,
+                           int write_only);
+/* Block b's shared transition cannot run when the prefix ends and its
+ * thread would wait for it (ft_ctm_blocking): a lock another thread
+ * holds, a wait no executed notify woke, a join of an unfinished thread,
+ * a semaphore at zero, a barrier generation not complete.  NULL when
+ * the transition never waits that way. */
+Z3_ast ft_smt_blocked_at_end(ft_smt *e, uint32_t b);
+/* sync.c: the condition wait whose WAIT_PRE is block pre was woken by an
+ * executed notify (NULL if pre is not a wait). */
+Z3_ast ft_smt_woken(ft_smt *e, uint32_t pre);
+
 /* Part of the encoding, by file. */
 int ft_smt_encode_order(ft_smt *e);  /* order.c: positions, po, CXT, fork */
 int ft_smt_encode_sync(ft_smt *e);   /* sync.c: locks, rwlocks, conds ... */

@@ -287,11 +287,12 @@ static Z3_ast picks(ft_smt *e, const notifier *n, uint32_t wi)
     return Z3_mk_eq(e->z, n->pick, Z3_mk_int(e->z, (int)wi, e->int_sort));
 }
 
-static int encode_cond(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2)
+/* The waits (in thread, then position order: a waiter's index is the
+ * value its notifiers' pick takes) and the notifies of condition v. */
+static int cond_lists(const ft_smt *e, uint32_t v, vec *ws, vec *ns)
 {
     const ft_ctm *c = e->c;
     const ft_reduced *r = e->r;
-    vec ws = {0, 0, 0, sizeof(waiter)}, ns = {0, 0, 0, sizeof(notifier)};
     for (uint32_t t = 0; t < c->nthreads; t++) {
         uint32_t pending = NONE;
         for (uint32_t i = 0; i < c->len[t]; i++) {
@@ -300,32 +301,83 @@ static int encode_cond(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2)
                 continue;
             uint32_t b = r->block_of[x];
             if (c->op[x] == FT_OP_WAIT_PRE) {
-                waiter *w = vpush(&ws);
+                waiter *w = vpush(ws);
                 if (!w)
-                    goto oom;
+                    return -1;
                 *w = (waiter){t, b, NONE, 0};
-                pending = (uint32_t)(ws.n - 1);
+                pending = (uint32_t)(ws->n - 1);
             } else if (c->op[x] == FT_OP_WAIT_POST && pending != NONE) {
-                waiter *w = &((waiter *)ws.v)[pending];
+                waiter *w = &((waiter *)ws->v)[pending];
                 w->post = b;
                 w->timed = c->value[x] != 0;
                 pending = NONE;
             } else if (c->op[x] == FT_OP_NOTIFY ||
                        c->op[x] == FT_OP_NOTIFY_ALL) {
-                notifier *n = vpush(&ns);
+                notifier *n = vpush(ns);
                 if (!n)
-                    goto oom;
+                    return -1;
                 *n = (notifier){t, b, c->op[x] == FT_OP_NOTIFY_ALL, NULL};
             }
         }
     }
+    return 0;
+}
+
+/* The pick of notify n (encode_cond's: the same name is the same
+ * constant). */
+static Z3_ast pick_of(ft_smt *e, const notifier *n)
+{
+    return ft_smt_int(e, "pick", n->b);
+}
+
+Z3_ast ft_smt_woken(ft_smt *e, uint32_t pre)
+{
+    const ft_ctm *c = e->c;
+    uint32_t x = e->r->bkey[pre];
+    if (x == FT_CTM_NONE || c->op[x] != FT_OP_WAIT_PRE)
+        return NULL;
+    vec ws = {0, 0, 0, sizeof(waiter)}, ns = {0, 0, 0, sizeof(notifier)};
+    Z3_ast res = NULL;
+    Z3_ast *alt = NULL;
+    if (cond_lists(e, c->obj[x], &ws, &ns) ||
+        !(alt = malloc(sizeof *alt * (ns.n + 1))))
+        goto out;
+    waiter *w = ws.v;
+    notifier *n = ns.v;
+    size_t k = 0;
+    while (k < ws.n && w[k].pre != pre)
+        k++;
+    unsigned na = 0;
+    for (size_t j = 0; j < ns.n && k < ws.n; j++) {
+        if (n[j].thread == w[k].thread)
+            continue;
+        if (!n[j].all)
+            n[j].pick = pick_of(e, &n[j]);
+        Z3_ast a[3] = {ft_smt_exec(e, n[j].b), ft_smt_lt(e, pre, n[j].b),
+                       picks(e, &n[j], (uint32_t)k)};
+        alt[na++] = Z3_mk_and(e->z, 3, a);
+    }
+    if (k < ws.n)
+        res = ft_smt_or(e, alt, na);
+out:
+    free(alt);
+    free(ws.v);
+    free(ns.v);
+    return res;
+}
+
+static int encode_cond(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2)
+{
+    vec ws = {0, 0, 0, sizeof(waiter)}, ns = {0, 0, 0, sizeof(notifier)};
+    if (cond_lists(e, v, &ws, &ns))
+        goto oom;
     waiter *w = ws.v;
     notifier *n = ns.v;
     Z3_context z = e->z;
     for (size_t i = 0; i < ns.n; i++) {
         if (n[i].all)
             continue;
-        n[i].pick = ft_smt_int(e, "pick", n[i].b);
+        n[i].pick = pick_of(e, &n[i]);
         ft_smt_assert(e, Z3_mk_ge(z, n[i].pick, Z3_mk_int(z, -1, e->int_sort)));
         ft_smt_assert(e, Z3_mk_lt(z, n[i].pick,
                                   Z3_mk_int(z, (int)ws.n, e->int_sort)));

@@ -17,14 +17,17 @@
 # store bytes per trace.  The machine's load is printed before and after:
 # others may share it.
 #
-# Environment: TRACES (1000), BLOCKS (5), JOBS (2), TMPDIR (traces and
-# stores are written there and deleted), KEEP=1 keeps them.
+# Environment: TRACES (1000), BLOCKS (5), JOBS (2), KINDS (what both
+# predict: --kinds, default all), TMPDIR (traces and stores are written
+# there and deleted), KEEP=1 keeps them.  The loops run analyze with
+# --no-confirm: the batch replays nothing without --confirm either.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 n=${TRACES:-1000}
 blocks=${BLOCKS:-5}
 jobs=${JOBS:-2}
+kinds=${KINDS:-all}
 FT=$build/bin/foretell
 INST=$build/data/inst
 for f in "$FT" "$INST/vb_figures"; do
@@ -71,18 +74,19 @@ ls "$tmp/t" | awk -v b="$blocks" -v d="$tmp/t" \
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-run_batch() { $FT batch analyze -q -j "$jobs" --store "$tmp/b$1.db" "@$tmp/list$1" >/dev/null 2>&1 || true; }
+run_batch() { $FT batch analyze -q -j "$jobs" --kinds "$kinds" --store "$tmp/b$1.db" "@$tmp/list$1" >/dev/null 2>&1 || true; }
 run_loop() {
     while read -r t; do
-        $FT analyze "$t" -o "$tmp/out/x" >/dev/null 2>&1 || true
+        $FT analyze "$t" --no-confirm --kinds "$kinds" -o "$tmp/out/x" \
+            >/dev/null 2>&1 || true
     done <"$tmp/list$1"
 }
 run_loopj() {
-    xargs -P "$jobs" -I{} sh -c '"$1" analyze "$2" -o "$3/$(basename "$2")" >/dev/null 2>&1 || true' \
-        sh "$FT" {} "$tmp/out" <"$tmp/list$1"
+    xargs -P "$jobs" -I{} sh -c '"$1" analyze "$2" --no-confirm --kinds "$4" -o "$3/$(basename "$2")" >/dev/null 2>&1 || true' \
+        sh "$FT" {} "$tmp/out" "$kinds" <"$tmp/list$1"
 }
 
-echo "== $blocks blocks; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $blocks blocks, --kinds $kinds; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %7s %9s %9s %9s %9s %9s\n' block traces batch_s rerun_s loop_s \
     loop${jobs}_s batch_t/s
 : >"$tmp/fig"

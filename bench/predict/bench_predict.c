@@ -160,10 +160,11 @@ static size_t window_props(const ft_ctm *c, ft_prop *p, size_t max)
     }
     for (uint32_t t = 0; t < nt && n < max; t++)
         if (c->len[t] > 1)
-            p[n] = (ft_prop){(uint32_t)n, FT_PROP_CA, {g[t], {0, 0, 0}}}, n++;
+            p[n] = (ft_prop){.id = (uint32_t)n, .kind = FT_PROP_CA, .r = {g[t]}}, n++;
     for (uint32_t t = 0; t + 1 < nt && n < max; t++)
         if (c->len[t] > 1 && c->len[t + 1] > 1)
-            p[n] = (ft_prop){(uint32_t)n, FT_PROP_CMA, {g[t], g[t + 1]}}, n++;
+            p[n] = (ft_prop){.id = (uint32_t)n, .kind = FT_PROP_CMA,
+                              .r = {g[t], g[t + 1]}}, n++;
     return n;
 }
 

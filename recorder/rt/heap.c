@@ -12,7 +12,8 @@
  * one page are null dereferences.  Each is a HEAP_ERROR event with the
  * site of the free; the run then aborts at the thread's next key point,
  * after the faulty access itself is recorded (or at once for a double
- * free).  A page filter makes the common miss one load. */
+ * free).  A page filter makes the common miss one load.  Writes around
+ * a live block (heap corruption) are heap_bounds.c's. */
 #define _GNU_SOURCE
 #include "rt.h"
 
@@ -88,17 +89,60 @@ static void quarantine_add(void *p, uint32_t site)
     filter_add(b, 1);
 }
 
-static void heap_error(int what, uint32_t site, uintptr_t addr,
-                       uint32_t free_site)
+void ft_heap_report(int what, uint32_t site, uintptr_t addr,
+                    uint32_t other_site)
 {
-    static const char *const names[] = {"", "use-after-free", "double free",
-                                        "null dereference"};
+    static const char *const names[] = {
+        "", "use-after-free", "double free", "null dereference",
+        "heap corruption (a write before a heap block)",
+        "heap corruption (a write past a heap block's end)",
+        "heap corruption (a block's header found overwritten at free)"};
     ft_event ev = {.kind = FT_EV_HEAP_ERROR, .site = site, .addr = addr,
-                   .arg = (uint32_t)what, .value = free_site};
+                   .arg = (uint32_t)what, .value = other_site};
     ft_emit(&ev);
     ft_trace_flush();
-    fprintf(stderr, "foretell: %s at %#lx (thread %d)\n", names[what],
+    fprintf(stderr, "foretell: %s at %#lx (thread %d)\n",
+            what > 0 && what <= FT_HEAP_HEADER_OVERWRITTEN ? names[what] : "?",
             (unsigned long)addr, ft_self ? ft_self->tid : -1);
+}
+
+static void check(ft_thread *t, int flush)
+{
+    int k = t->kp_kind;
+    if (k != FT_KP_READ && k != FT_KP_WRITE && k != FT_KP_LOCK)
+        return;
+    uintptr_t a = t->kp_addr;
+    /* The previous write goes first whether or not this key point switched
+     * threads (a switch would have flushed it), so that recording and
+     * replay agree on the order. */
+    if (flush && (a < 4096 || quarantine_find(a)) && t->pw_size &&
+        t->pw_addr >= 4096)
+        ft_pending_flush(t);
+    /* The access's own site when the hook gave it, else 0: the access is
+     * the thread's next event. */
+    uint32_t site = t->kp_pc ? ft_site_id(t->kp_pc) : 0;
+    uint32_t alloc_site;
+    uintptr_t at;
+    int bad = k == FT_KP_WRITE && a >= 4096
+                  ? ft_heap_bad_write(a, t->kp_size, &alloc_site, &at)
+                  : 0;
+    if (bad) {
+        if (flush)
+            ft_pending_flush(t);
+        ft_heap_report(bad, site, at, alloc_site);
+        t->heap_abort = 1;
+        return;
+    }
+    if (a < 4096) {
+        ft_heap_report(FT_HEAP_NULL_DEREF, site, a, 0);
+        t->heap_abort = 1;
+        return;
+    }
+    struct qblock *b = quarantine_find(a);
+    if (b) {
+        ft_heap_report(FT_HEAP_USE_AFTER_FREE, site, a, b->free_site);
+        t->heap_abort = 1;
+    }
 }
 
 void ft_heap_check_kp(ft_thread *t)
@@ -107,25 +151,13 @@ void ft_heap_check_kp(ft_thread *t)
         ft_pending_flush(t);
         abort();
     }
-    int k = t->kp_kind;
-    if (k != FT_KP_READ && k != FT_KP_WRITE && k != FT_KP_LOCK)
-        return;
-    uintptr_t a = t->kp_addr;
-    /* The previous write goes first whether or not this key point switched
-     * threads (a switch would have flushed it), so that recording and
-     * replay agree on the order. */
-    if ((a < 4096 || quarantine_find(a)) && t->pw_size && t->pw_addr >= 4096)
-        ft_pending_flush(t);
-    if (a < 4096) {
-        heap_error(FT_HEAP_NULL_DEREF, 0, a, 0);
-        t->heap_abort = 1;
-        return;
-    }
-    struct qblock *b = quarantine_find(a);
-    if (b) {
-        heap_error(FT_HEAP_USE_AFTER_FREE, 0, a, b->free_site);
-        t->heap_abort = 1;
-    }
+    check(t, 1);
+}
+
+void ft_heap_check_deferred(ft_thread *t)
+{
+    if (!t->heap_abort)
+        check(t, 0);
 }
 
 /* free/delete under the oracle: 1 when handled (quarantined or reported). */
@@ -134,9 +166,11 @@ static int oracle_free(uintptr_t pc, void *p)
     uint32_t site = ft_site_id(pc);
     struct qblock *b = quarantine_find((uintptr_t)p);
     if (b && b->addr == (uintptr_t)p) {
-        heap_error(FT_HEAP_DOUBLE_FREE, site, (uintptr_t)p, b->free_site);
+        ft_heap_report(FT_HEAP_DOUBLE_FREE, site, (uintptr_t)p, b->free_site);
         abort();
     }
+    if (ft_heap_untrack((uintptr_t)p, site))
+        abort(); /* its header was overwritten: glibc would crash on it */
     quarantine_add(p, site);
     return 1;
 }
@@ -151,6 +185,8 @@ static void rec_malloc(ft_thread *t, uintptr_t pc, void *p, size_t n)
         ft_event ev = {.kind = FT_EV_MALLOC, .site = site, .addr = (uintptr_t)p,
                        .value = n, .value2 = count};
         ft_emit(&ev);
+        if (ft_rt.heap_check)
+            ft_heap_track((uintptr_t)p, n, site);
     }
     ft_leave(t);
 }
@@ -188,6 +224,8 @@ void *__wrap_realloc(void *old, size_t n)
     if (!t)
         return __real_realloc(old, n);
     uintptr_t pc = FT_PC();
+    if (ft_rt.heap_check && old && ft_heap_untrack((uintptr_t)old, ft_site_id(pc)))
+        abort(); /* its header was overwritten */
     if (old && n == 0) {
         rec_free(pc, old);
         void *p = __real_realloc(old, n);
@@ -201,6 +239,10 @@ void *__wrap_realloc(void *old, size_t n)
         ft_event ev = {.kind = FT_EV_REALLOC, .site = site, .obj2 = (uintptr_t)old,
                        .addr = (uintptr_t)p, .value = n, .value2 = count};
         ft_emit(&ev);
+        if (ft_rt.heap_check)
+            ft_heap_track((uintptr_t)p, n, site);
+    } else if (ft_rt.heap_check && old) {
+        ft_heap_track((uintptr_t)old, malloc_usable_size(old), 0);
     }
     ft_leave(t);
     return p;

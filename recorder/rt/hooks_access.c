@@ -43,10 +43,10 @@ void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
 
 /* ft_enter_kp with the pending write's flush inlined. */
 static inline __attribute__((always_inline)) ft_thread *
-enter(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size)
+enter(int kind, uintptr_t addr, size_t size, uintptr_t pc)
 {
     int defer;
-    ft_thread *t = ft_enter_core(kind, addr, read_addr, read_size, &defer);
+    ft_thread *t = ft_enter_core(kind, addr, size, pc, &defer);
     if (t && !defer && t->pw_size != 0)
         pending_flush_inline(t);
     return t;
@@ -54,9 +54,15 @@ enter(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size)
 
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_READ, a, a, size);
+    ft_thread *t = enter(FT_KP_READ, a, size, pc);
     if (!t)
         return;
+    if (FT_UNLIKELY(a < 4096)) {
+        /* A null dereference: the program's own load faults, in its own
+         * code (signals.c takes the site from there), not ours. */
+        ft_leave(t);
+        return;
+    }
     uint32_t site = ft_site_id_fast(pc);
     if (size <= 8 && (size & (size - 1)) == 0)
         ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,
@@ -68,7 +74,7 @@ static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, 0, 0);
+    ft_thread *t = enter(FT_KP_WRITE, a, size, pc);
     if (!t)
         return;
     if (size) {
@@ -81,9 +87,13 @@ static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, 0, 0);
+    ft_thread *t = enter(FT_KP_WRITE, a, size, pc);
     if (!t)
         return;
+    if (FT_UNLIKELY(a < 4096)) { /* as on_read */
+        ft_leave(t);
+        return;
+    }
     uint32_t site = ft_site_id_fast(pc);
     if (size <= 8)
         ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,
@@ -172,24 +182,61 @@ void __tsan_vptr_update(void **vptr, void *new_val)
     on_write((uintptr_t)vptr, sizeof(void *), FT_PC());
 }
 
-void __tsan_func_entry(void *caller_pc)
+/* Function entry and exit.  The compiler calls __tsan_func_exit after a
+ * function's last statement and before its return: in a function that
+ * falls off its end (a `void main`, a non-void function without
+ * `return`), the caller gets whatever was left in the return registers,
+ * which natively is the last call's result.  So the two hooks are
+ * assembly trampolines that keep rax, rdx and xmm0 around the C code:
+ * the instrumented program then returns what the native one does. */
+void ft_func_entry_hook(void *caller_pc, uintptr_t pc)
+    __attribute__((visibility("hidden")));
+void ft_func_exit_hook(void) __attribute__((visibility("hidden")));
+
+void ft_func_entry_hook(void *caller_pc, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0);
     if (!t)
         return;
-    uint32_t site = ft_site_id(FT_PC());
+    uint32_t site = ft_site_id(pc);
     ft_emit_func_entry(site, ft_site_id((uintptr_t)caller_pc));
     ft_leave(t);
 }
 
-void __tsan_func_exit(void)
+void ft_func_exit_hook(void)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_FUNC, 0, 0);
     if (!t)
         return;
     ft_emit_func_exit();
     ft_leave(t);
 }
+
+/* At entry rsp is 8 mod 16; two pushes and 56 bytes make it 0 mod 16
+ * again for the call.  The entry hook's own return address (the
+ * instrumented function's site) is at 72(%rsp) then. */
+#define SAVE_RETURN_REGS                                                      \
+    "push %rax\n\tpush %rdx\n\tsub $56, %rsp\n\tmovdqu %xmm0, (%rsp)\n\t"
+#define RESTORE_RETURN_REGS                                                   \
+    "movdqu (%rsp), %xmm0\n\tadd $56, %rsp\n\tpop %rdx\n\tpop %rax\n\tret\n"
+__asm__(".text\n"
+        ".globl __tsan_func_entry\n"
+        ".type __tsan_func_entry, @function\n"
+        "__tsan_func_entry:\n\t"
+        ".cfi_startproc\n\t" SAVE_RETURN_REGS
+        ".cfi_adjust_cfa_offset 72\n\t"
+        "mov 72(%rsp), %rsi\n\t"
+        "call ft_func_entry_hook\n\t" RESTORE_RETURN_REGS
+        ".cfi_endproc\n"
+        ".size __tsan_func_entry, .-__tsan_func_entry\n"
+        ".globl __tsan_func_exit\n"
+        ".type __tsan_func_exit, @function\n"
+        "__tsan_func_exit:\n\t"
+        ".cfi_startproc\n\t" SAVE_RETURN_REGS
+        ".cfi_adjust_cfa_offset 72\n\t"
+        "call ft_func_exit_hook\n\t" RESTORE_RETURN_REGS
+        ".cfi_endproc\n"
+        ".size __tsan_func_exit, .-__tsan_func_exit\n");
 
 /* Ignoring accesses would make the trace inconsistent (reads whose writes
  * are missing), so these annotations are accepted and have no effect. */

@@ -29,6 +29,7 @@ static void rec_load(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int
 
 static void rec_store(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int mo, uint64_t v)
 {
+    ft_rt.wseq++;
     ft_event ev = {.kind = FT_EV_ATOMIC_STORE, .site = ft_site_id(pc), .addr = a,
                    .size = (uint16_t)size, .mo = (uint8_t)order(mo), .value = v};
     ft_emit(&ev);
@@ -38,6 +39,8 @@ static void rec_store(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, in
 static void rec_rmw(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int mo, int op,
                     uint64_t old, uint64_t new_)
 {
+    if (old != new_) /* an exchange of the same value changes nothing */
+        ft_rt.wseq++;
     ft_event ev = {.kind = FT_EV_ATOMIC_RMW, .site = ft_site_id(pc), .addr = a,
                    .size = (uint16_t)size, .mo = (uint8_t)order(mo),
                    .arg = (uint32_t)op, .value = old, .value2 = new_};
@@ -48,6 +51,8 @@ static void rec_rmw(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
 static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int mo,
                     uint64_t expected, uint64_t desired, uint64_t old, int ok)
 {
+    if (ok && expected != desired)
+        ft_rt.wseq++;
     ft_event ev = {.kind = FT_EV_ATOMIC_CAS, .site = ft_site_id(pc), .addr = a,
                    .size = (uint16_t)size, .mo = (uint8_t)order(mo),
                    .value = expected, .value2 = desired, .value3 = old,
@@ -63,7 +68,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     T __tsan_atomic##N##_load(const volatile T *a, int mo);                   \
     T __tsan_atomic##N##_load(const volatile T *a, int mo)                    \
     {                                                                         \
-        ft_thread *t = ft_enter_kp(FT_KP_AREAD, (uintptr_t)a, 0, 0);                                            \
+        ft_thread *t = ft_enter_kp(FT_KP_AREAD, (uintptr_t)a, 0);                                            \
                 T v = __atomic_load_n(a, SC);                                         \
         if (t) rec_load(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)v);              \
         return v;                                                             \
@@ -71,7 +76,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     void __tsan_atomic##N##_store(volatile T *a, T v, int mo);                \
     void __tsan_atomic##N##_store(volatile T *a, T v, int mo)                 \
     {                                                                         \
-        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);         \
                 __atomic_store_n(a, v, SC);                                           \
         if (t) rec_store(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)v);             \
     }                                                                         \
@@ -91,7 +96,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
                                               int fmo)                        \
     {                                                                         \
         (void)fmo;                                                            \
-        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);         \
                 T exp = c;                                                            \
         int ok = __atomic_compare_exchange_n(a, &c, v, 0, SC, SC);            \
         if (t) rec_cas(t, FT_PC(), (uintptr_t)a, N / 8, mo, (U)exp, (U)v, (U)c, ok); \
@@ -102,7 +107,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     T __tsan_atomic##N##_##name(volatile T *a, T v, int mo);                  \
     T __tsan_atomic##N##_##name(volatile T *a, T v, int mo)                   \
     {                                                                         \
-        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);         \
                 T old = expr;                                                         \
         if (t) rec_rmw(t, FT_PC(), (uintptr_t)a, N / 8, mo, op, (U)old,          \
                        (U)(T)(newexpr));                                      \
@@ -114,7 +119,7 @@ static void rec_cas(ft_thread *t, uintptr_t pc, uintptr_t a, unsigned size, int 
     int __tsan_atomic##N##_##name(volatile T *a, T *c, T v, int mo, int fmo)  \
     {                                                                         \
         (void)fmo;                                                            \
-        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);         \
                 T exp = *c;                                                           \
         int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);             \
         if (t) {                                                              \
@@ -136,6 +141,8 @@ typedef __int128 a128;
 static void rec_wide128(ft_thread *t, uintptr_t pc, uintptr_t a,
                         const a128 *old, const a128 *new_)
 {
+    if (new_)
+        ft_rt.wseq++;
     uint32_t site = ft_site_id(pc);
     if (old)
         ft_emit_wide(FT_EV_READ_WIDE, site, a, 16, old);
@@ -148,7 +155,7 @@ a128 __tsan_atomic128_load(const volatile a128 *a, int mo);
 a128 __tsan_atomic128_load(const volatile a128 *a, int mo)
 {
     (void)mo;
-    ft_thread *t = ft_enter_kp(FT_KP_AREAD, (uintptr_t)a, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_AREAD, (uintptr_t)a, 0);
     a128 v = __atomic_load_n(a, SC);
     if (t)
         rec_wide128(t, FT_PC(), (uintptr_t)a, &v, NULL);
@@ -159,7 +166,7 @@ void __tsan_atomic128_store(volatile a128 *a, a128 v, int mo);
 void __tsan_atomic128_store(volatile a128 *a, a128 v, int mo)
 {
     (void)mo;
-    ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);
     __atomic_store_n(a, v, SC);
     if (t)
         rec_wide128(t, FT_PC(), (uintptr_t)a, NULL, &v);
@@ -170,7 +177,7 @@ void __tsan_atomic128_store(volatile a128 *a, a128 v, int mo)
     a128 __tsan_atomic128_##name(volatile a128 *a, a128 v, int mo)            \
     {                                                                         \
         (void)mo;                                                             \
-        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);         \
+        ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);         \
         a128 old = expr;                                                      \
         a128 nv = newexpr;                                                    \
         if (t)                                                                \
@@ -187,7 +194,7 @@ RMW128(fetch_nand, __atomic_fetch_nand(a, v, SC), ~(old & v))
 
 static int cas128(volatile a128 *a, a128 *c, a128 v, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_AWRITE, (uintptr_t)a, 0);
     int ok = __atomic_compare_exchange_n(a, c, v, 0, SC, SC);
     if (t) {
         if (!ok) /* the old value went to *c: program memory */

@@ -200,6 +200,7 @@ void ft_init(void)
     if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
         return;
     ft_rt.verbose = env_int("FORETELL_RT_VERBOSE", 0) != 0;
+    ft_progress_init(); /* first: the harness learns we are here */
     const char *pattern = getenv("FORETELL_TRACE");
     if (!pattern || !*pattern) {
         ft_rt_verbose("FORETELL_TRACE unset: passthrough");
@@ -241,6 +242,10 @@ void ft_init(void)
     ft_rt.virtual_time = (int)env_int("FORETELL_VIRTUAL_TIME", controlled);
     ft_rt.heap_check = (int)env_int("FORETELL_HEAP_CHECK", controlled);
     ft_rt.max_steps = (uint64_t)env_int("FORETELL_MAX_STEPS", 0);
+    ft_rt.spin_looks = (uint64_t)env_int("FORETELL_SPIN_LOOKS",
+                                         controlled ? FT_SPIN_LOOKS : 0);
+    ft_rt.fair_kps = (uint64_t)env_int("FORETELL_FAIR_KEYPOINTS",
+                                       controlled ? FT_FAIR_KPS : 0);
     ft_rt.pid = getpid();
     ft_fence_init();
     if (ft_trace_open(path, env_int("FORETELL_RT_WRITER", 1) != 0) < 0) {

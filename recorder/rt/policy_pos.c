@@ -145,24 +145,21 @@ int ft_pos_select(const char *spec)
     while (*p == ':') {
         p++;
         if (strncmp(p, "seed=", 5) != 0) {
-            fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: pos takes only "
-                            "seed=X, got %s\n", spec, p);
-            return -1;
+            ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: pos "
+                         "takes only seed=X, got %s", spec, p);
         }
         char *e;
         p += 5;
         if (*p < '0' || *p > '9') {
-            fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: expected a "
-                            "number >= 0 for seed\n", spec);
-            return -1;
+            ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: "
+                         "expected a number >= 0 for seed", spec);
         }
         seed = strtoull(p, &e, 10);
         p = e;
     }
     if (*p) {
-        fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: unexpected '%s'\n",
-                spec, p);
-        return -1;
+        ft_rt_refuse(FT_BAD_STRATEGY_STATUS,
+                     "FORETELL_STRATEGY=%s: unexpected '%s'", spec, p);
     }
     memset(&pos, 0, sizeof pos);
     ft_rng_seed(&pos.rng, seed);

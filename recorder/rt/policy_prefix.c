@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "rt.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -345,10 +345,33 @@ int ft_replay_steal_ok(int tid)
            next_index(tid) == s->index;
 }
 
+/* Which condvar waiter a signal wakes.  The schedule does not say (its
+ * steps name who runs, not who was woken), and the recorded run may have
+ * woken any of them (an explored run draws it).  The waiter whose next
+ * step comes first must have been woken by now; one with no step left
+ * may stay asleep.  If the recorded run woke another one that runs later,
+ * that one was woken by a later signal which this one then takes: the
+ * steps run the same either way.  Without a step left for any, the
+ * oldest, as the tail would. */
+static int replay_pick_waiter(const int *waiters, int n)
+{
+    advance();
+    if (ft_rt.policy != &ft_policy_replay)
+        return ft_rt.policy->pick_waiter(waiters, n);
+    int any = 0;
+    for (int i = 0; i < n && !any; i++)
+        any = rp.end_step[waiters[i]] > rp.cur;
+    for (uint64_t k = rp.cur; any && k < rp.n; k++)
+        for (int i = 0; i < n; i++)
+            if (rp.steps[k].tid == (uint32_t)waiters[i])
+                return waiters[i];
+    return waiters[0];
+}
+
 const ft_policy ft_policy_replay = {
     .budget = replay_budget,
     .preempt = replay_preempt,
     .pick = replay_pick,
-    .pick_waiter = oldest_waiter,
+    .pick_waiter = replay_pick_waiter,
     .expire = replay_expire,
 };

@@ -164,9 +164,8 @@ static const ft_policy ft_policy_surw = {
 
 static int bad(const char *spec, const char *why, const char *at)
 {
-    fprintf(stderr, "foretell: FORETELL_STRATEGY=%s: %s%s\n", spec, why,
-            at ? at : "");
-    return -1;
+    ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: %s%s", spec,
+                 why, at ? at : "");
 }
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }

@@ -13,21 +13,20 @@
 #define FORETELL_RT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "recorder/encode.h"
+#include "recorder/progress.h"
 #include "recorder/trace.h"
 
 #define FT_MAX_THREADS FT_TRACE_MAX_THREADS
-#define FT_DEADLOCK_STATUS 86   /* exit status of a deadlocked run */
-#define FT_OPEN_FAIL_STATUS 85  /* the trace file cannot be written */
-#define FT_BAD_STRATEGY_STATUS 84 /* FORETELL_STRATEGY malformed */
-#define FT_DIVERGED_STATUS 83   /* replay left its schedule (stop) */
-#define FT_MAX_STEPS_STATUS 82  /* FORETELL_MAX_STEPS key points reached */
-#define FT_BAD_SCHEDULE_STATUS 81 /* FORETELL_SCHEDULE unreadable/malformed */
 #define FT_WIDE_MAX 4096
+#define FT_SPIN_ADDRS 8 /* addresses a spin loop may look at */
+#define FT_SPIN_LOOKS 1000 /* looks before a spinning thread yields */
+#define FT_FAIR_KPS 1000000 /* key points before a running thread yields */
 
 #define FT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -62,6 +61,8 @@ typedef struct ft_thread {
      * exploring policy keeps budget at 1 to see every one of them). */
     int kp_kind;          /* enum ft_kp */
     uintptr_t kp_addr;    /* accessed address or sync object, or 0 */
+    size_t kp_size;       /* bytes accessed, 0 unknown */
+    uintptr_t kp_pc;      /* the access hook's return address, 0 unknown */
     int kp_defer;         /* a read that leaves the pending write pending
                              (never preempted at: ft_enter_core) */
 
@@ -88,15 +89,30 @@ typedef struct ft_thread {
     int64_t pbudget;
     int heap_abort;
     uint64_t kp_counted;  /* keypoints already added to ft_rt.kp_total */
+    /* Cancellation (cancel.c): a request not acted on yet, the thread's
+     * cancel state and type, and the futex word a real sleep waits on. */
+    int cancel_pending, cancel_disabled, cancel_async;
+    int sleep_word;
+    int ktid;             /* the kernel's thread id (signals are sent to it) */
+    uint64_t sig_pending; /* signals whose handler waits for the baton */
+    /* Spin detection (sched.c): the key points since ft_rt.wseq was
+     * spin_wseq that only looked at state, on these few addresses. */
+    uint64_t spin_wseq;
+    uint64_t spin_looks;
+    uint64_t run_kps;     /* key points since it last took the baton */
+    int spin_naddr;
+    uintptr_t spin_addr[FT_SPIN_ADDRS];
 } ft_thread;
 
 /* What kind of key point a thread is entering (ft_thread.kp_kind), for
  * policies that preempt only at some of them (policy_explore.c). */
-enum ft_kp { FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC,
-             /* atomics (hooks_atomic.c): a load, or anything that may
-              * write (store, read-modify-write, compare-exchange); only
-              * pos and surw look at them */
-             FT_KP_AREAD, FT_KP_AWRITE };
+enum ft_kp {
+    FT_KP_OTHER = 0, FT_KP_READ, FT_KP_WRITE, FT_KP_LOCK, FT_KP_FUNC,
+    FT_KP_UNLOCK, /* mutex, spin or rwlock release (kp_addr: it) */
+    /* atomics (hooks_atomic.c, kp_addr: the address): a load, or anything
+     * that may write (store, read-modify-write, compare-exchange) */
+    FT_KP_AREAD, FT_KP_AWRITE,
+};
 
 /* Scheduling decisions.  The recording policy is policy_record.c; replay
  * and exploration will provide others. */
@@ -173,6 +189,17 @@ struct ft_rt {
     int heap_check;       /* heap oracle on: UAF, double free, null deref */
     uint64_t max_steps;   /* FORETELL_MAX_STEPS, 0 none */
     uint64_t kp_total;    /* key points counted so far (max_steps) */
+    /* Spin detection (controlled runs): a thread that looks at the same
+     * few addresses spin_looks times while nobody changes anything is
+     * spinning, and yields (sched.c).  wseq counts the key points that
+     * may change state (writes, atomics that change a value, other sync
+     * than lock and unlock). */
+    uint64_t spin_looks;
+    uint64_t wseq;
+    /* Fairness (controlled runs): a thread that keeps the baton this many
+     * key points while others wait yields, as an OS would preempt it; 0
+     * never.  Spin loops that write (a counter) are caught so. */
+    uint64_t fair_kps;
     int asym_fence;       /* fence.c: hooks store in_hook without a fence */
 };
 extern struct ft_rt ft_rt;
@@ -210,6 +237,8 @@ void ft_block(ft_thread *t, int kind, uintptr_t obj, uintptr_t pc,
               int64_t deadline_ns);
 /* Under the lock: every thread blocked on (kind, obj) becomes runnable. */
 int ft_wake_all(int kind, uintptr_t obj);
+/* Sets t's budget from the policy (and the oracles' needs). */
+void ft_set_budget(ft_thread *t);
 /* Key point slow path: baton lost or budget exhausted. */
 void ft_keypoint_slow(ft_thread *t);
 /* Yield point: another enabled thread may run. */
@@ -280,6 +309,23 @@ uint64_t ft_trace_tid_events(int tid);
 /* ---- heap.c: the heap oracle (ft_rt.heap_check) ---- */
 /* At a key point's slow path: t is about to access t->kp_addr. */
 void ft_heap_check_kp(ft_thread *t);
+/* The same for a read that leaves the pending write pending (rt.h). */
+void ft_heap_check_deferred(ft_thread *t);
+/* A HEAP_ERROR event (what: enum ft_heap_what; site 0: the access is the
+ * thread's next event; other_site: where the block was freed or
+ * allocated), also on stderr. */
+void ft_heap_report(int what, uint32_t site, uintptr_t addr,
+                    uint32_t other_site);
+/* ---- heap_bounds.c: heap corruption, at the write ---- */
+void ft_heap_track(uintptr_t mem, size_t size, uint32_t site);
+/* At free or realloc of mem: 1 when its chunk header was overwritten
+ * (reported), else 0 (and mem is forgotten). */
+int ft_heap_untrack(uintptr_t mem, uint32_t site);
+/* Before a write of [a, a+n) (n 0: unknown, one byte): whether it
+ * touches the bytes around a live block, FT_HEAP_WRITE_BEFORE or _AFTER
+ * with the block's allocation site and the first such byte, else 0. */
+int ft_heap_bad_write(uintptr_t a, size_t n, uint32_t *alloc_site,
+                      uintptr_t *bad_byte);
 
 /* Flushes t's pending write (its value is read back now). */
 void ft_pending_flush_slow(ft_thread *t);
@@ -297,27 +343,23 @@ ft_thread *ft_adopt(void);
  * not recorded (passthrough, nested, exited, or fork child).  On success
  * the thread holds the baton and has its pending write emitted.  The
  * global test comes first: with static glibc, libc's own startup calls the
- * wrapped memcpy before TLS exists. */
-static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
-                                     uintptr_t read_addr, size_t read_size);
-static inline ft_thread *ft_enter_ex(uintptr_t read_addr, size_t read_size)
-{
-    return ft_enter_kp(FT_KP_READ, read_addr, read_addr, read_size);
-}
+ * wrapped memcpy before TLS exists.  kind, addr and size say what the key
+ * point is (enum ft_kp; size 0 when unknown), and for the access hooks pc
+ * where (0 unknown). */
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr, size_t size);
 static inline ft_thread *ft_enter(void)
 {
-    return ft_enter_kp(FT_KP_OTHER, 0, 0, 0);
+    return ft_enter_kp(FT_KP_OTHER, 0, 0);
 }
 
-/* For a plain read of [read_addr, +read_size) (size 0: any other key
- * point).  gcc instruments a memory-to-memory assignment `*a = *b` as
+/* gcc instruments a memory-to-memory assignment `*a = *b` as
  * write-hook(a), read-hook(b), load, store: the store happens after the
- * read hook.  So at a read that does not overlap the pending write, the
- * write stays pending (to be read back at the next key point) and the
+ * read hook.  So at a plain read that does not overlap the pending write,
+ * the write stays pending (to be read back at the next key point) and the
  * thread is not preempted here; recording the read first is the order in
  * which the load and the store really happen. */
 static inline __attribute__((always_inline)) ft_thread *
-ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
+ft_enter_core(int kind, uintptr_t addr, size_t size, uintptr_t pc,
               int *deferp)
 {
     if (FT_LIKELY(!ft_rt.recording))
@@ -337,13 +379,14 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
         __atomic_store_n(&t->in_hook, 1, __ATOMIC_SEQ_CST);
     }
     t->keypoints++;
-    int defer = t->pw_size != 0 && read_size != 0 &&
-                (read_addr + read_size <= t->pw_addr ||
-                 t->pw_addr + t->pw_size <= read_addr);
+    int defer = kind == FT_KP_READ && t->pw_size != 0 && size != 0 &&
+                (addr + size <= t->pw_addr || t->pw_addr + t->pw_size <= addr);
     if (FT_UNLIKELY(!__atomic_load_n(&t->has_baton, __ATOMIC_RELAXED) ||
                     (--t->budget <= 0 && !defer))) {
         t->kp_kind = kind; /* the slow path only: recording pays nothing */
         t->kp_addr = addr;
+        t->kp_size = size;
+        t->kp_pc = pc;
         t->kp_defer = defer;
         ft_keypoint_slow(t);
         /* Only here: an exited thread has no baton, and ft_trace_end
@@ -352,6 +395,14 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
             __atomic_store_n(&t->in_hook, 0, __ATOMIC_RELEASE);
             return NULL;
         }
+    } else if (FT_UNLIKELY(defer) && ft_rt.heap_check) {
+        /* No key point for the scheduler, but the heap oracle must see
+         * the read (its pending write stays pending). */
+        t->kp_kind = kind;
+        t->kp_addr = addr;
+        t->kp_size = size;
+        t->kp_pc = pc;
+        ft_heap_check_deferred(t);
     }
     *deferp = defer;
     return t;
@@ -359,11 +410,10 @@ ft_enter_core(int kind, uintptr_t addr, uintptr_t read_addr, size_t read_size,
 
 /* ft_enter_core, then the pending write flushed unless deferred.  The
  * access hooks do that flush themselves, inlined (hooks_access.c). */
-static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr,
-                                     uintptr_t read_addr, size_t read_size)
+static inline ft_thread *ft_enter_kp(int kind, uintptr_t addr, size_t size)
 {
     int defer;
-    ft_thread *t = ft_enter_core(kind, addr, read_addr, read_size, &defer);
+    ft_thread *t = ft_enter_core(kind, addr, size, 0, &defer);
     if (t && !defer)
         ft_pending_flush(t);
     return t;
@@ -407,6 +457,16 @@ int ft_nanosleep(const struct timespec *req, struct timespec *rem, uintptr_t pc)
 
 /* ---- thread.c ---- */
 void ft_thread_init_main(void);
+/* The recorded thread th, not yet joined, or NULL (lock held). */
+ft_thread *ft_thread_of(pthread_t th);
+
+/* ---- cancel.c ---- */
+/* t has a cancellation request it must act on at a cancellation point. */
+int ft_cancel_due(const ft_thread *t);
+/* At a cancellation point (t in a hook, holding the baton, scheduler lock
+ * not held): acts on a due request (does not return), else nothing. */
+void ft_cancel_point(ft_thread *t, uintptr_t pc);
+void ft_cancel_act(ft_thread *t, uintptr_t pc) __attribute__((noreturn));
 
 /* ---- init.c ---- */
 void ft_init(void);
@@ -418,9 +478,24 @@ void ft_fence_init(void);
  * -1 when the fence failed (then treat the holder as inside a hook). */
 int ft_fence_remote(void);
 
+/* ---- progress.c: the progress page for the harness (recorder/progress.h) ---- */
+void ft_progress_init(void);
+/* The watchdog's tick: progress (key points, CPU, thread states). */
+void ft_progress_tick(void);
+int ft_progress_active(void);
+
 /* ---- watchdog.c / signals.c ---- */
 void ft_watchdog_start(void);
 void ft_signals_install(void);
+/* The default action of sig as the runtime keeps it: its own dying
+ * handler for the signals it writes the trace on, else SIG_DFL. */
+int ft_signals_default(int sig);
+/* Whether a disposition is the runtime's own dying handler. */
+int ft_signals_is_runtime(const struct sigaction *sa);
+/* ---- sigdeliver.c: program handlers, run holding the baton ---- */
+void ft_signals_run(ft_thread *t);
+/* t blocks: its queued process signals go to a thread that runs. */
+void ft_signals_pass_on(ft_thread *t);
 
 /* Real functions behind -Wl,--wrap. */
 int __real_pthread_create(pthread_t *, const pthread_attr_t *,

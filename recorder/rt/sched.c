@@ -112,26 +112,38 @@ got:
     __atomic_store_n(&t->go, 0, __ATOMIC_RELAXED);
 }
 
-/* Sets t's budget from the policy.  The heap oracle must see every key
- * point, so it keeps budget at 1 and counts the policy's budget in
- * pbudget; FORETELL_MAX_STEPS needs a look at least every 1024. */
-static void set_budget(ft_thread *t)
+/* The heap oracle and spin detection must see every key point. */
+static int every_keypoint(void)
+{
+    return ft_rt.heap_check || ft_rt.spin_looks || ft_rt.fair_kps;
+}
+
+/* Sets t's budget from the policy.  To see every key point, the budget
+ * stays at 1 and the policy's budget is counted in pbudget;
+ * FORETELL_MAX_STEPS needs a look at least every 1024. */
+void ft_set_budget(ft_thread *t)
 {
     int64_t b = ft_rt.policy->budget(t->tid);
-    if (ft_rt.heap_check) {
+    if (every_keypoint()) {
         t->pbudget = b;
         b = 1;
     } else if (ft_rt.max_steps && b > 1024) {
         b = 1024;
     }
     t->budget = b;
+    /* A handler queued by a signal (sigdeliver.c) runs at the next key
+     * point: a signal that came before the store above saw its budget 0
+     * overwritten.  Checked after the store, a later one sets it itself. */
+    if (FT_UNLIKELY(__atomic_load_n(&t->sig_pending, __ATOMIC_ACQUIRE)))
+        t->budget = 1;
 }
 
 static void take(ft_thread *n)
 {
+    n->run_kps = 0;
     n->state = FT_T_RUNNING;
     ft_rt.running = n->tid;
-    set_budget(n);
+    ft_set_budget(n);
     __atomic_store_n(&n->has_baton, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -232,6 +244,8 @@ void ft_switch_locked(ft_thread *t)
     }
     __atomic_store_n(&t->has_baton, 0, __ATOMIC_SEQ_CST);
     ft_unlock();
+    if (FT_UNLIKELY(t->sig_pending) && t->state == FT_T_BLOCKED)
+        ft_signals_pass_on(t);
     park(t);
     after_park(t);
 }
@@ -304,6 +318,8 @@ void ft_block(ft_thread *t, int kind, uintptr_t obj, uintptr_t pc,
     ft_switch_locked(t);
     t->wait_kind = FT_W_NONE;
     t->deadline_ns = 0;
+    if (FT_UNLIKELY(t->sig_pending) && !ft_rt.finished)
+        ft_signals_run(t);
 }
 
 int ft_wake_all(int kind, uintptr_t obj)
@@ -328,6 +344,56 @@ static void keypoint_end(ft_thread *t)
         ft_heap_check_kp(t);
 }
 
+/* Whether t, entering its key point, is spinning: since anything last
+ * changed (ft_rt.wseq), it has done nothing but look at the same few
+ * addresses (reads, atomics, lock and unlock) ft_rt.spin_looks times.
+ * Under a policy that lets the running thread keep the baton (none, the
+ * tail of a replay, ICB's default) such a loop would wait forever for a
+ * thread that never runs; a yield lets the others move.  Deterministic
+ * (it depends on the thread's key points and on wseq only), so a replay
+ * yields at the same key point. */
+static int spinning(ft_thread *t)
+{
+    if (ft_rt.fair_kps && ++t->run_kps >= ft_rt.fair_kps)
+        return 1; /* fairness: it has run long enough */
+    if (!ft_rt.spin_looks)
+        return 0;
+    switch (t->kp_kind) {
+    case FT_KP_FUNC:
+        return 0;
+    case FT_KP_READ:
+    case FT_KP_LOCK:
+    case FT_KP_UNLOCK:
+    case FT_KP_AREAD:
+    case FT_KP_AWRITE:
+        break;
+    default: /* a write, or sync that may change state */
+        ft_rt.wseq++;
+        return 0;
+    }
+    uintptr_t a = t->kp_addr;
+    int i = 0;
+    if (t->spin_wseq != ft_rt.wseq) {
+        t->spin_wseq = ft_rt.wseq;
+        t->spin_naddr = 0;
+        t->spin_looks = 0;
+    }
+    while (i < t->spin_naddr && t->spin_addr[i] != a)
+        i++;
+    if (i == t->spin_naddr) {
+        if (i == FT_SPIN_ADDRS) { /* too many places: not a tight loop */
+            t->spin_naddr = 0;
+            t->spin_looks = 0;
+            i = 0;
+        }
+        t->spin_addr[t->spin_naddr++] = a;
+    }
+    if (++t->spin_looks < ft_rt.spin_looks)
+        return 0;
+    t->spin_looks = 0;
+    return 1;
+}
+
 void ft_keypoint_slow(ft_thread *t)
 {
     if (t->state == FT_T_EXITED || ft_rt.finished)
@@ -337,6 +403,8 @@ void ft_keypoint_slow(ft_thread *t)
     if (!__atomic_load_n(&t->has_baton, __ATOMIC_SEQ_CST)) {
         if (!reclaim_lent(t)) {
             ft_acquire(t);
+            if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
+                ft_cancel_act(t, t->kp_pc); /* asynchronous: any key point */
             keypoint_end(t);
             return;
         }
@@ -348,6 +416,10 @@ void ft_keypoint_slow(ft_thread *t)
             return;
     }
     flush_requested();
+    if (FT_UNLIKELY(t->cancel_async) && ft_cancel_due(t))
+        ft_cancel_act(t, t->kp_pc);
+    if (FT_UNLIKELY(t->sig_pending))
+        ft_signals_run(t); /* handlers queued while it could not run them */
     if (ft_rt.max_steps) {
         ft_rt.kp_total += t->keypoints - t->kp_counted;
         t->kp_counted = t->keypoints;
@@ -360,13 +432,19 @@ void ft_keypoint_slow(ft_thread *t)
             ft_die("max-steps", FT_MAX_STEPS_STATUS);
         }
     }
-    if (ft_rt.heap_check && --t->pbudget > 0) {
+    if ((ft_rt.spin_looks || ft_rt.fair_kps) && spinning(t)) {
+        ft_rt_verbose("thread %d spins: it yields", t->tid);
+        ft_yield(t);
+        keypoint_end(t);
+        return;
+    }
+    if (every_keypoint() && --t->pbudget > 0) {
         t->budget = 1;
         keypoint_end(t);
         return;
     }
     if (!ft_rt.policy->preempt(t->tid)) {
-        set_budget(t);
+        ft_set_budget(t);
         keypoint_end(t);
         return;
     }

@@ -30,6 +30,7 @@ int ft_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
         ft_leave(t);
         return EINVAL;
     }
+    ft_cancel_point(t, pc); /* with the mutex held, as POSIX says */
     uint32_t site = ft_site_id(pc);
     ft_event ev = {.kind = FT_EV_COND_WAIT, .site = site, .addr = (uintptr_t)c,
                    .obj2 = (uintptr_t)m};
@@ -39,6 +40,10 @@ int ft_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
     t->woken = 0;
     ft_block(t, FT_W_COND, (uintptr_t)c, pc, timed ? ft_deadline_of(ts, clk) : 0);
     int timedout = !t->woken;
+    /* Woken by a cancellation request, not a signal: it acts on it with
+     * the mutex taken back (POSIX), after a wake that consumed no signal
+     * (recorded as a timeout, which needs none). */
+    int cancelled = timedout && ft_cancel_due(t);
     t->woken = 0;
     ft_lock();
     ft_mutex_reacquire(t, (uintptr_t)m, count, pc);
@@ -46,6 +51,8 @@ int ft_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
     ev.kind = FT_EV_COND_WAKE;
     ev.arg = (uint32_t)timedout;
     ft_emit(&ev);
+    if (cancelled)
+        ft_cancel_act(t, pc);
     ft_leave(t);
     return timedout ? ETIMEDOUT : 0;
 }

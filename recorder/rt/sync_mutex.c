@@ -150,7 +150,7 @@ int __wrap_pthread_mutex_destroy(pthread_mutex_t *m)
 static int lock_common(pthread_mutex_t *m, int how, const struct timespec *ts,
                        int clk, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_LOCK, (uintptr_t)m, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_LOCK, (uintptr_t)m, 0);
     if (!t) {
         if (how == FT_HOW_TRY)
             return __real_pthread_mutex_trylock(m);
@@ -199,7 +199,7 @@ int __wrap_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 int __wrap_pthread_mutex_unlock(pthread_mutex_t *m);
 int __wrap_pthread_mutex_unlock(pthread_mutex_t *m)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_UNLOCK, (uintptr_t)m, 0);
     if (!t)
         return __real_pthread_mutex_unlock(m);
     int rc = release(t, (uintptr_t)m);
@@ -276,7 +276,7 @@ int __wrap_pthread_spin_trylock(pthread_spinlock_t *s)
 int __wrap_pthread_spin_unlock(pthread_spinlock_t *s);
 int __wrap_pthread_spin_unlock(pthread_spinlock_t *s)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_UNLOCK, (uintptr_t)s, 0);
     if (!t)
         return __real_pthread_spin_unlock(s);
     int rc = release(t, (uintptr_t)s);

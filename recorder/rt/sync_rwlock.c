@@ -39,7 +39,7 @@ static int real_lock(pthread_rwlock_t *l, int write, int how,
 static int lock_common(pthread_rwlock_t *l, int write, int how,
                        const struct timespec *ts, int clk, uintptr_t pc)
 {
-    ft_thread *t = ft_enter_kp(FT_KP_LOCK, (uintptr_t)l, 0, 0);
+    ft_thread *t = ft_enter_kp(FT_KP_LOCK, (uintptr_t)l, 0);
     if (!t)
         return real_lock(l, write, how, ts, clk);
     if (how == FT_HOW_TIMED && (!ts || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)) {
@@ -128,7 +128,7 @@ int __wrap_pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l);
 int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_UNLOCK, (uintptr_t)l, 0);
     if (!t)
         return __real_pthread_rwlock_unlock(l);
     uintptr_t obj = (uintptr_t)l;

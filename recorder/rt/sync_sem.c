@@ -101,6 +101,8 @@ static int wait_common(sem_t *s, int how, const struct timespec *ts, int clk,
         return -1;
     }
     int64_t deadline = how == FT_HOW_TIMED ? ft_deadline_of(ts, clk) : 0;
+    if (how != FT_HOW_TRY)
+        ft_cancel_point(t, pc);
     ft_lock();
     ft_obj *o = sem_obj(s);
     t->timedout = 0;
@@ -120,6 +122,10 @@ static int wait_common(sem_t *s, int how, const struct timespec *ts, int clk,
         ft_block(t, FT_W_SEM, (uintptr_t)s, pc, deadline);
         ft_lock();
         o = sem_obj(s);
+        if (o->count == 0 && ft_cancel_due(t)) {
+            ft_unlock();
+            ft_cancel_act(t, pc);
+        }
     }
     ft_unlock();
     ft_event ev = {.kind = FT_EV_SEM_WAIT, .site = ft_site_id(pc),

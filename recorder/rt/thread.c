@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 void __real_pthread_exit(void *) __attribute__((noreturn));
 
@@ -42,11 +44,12 @@ void ft_thread_init_main(void)
     t->tid = 0;
     t->parent = 0;
     t->pthread = pthread_self();
+    t->ktid = (int)syscall(SYS_gettid);
     ft_rt.nthreads = 1;
     ft_rt.running = 0;
     t->state = FT_T_RUNNING;
     t->has_baton = 1;
-    t->budget = ft_rt.policy->budget(0);
+    ft_set_budget(t); /* the oracles' budget too, or main escapes them */
     t->in_hook = 1; /* until init is done */
     ft_self = t;
     pthread_setspecific(exit_key, t);
@@ -65,6 +68,7 @@ ft_thread *ft_adopt(void)
     t->tid = tid;
     t->parent = tid; /* creator unknown: it names itself, like main */
     t->pthread = pthread_self();
+    t->ktid = (int)syscall(SYS_gettid);
     t->state = FT_T_OUTSIDE;
     t->in_hook = 1;
     ft_unlock();
@@ -82,6 +86,7 @@ static void *trampoline(void *p)
     ft_thread *t = p;
     ft_self = t;
     t->in_hook = 1;
+    t->ktid = (int)syscall(SYS_gettid);
     ft_acquire_start(t);
     emit_simple(FT_EV_THREAD_START, 0, (uint64_t)t->parent);
     pthread_setspecific(exit_key, t);
@@ -132,7 +137,7 @@ int ft_thread_create(pthread_t *th, const pthread_attr_t *attr,
     return rc;
 }
 
-static ft_thread *find(pthread_t th)
+ft_thread *ft_thread_of(pthread_t th)
 {
     for (int i = 0; i < ft_rt.nthreads; i++)
         if (ft_threads[i].state != FT_T_FREE && !ft_threads[i].joined &&
@@ -146,8 +151,9 @@ int ft_thread_join(pthread_t th, void **ret, uintptr_t pc)
     ft_thread *t = ft_enter();
     if (!t)
         return __real_pthread_join(th, ret);
+    ft_cancel_point(t, pc);
     ft_lock();
-    ft_thread *c = find(th);
+    ft_thread *c = ft_thread_of(th);
     if (!c || c == t) {
         ft_unlock();
         ft_leave(t);
@@ -156,6 +162,10 @@ int ft_thread_join(pthread_t th, void **ret, uintptr_t pc)
     while (c->state != FT_T_EXITED) {
         ft_block(t, FT_W_JOIN, (uintptr_t)c->tid, pc, 0);
         ft_lock();
+        if (c->state != FT_T_EXITED && ft_cancel_due(t)) {
+            ft_unlock();
+            ft_cancel_act(t, pc); /* the child stays joinable */
+        }
     }
     c->joined = 1;
     ft_unlock();
@@ -174,7 +184,7 @@ int ft_thread_detach(pthread_t th, uintptr_t pc)
     if (!t)
         return __real_pthread_detach(th);
     ft_lock();
-    ft_thread *c = find(th);
+    ft_thread *c = ft_thread_of(th);
     if (c)
         c->detached = 1;
     ft_unlock();

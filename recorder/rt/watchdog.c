@@ -7,7 +7,9 @@
  * thread inside the runtime (in_hook) is never stolen from: the two sides
  * use a store-then-load handshake on has_baton and in_hook (the fence
  * of the hooks' side is done here, by membarrier: fence.c).
- * It also starts timed waits that expire while nobody holds the baton.
+ * It also starts timed waits that expire while nobody holds the baton, and
+ * publishes the run's progress on the progress page (progress.c) at each
+ * tick, also when stealing is off (FORETELL_WATCHDOG_MS=0).
  *
  * And it bounds what a SIGKILL (OOM killer, CI timeout) can lose: events
  * wait in the open EVENTS chunk until it is full, so a slow or hung
@@ -81,6 +83,7 @@ static void *watchdog_main(void *arg)
         __real_nanosleep(&ts, NULL);
         if (ft_rt.finished)
             return NULL;
+        ft_progress_tick();
         int64_t now = ft_now_ns();
         ft_lock();
         if (ft_rt.finished) {
@@ -104,7 +107,8 @@ static void *watchdog_main(void *arg)
                 last_tid = r;
                 last_kp = kp;
                 since = now;
-            } else if (now - since >= limit_ns && ft_others_enabled(r) &&
+            } else if (limit_ns > 0 && now - since >= limit_ns &&
+                       ft_others_enabled(r) &&
                        ft_replay_steal_ok(r)) {
                 last_tid = -1;
                 if (steal_locked(t))
@@ -117,7 +121,7 @@ static void *watchdog_main(void *arg)
 
 void ft_watchdog_start(void)
 {
-    if (ft_rt.watchdog_ms <= 0 && ft_rt.flush_ms <= 0)
+    if (ft_rt.watchdog_ms <= 0 && ft_rt.flush_ms <= 0 && !ft_progress_active())
         return;
     sigset_t all, old;
     sigfillset(&all);

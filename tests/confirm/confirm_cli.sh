@@ -67,8 +67,8 @@ open("fig4.failing", "w").write(t[0]["failing_schedule"])
 rc=$?; [ $rc = 1 ] && grep -q "error: abort" err.txt || fail "failing schedule does not replay the abort (exit $rc)"
 "$F" analyze fig4.ft -o out-fig4b -q --confirm --tails 0 -- "$FT_INST/vb_figures" 4 >fig4b.txt
 grep -q "confirmed; the run then finished without failure" fig4b.txt || fail "--tails 0 still tried tails"
-"$F" analyze fig4.ft -o o5 --tails 3 >/dev/null 2>err.txt; rc=$?
-[ $rc = 2 ] && grep -q "tails only applies with --confirm" err.txt || fail "--tails without --confirm: exit $rc"
+"$F" analyze fig4.ft -o o5 --no-confirm --tails 3 >/dev/null 2>err.txt; rc=$?
+[ $rc = 2 ] && grep -q "tails only applies when findings are replayed" err.txt || fail "--tails with --no-confirm: exit $rc"
 
 # config_swap recorded without CONFIG_SWAP_AUDIT and confirmed with it: the
 # replayed program does an access (the audit count) the recorded run never
@@ -87,8 +87,28 @@ assert any(c["status"] == "refined" for c in sp), sp
 assert d["confirmed"] == sum(x["confirmation"]["status"] in ("confirmed", "refined") for x in v)
 ' || fail "config_swap: no divergence found and refined"
 
-"$F" analyze fig2.ft -o o2 --confirm >/dev/null 2>err.txt; rc=$?
-[ $rc = 2 ] && grep -q "needs the program" err.txt || fail "--confirm without PROG: exit $rc"
+# Without PROG, the program the trace recorded is replayed when it is the
+# same build (by default, and with --confirm); not when it is gone or
+# rebuilt: then the findings are predicted, unconfirmed, and --confirm
+# alone is an error naming why.
+"$F" analyze fig2.ft -o o2 --json -q >o2.json; rc=$?
+[ $rc = 1 ] || fail "default confirmation: exit $rc"
+json o2.json 'assert d["confirmed"] >= 1 and d["unconfirmed"] is None, d["confirmed"]' ||
+    fail "the recorded program was not replayed by default"
+"$F" analyze fig2.ft -o o2b --json -q --no-confirm >o2b.json; rc=$?
+[ $rc = 1 ] || fail "--no-confirm: exit $rc"
+json o2b.json 'assert "confirmed" not in d and d["unconfirmed"] == "--no-confirm", d.get("unconfirmed")' ||
+    fail "--no-confirm still replayed"
+mkdir -p gone && cp "$FT_INST/best_fig2" gone/best_fig2 || fail "cannot copy best_fig2"
+"$F" record -o gone.ft -- gone/best_fig2 >/dev/null 2>&1 || fail "natural run of the copy failed"
+cp "$FT_INST/counter_rmw" gone/best_fig2 # rebuilt: another build id
+"$F" analyze gone.ft -o o2c -q >o2c.txt; rc=$?
+[ $rc = 1 ] && grep -q "predicted, unconfirmed\|not the build the trace recorded" o2c.txt ||
+    grep -q "warning: atomicity violation predicted" o2c.txt || fail "rebuilt program: exit $rc"
+grep -q "confirmation:" o2c.txt && fail "a rebuilt program was replayed"
+rm -f gone/best_fig2
+"$F" analyze gone.ft -o o2d --confirm >/dev/null 2>err.txt; rc=$?
+[ $rc = 127 ] && grep -q "is not here" err.txt || fail "--confirm with the recorded program gone: exit $rc ($(cat err.txt))"
 "$F" analyze fig2.ft -o o3 -- "$FT_INST/best_fig2" >/dev/null 2>err.txt; rc=$?
 [ $rc = 2 ] && grep -q "needs --confirm" err.txt || fail "PROG without --confirm: exit $rc"
 "$F" analyze fig2.ft -o o4 -q --confirm -- ./no-such-program >/dev/null 2>err.txt; rc=$?

@@ -17,6 +17,14 @@ fail() {
     fails=$((fails + 1))
 }
 
+# build OUT SOURCES...: $work/OUT built with foretell-cc -O1.
+build() {
+    out=$1
+    shift
+    "$bin/foretell-cc" -O1 -o "$work/$out" "$@" 2>"$work/cc.err" ||
+        { fail "cannot build $out: $(head -3 "$work/cc.err")"; return 1; }
+}
+
 # finish: exit 1 when anything failed.
 finish() {
     [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }

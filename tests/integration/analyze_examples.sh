@@ -8,15 +8,15 @@
 # ft_schedule_read).  Correct programs (kind none): exit 0, nothing
 # predicted or observed.  Needs FT_BIN, FT_DATA, FT_INST, FT_WORK.
 #
-# Known limit (docs/prediction.md, "data"): account, bank_transfer and
-# pair_update cannot be predicted from a passing run.  Their violation
-# needs a thread to read a value no passing run reads (both threads see
-# the old balance; the checker sees lo moved but hi not) and then go on to
-# release the lock, which the data rule forbids because the program could
-# branch on that value; account and bank_transfer also need a second
-# debit, a write that no passing run contains.  For them the test asserts
-# what the analysis does today (every property holds, exit 0), so that a
-# change making them predictable shows up here.
+# Known limit of atomicity (docs/prediction.md, "data"): account,
+# bank_transfer and pair_update cannot be predicted as CA/CMA violations
+# from a passing run.  Their violation needs a thread to read a value no
+# passing run reads (both threads see the old balance; the checker sees lo
+# moved but hi not) and then go on to release the lock, which the data
+# rule forbids because the program could branch on that value.  The order
+# kind (predict/kind_order.c) predicts exactly that read, and its witness
+# replays to the failure.  For them the test asserts both: every
+# atomicity property holds, and an order finding is proved by replay.
 known_limit="account bank_transfer pair_update"
 set -u
 name=$1 schedcheck=$2
@@ -58,14 +58,17 @@ esac
 
 case $kind in
 known-limit)
-    [ $rc -eq 0 ] || fail "known limit: want exit 0, got $rc (predicted now? \
-then take $name off known_limit)"
+    [ $rc -eq 1 ] || fail "known limit of atomicity: want exit 1 (an order \
+bug), got $rc"
     python3 - "$dir/analyze.json" <<'EOF' || fail "JSON check failed"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["properties"] > 0 and d["holds"] == d["properties"], d
-print("analyze: %d regions, %d properties, all hold (known limit)" %
-      (d["regions"], d["properties"]))
+order = [f for f in d["findings"] if f["kind"] == "order" and f["bug"]]
+assert order, d["findings"]
+print("analyze: %d regions, %d properties, all hold (known limit of "
+      "atomicity); %d order bugs proved by replay" %
+      (d["regions"], d["properties"], len(order)))
 EOF
     ;;
 none)

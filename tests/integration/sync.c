@@ -170,7 +170,7 @@ static void step(struct model *m, const ft_event *ev)
         violation(m, ev, "event of a thread that has exited");
     if (me && me->waiting_cond && ev->kind != FT_EV_COND_WAKE &&
         ev->kind != FT_EV_STEAL && ev->kind != FT_EV_SIGNAL &&
-        ev->kind != FT_EV_DEADLOCK)
+        ev->kind != FT_EV_DEADLOCK && ev->kind != FT_EV_BLOCKED)
         violation(m, ev, "thread ran while waiting on condvar %#llx",
                   (unsigned long long)me->waiting_cond);
     struct obj *o;

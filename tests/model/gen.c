@@ -143,7 +143,10 @@ static void do_op(struct gsim *g, unsigned t)
     const gen_params *p = g->p;
     evbuf *b = g->b;
     for (int tries = 0; tries < 20; tries++) {
-        unsigned what = pick(&g->seed, 12);
+        static const unsigned heavy[] = {5, 5, 5, 6, 8, 9, 10};
+        unsigned what = p->sync_heavy && pick(&g->seed, 2)
+                            ? heavy[pick(&g->seed, 7)]
+                            : pick(&g->seed, 12);
         unsigned v = pick(&g->seed, p->nvars ? p->nvars : 1);
         switch (what) {
         case 0:

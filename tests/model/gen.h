@@ -16,6 +16,11 @@ typedef struct gen_params {
     unsigned nvars, nlocks, nconds, nsems, nrw;
     int fork_join;         /* main forks and joins the others */
     int recursive;         /* some mutexes are recursive */
+    int sync_heavy;        /* half the operations are lock, wait, notify
+                              or semaphore ones: nested locks in random
+                              orders, so lock cycles and lost wake-ups
+                              are common (tests/predict/
+                              test_kinds_random.c) */
 } gen_params;
 
 /* An event list being built. */
@@ -47,6 +52,16 @@ void gen_small_params(uint64_t seed, gen_params *p);
  * read holds), 0 when mutexes do. */
 int gen_counters(uint64_t seed, evbuf *b);
 uint64_t gen_counters_bound_addr(void);
+
+/* A run of nested critical sections (gen_locks.c): two workers take two
+ * or three locks nested in random orders around shared accesses; every
+ * run passed (one that deadlocked while generated is drawn again). */
+void gen_locks(uint64_t seed, evbuf *b);
+
+/* A run around a heap object (gen_heap.c): three threads access its
+ * fields, a flag, a mutex and a semaphore; one frees it after its work;
+ * no run uses it after the free. */
+void gen_heap(uint64_t seed, evbuf *b);
 
 /* A fresh temporary file path (under $TMPDIR) ending in .ftrace. */
 void temp_trace_path(char *buf, size_t len, const char *tag);

@@ -103,7 +103,7 @@ static int make_props(const ft_ctm *c, uint64_t seed, ft_prop *props)
         ft_prop *q = &props[np];
         uint32_t a = (uint32_t)((seed + (uint64_t)k) % c->nthreads);
         uint32_t b = (a + 1 + (uint32_t)k / 2) % c->nthreads;
-        *q = (ft_prop){(uint32_t)np, (uint8_t)(k % 2), {{0, 0, 0}, {0, 0, 0}}};
+        *q = (ft_prop){.id = (uint32_t)np, .kind = (uint8_t)(k % 2)};
         if (!av_pick_region(c, &rs, a, &q->r[0]) &&
             (q->kind == FT_PROP_CA ||
              (a != b && !av_pick_region(c, &rs, b, &q->r[1]))))

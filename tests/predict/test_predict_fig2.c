@@ -42,9 +42,10 @@ static ft_ctm *fig2_ctm(void)
     return c;
 }
 
-static const ft_prop ca1 = {0, FT_PROP_CA, {{MA, 1, 2}, {0, 0, 0}}};
-static const ft_prop ca2 = {1, FT_PROP_CA, {{MB, 4, 6}, {0, 0, 0}}};
-static const ft_prop cma = {2, FT_PROP_CMA, {{MA, 1, 2}, {MB, 4, 6}}};
+static const ft_prop ca1 = {.id = 0, .kind = FT_PROP_CA, .r = {{MA, 1, 2}}};
+static const ft_prop ca2 = {.id = 1, .kind = FT_PROP_CA, .r = {{MB, 4, 6}}};
+static const ft_prop cma = {.id = 2, .kind = FT_PROP_CMA,
+                            .r = {{MA, 1, 2}, {MB, 4, 6}}};
 
 /* The layout above is what this file assumes: check it first. */
 static void ctm_layout(void **state)

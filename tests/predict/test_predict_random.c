@@ -71,10 +71,10 @@ static void test_predict_matches_oracle(void **state)
         int np = 0;
         uint32_t t0 = (uint32_t)(seed % c->nthreads);
         uint32_t t1 = (t0 + 1) % c->nthreads;
-        props[np] = (ft_prop){(uint32_t)np, FT_PROP_CA, {{0, 0, 0}, {0, 0, 0}}};
+        props[np] = (ft_prop){.id = (uint32_t)np, .kind = FT_PROP_CA};
         if (!av_pick_region(c, &rs, t0, &props[np].r[0]))
             np++;
-        props[np] = (ft_prop){(uint32_t)np, FT_PROP_CMA, {{0, 0, 0}, {0, 0, 0}}};
+        props[np] = (ft_prop){.id = (uint32_t)np, .kind = FT_PROP_CMA};
         if (!av_pick_region(c, &rs, t0, &props[np].r[0]) &&
             !av_pick_region(c, &rs, t1, &props[np].r[1]))
             np++;
@@ -86,8 +86,7 @@ static void test_predict_matches_oracle(void **state)
         for (int k = 0; k < NEXTRA; k++) {
             ft_prop *q = &props[np];
             uint32_t a = (uint32_t)((seed + (uint64_t)k) % c->nthreads);
-            *q = (ft_prop){(uint32_t)np, (uint8_t)(k % 2),
-                           {{0, 0, 0}, {0, 0, 0}}};
+            *q = (ft_prop){.id = (uint32_t)np, .kind = (uint8_t)(k % 2)};
             if (!av_pick_region(c, &rs, a, &q->r[0]) &&
                 (q->kind == FT_PROP_CA ||
                  !av_pick_region(c, &rs, (a + 1 + (uint32_t)k / 2) %
@@ -261,7 +260,8 @@ static ft_ctm *load_first_writes(evbuf *b, const char *tag, ft_prop *p)
     assert_non_null(c);
     uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
     assert_true(wa < c->len[1] && wb + 1 < c->len[2]);
-    *p = (ft_prop){0, FT_PROP_CMA, {{1, wa, wa}, {2, wb, wb + 1}}};
+    *p = (ft_prop){.kind = FT_PROP_CMA,
+                   .r = {{1, wa, wa}, {2, wb, wb + 1}}};
     return c;
 }
 
@@ -402,8 +402,8 @@ static void test_value_order_counters(void **state)
             if (!n0)
                 continue;
             ft_prop *q = &props[np];
-            *q = (ft_prop){(uint32_t)np, FT_PROP_CA,
-                           {g0[r / 11 % n0], {0, 0, 0}}};
+            *q = (ft_prop){.id = (uint32_t)np, .kind = FT_PROP_CA,
+                           .r = {g0[r / 11 % n0]}};
             if (r / 13 % 2 && n1 && t1 != t0) {
                 q->kind = FT_PROP_CMA;
                 q->r[1] = g1[r / 17 % n1];

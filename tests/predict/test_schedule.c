@@ -107,7 +107,7 @@ static void errors(void **state)
     expect_error("hello 1\n", "s.schedule:1: not a schedule file");
     expect_error("foretell-schedule 2\n", "s.schedule:1: unsupported version");
     expect_error("foretell-schedule 1\nkind: XY\n",
-                 "s.schedule:2: kind must be CA or CMA");
+                 "s.schedule:2: kind must be CA, CMA or a property kind");
     expect_error("foretell-schedule 1\nsteps: 0\nend\n",
                  "missing 'kind:' header");
     expect_error(HEAD "colour: blue\n", "s.schedule:3: expected a header");

@@ -98,10 +98,15 @@ hostile 'colour: blue\nsteps: 0\nend\n'
 # ---- (d) replay -q: the runtime's reason, not a guess ----
 expect 2 "refused to run it: FORETELL_STRATEGY=bogus" \
     "$F" replay -q --strategy bogus --schedule pc.sched -o q.ft -- "$PC"
+# every policy's parser refuses on the status channel with its own reason
+expect 2 "refused to run it: FORETELL_STRATEGY=pos:bogus: pos takes only seed=X" \
+    "$F" replay -q --strategy pos:bogus --schedule pc.sched -o q.ft -- "$PC"
+expect 2 "refused to run it: FORETELL_STRATEGY=surw:w=x: " \
+    "$F" replay -q --strategy surw:w=x --schedule pc.sched -o q.ft -- "$PC"
 expect 2 "nodir/q.ft: cannot write: no such directory" \
     "$F" replay -q --schedule pc.sched -o "$PWD/nodir/q.ft" -- "$PC"
 printf '#!/bin/sh\nexit 81\n' > exit81 && chmod +x exit81
-expect 2 "not built with foretell-cc\? \(exit status 81\)" \
+expect 2 "not built with foretell-cc \(no foretell runtime started in it; exit status 81\)" \
     "$F" replay -q --schedule pc.sched -o q.ft -- ./exit81
 
 # ---- (e) 126 cannot be executed, 127 not found ----

@@ -196,6 +196,44 @@ sigterm)
     grep -v '^#' dump.txt | tail -1 | grep -q " SIGNAL 15$" || fail "last event is not SIGNAL 15"
     has "end.reason signal"; has " SLEEP "
     ;;
+cancel)
+    # pthread_cancel of threads blocked in pthread_cond_wait and sleep:
+    # not a deadlock; cleanup handlers run; the replay ends (issue 15).
+    build cancel "$P/cancel.c"
+    record c.ft ./cancel; [ $rc = 0 ] || fail "exit $rc: $(cat out.txt err.txt)"
+    grep -q '^ok$' out.txt || fail "program output lost: $(cat out.txt)"
+    "$FT_BIN/foretell" check c.ft >/dev/null 2>&1 || fail "check failed"
+    "$FT_BIN/foretell" dump c.ft 2>/dev/null | grep -q thread_cancel ||
+        fail "no thread_cancel event"
+    "$FT_BIN/foretell" replay -q --timeout 20 --max-steps 100000 --trace c.ft \
+        -o r.ft -- ./cancel >out.txt 2>err.txt || fail "replay: $(cat err.txt)"
+    ;;
+sighandler)
+    # A handler writing shared memory, for a signal sent to the process
+    # while the baton holder sleeps and main is blocked in join: the
+    # handler runs (no hang) and the trace stays one interleaving.
+    build sh "$P/sighandler.c"
+    for i in 1 2 3; do
+        FORETELL_TRACE=s.ft timeout 60 ./sh >out.txt 2>err.txt; rc=$?
+        [ $rc = 0 ] || fail "run $i: exit $rc: $(cat out.txt err.txt)"
+        "$FT_BIN/foretell" check s.ft >check.txt 2>&1 || fail "check: $(cat check.txt)"
+        # the handler's first write: shared = 1 + 10
+        "$FT_BIN/foretell" dump s.ft 2>/dev/null | grep -q ' write .* value=0xb ' ||
+            fail "the handler's accesses are not in the trace"
+    done
+    ;;
+sloppy)
+    # Undefined but common: void main and a function falling off its end
+    # return what is left in eax; the hooks must not change it.
+    for o in -O1 -O2; do
+        cc $o -w -o nat "$P/sloppy.c" -pthread || fail "native build"
+        ./nat; n=$?
+        "$CC" $o -w -o ins "$P/sloppy.c" || fail "cannot build sloppy"
+        ./ins; i=$?
+        record s.ft ./ins
+        [ $n = $i ] && [ $n = $rc ] || fail "$o: native exit $n, instrumented $i, recorded $rc"
+    done
+    ;;
 passthrough)
     build c "$P/counter.c"
     unset FORETELL_TRACE

@@ -16,6 +16,7 @@
 static const char *const names[128] = {
     [1] = "SWITCH", [2] = "THREAD_START", [3] = "THREAD_CREATE",
     [4] = "THREAD_EXIT", [5] = "THREAD_JOIN", [6] = "THREAD_DETACH",
+    [7] = "THREAD_CANCEL", [8] = "THREAD_CANCELED",
     [10] = "READ", [11] = "WRITE", [12] = "READ_WIDE", [13] = "WRITE_WIDE",
     [20] = "ATOMIC_LOAD", [21] = "ATOMIC_STORE", [22] = "ATOMIC_RMW",
     [23] = "ATOMIC_CAS", [24] = "FENCE", [30] = "MUTEX_INIT",
@@ -28,16 +29,16 @@ static const char *const names[128] = {
     [62] = "REALLOC", [70] = "FUNC_ENTRY", [71] = "FUNC_EXIT", [72] = "SLEEP",
     [73] = "YIELD", [74] = "REGION_BEGIN", [75] = "REGION_END", [80] = "STEAL",
     [81] = "DEADLOCK", [82] = "SIGNAL", [83] = "DIVERGE",
-    [84] = "HEAP_ERROR", [85] = "BLOCKED",
+    [84] = "HEAP_ERROR", [85] = "BLOCKED", [86] = "ABORT",
 };
 static const int nfields[128] = {
-    [1] = 1, [2] = 1, [3] = 2, [4] = 0, [5] = 2, [6] = 2, [10] = 4, [11] = 4,
+    [1] = 1, [2] = 1, [3] = 2, [4] = 0, [5] = 2, [6] = 2, [7] = 2, [8] = 1, [10] = 4, [11] = 4,
     [12] = 4, [13] = 4, [20] = 5, [21] = 5, [22] = 7, [23] = 8, [24] = 2,
     [30] = 3, [31] = 4, [32] = 3, [33] = 4, [34] = 4, [35] = 3, [40] = 3,
     [41] = 4, [42] = 3, [43] = 3, [50] = 3, [51] = 2, [52] = 4, [53] = 3,
     [54] = 2, [55] = 3, [56] = 3, [57] = 2, [60] = 4, [61] = 2, [62] = 5,
     [70] = 2, [71] = 0, [72] = 2, [73] = 1, [74] = 1, [75] = 1, [80] = 1,
-    [81] = 0, [82] = 1, [83] = 4, [84] = 4, [85] = 4,
+    [81] = 0, [82] = 1, [83] = 4, [84] = 4, [85] = 4, [86] = 1,
 };
 
 static int is_addr(int kind, int i)

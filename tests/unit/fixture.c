@@ -53,7 +53,8 @@ const unsigned fx_kinds[] = {
     FT_EV_ONCE_ENTER, FT_EV_ONCE_DONE, FT_EV_MALLOC, FT_EV_FREE,
     FT_EV_REALLOC, FT_EV_FUNC_ENTRY, FT_EV_FUNC_EXIT, FT_EV_SLEEP,
     FT_EV_YIELD, FT_EV_REGION_BEGIN, FT_EV_REGION_END, FT_EV_STEAL,
-    FT_EV_DEADLOCK, FT_EV_SIGNAL, FT_EV_ABORT,
+    FT_EV_DEADLOCK, FT_EV_SIGNAL, FT_EV_ABORT, FT_EV_THREAD_CANCEL,
+    FT_EV_THREAD_CANCELED,
 };
 const size_t fx_nkinds = sizeof fx_kinds / sizeof fx_kinds[0];
 
@@ -83,6 +84,7 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
     case FT_EV_THREAD_CREATE:
     case FT_EV_THREAD_JOIN:
     case FT_EV_THREAD_DETACH:
+    case FT_EV_THREAD_CANCEL:
         ev->site = e32(r);
         ev->value = rng_tid(r);
         break;
@@ -197,6 +199,7 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
     case FT_EV_REGION_BEGIN:
     case FT_EV_REGION_END:
     case FT_EV_ABORT:
+    case FT_EV_THREAD_CANCELED:
         ev->site = e32(r);
         break;
     default:

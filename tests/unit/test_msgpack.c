@@ -26,7 +26,7 @@ static const char *wire_fields(unsigned kind)
     switch (kind) {
     case FT_EV_THREAD_START: return "v";
     case FT_EV_THREAD_CREATE: case FT_EV_THREAD_JOIN:
-    case FT_EV_THREAD_DETACH: return "sv";
+    case FT_EV_THREAD_DETACH: case FT_EV_THREAD_CANCEL: return "sv";
     case FT_EV_THREAD_EXIT: case FT_EV_FUNC_EXIT: case FT_EV_DEADLOCK:
         return "";
     case FT_EV_READ: case FT_EV_WRITE: return "sazv";
@@ -50,7 +50,7 @@ static const char *wire_fields(unsigned kind)
     case FT_EV_REALLOC: return "soavw";
     case FT_EV_FUNC_ENTRY: case FT_EV_SLEEP: return "sv";
     case FT_EV_YIELD: case FT_EV_REGION_BEGIN: case FT_EV_REGION_END:
-    case FT_EV_ABORT:
+    case FT_EV_ABORT: case FT_EV_THREAD_CANCELED:
         return "s";
     case FT_EV_STEAL: case FT_EV_SIGNAL: return "v";
     default: return NULL;

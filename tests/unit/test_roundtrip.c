@@ -1,8 +1,11 @@
 /* test_roundtrip.c - what the writer writes, the reader reads back field
  * by field: every event kind with the extreme values of every field,
  * address deltas across the whole 64-bit range, thread switches, traces
- * spanning many chunks, the header, sites, symbols and END. */
+ * spanning many chunks, the header, sites, symbols and END; SOURCE and
+ * INLINED chunks of the same site merged into it (kinds 8 and 9). */
 #include "fixture.h"
+#include "recorder/encode.h"
+#include "recorder/reader_internal.h"
 
 #include <stdarg.h>
 #include <setjmp.h>
@@ -156,6 +159,52 @@ static void test_header_sites_symbols(void **state)
     unlink(path);
 }
 
+/* The symboliser appends a site's source line (SOURCE) and, for code
+ * inlined from a system header, where it entered the program (INLINED):
+ * two kinds of their own, both merged into the site beside its SYMBOLS. */
+static void test_source_and_inlined(void **state)
+{
+    (void)state;
+    char path[256];
+    fx_temp_path(path, sizeof path, "inl");
+    ft_event ev = {.kind = FT_EV_YIELD, .site = 3};
+    assert_int_equal(fx_write_trace(path, &ev, 1, 40, NULL), 0);
+    ft_appender ap = {.fd = -1};
+    ft_error err;
+    assert_int_equal(ft_appender_open(&ap, path, &err), 0);
+    static const char text[] = "    v.at(i) = 1;", file[] = "/src/main.cc";
+    uint8_t *p = ft_appender_reserve(&ap, FT_CHUNK_SOURCE, 64);
+    assert_non_null(p);
+    p = ft_put_array(p, 2);
+    p = ft_put_uint(p, 17);
+    p = ft_put_str(p, text, sizeof text - 1);
+    ft_appender_commit(&ap, p);
+    p = ft_appender_reserve(&ap, FT_CHUNK_INLINED, 64);
+    assert_non_null(p);
+    p = ft_put_array(p, 3);
+    p = ft_put_uint(p, 17);
+    p = ft_put_str(p, file, sizeof file - 1);
+    p = ft_put_uint(p, 12);
+    ft_appender_commit(&ap, p);
+    assert_int_equal(ft_appender_close(&ap, path, &err), 0);
+    ft_reader *r = ft_reader_open(path, &err);
+    assert_non_null(r);
+    assert_int_equal(ft_reader_nsites(r), 40);
+    const ft_site *s = ft_reader_site(r, 17);
+    assert_string_equal(s->function, "func17");
+    assert_string_equal(s->file, "src/file3.c");
+    assert_non_null(s->text);
+    assert_string_equal(s->text, text);
+    assert_non_null(s->user_file);
+    assert_string_equal(s->user_file, file);
+    assert_int_equal(s->user_line, 12);
+    assert_null(ft_reader_site(r, 16)->text);
+    assert_null(ft_reader_site(r, 16)->user_file);
+    assert_int_equal(ft_reader_damage(r, NULL), 0);
+    ft_reader_close(r);
+    unlink(path);
+}
+
 static void test_site_format_fallbacks(void **state)
 {
     (void)state;
@@ -210,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_address_deltas_span_64_bits),
         cmocka_unit_test(test_many_chunks),
         cmocka_unit_test(test_header_sites_symbols),
+        cmocka_unit_test(test_source_and_inlined),
         cmocka_unit_test(test_site_format_fallbacks),
         cmocka_unit_test(test_kind_names),
     };

@@ -1,0 +1,418 @@
+/* kind_order.c - reads from another write: order violations, and null
+ * dereferences as their sharpest case.
+ *
+ * Order: a shared read r (a load, the read of an atomic update or a
+ * compare-and-swap) that, in a feasible prefix, reads from another write
+ * than it did, with another value: a write of a different value (any
+ * thread, r's own included), or the initial value where it read a
+ * written one, while every read before it in its thread (and every read
+ * another thread goes past) returns its recorded value (the data rule of
+ * smt/data.c; an atomic update that read another value itself, as its
+ * thread's last step, wrote an unknown value: reading it counts too).
+ * The witness ends at r; the replay runs on from there and
+ * the program's own checks decide (an assertion, a crash, a hang, a heap
+ * error: a double free whose second free no passing run holds is found
+ * this way, from the read of the reference count).  That is how a check
+ * then act whose losing thread took the other branch, or an assertion
+ * that fails only when a thread runs after two others, is found from a
+ * run where it did not fail.
+ *
+ * Which reads: every read of a shared memory variable that some write of
+ * another value (or its initial value, when another or unknown: the
+ * trace wrote the variable first) need not follow, per static site
+ * at most per_group dynamic instances (the first ones): branches are not
+ * recorded, so any read may decide one; a loop reading one site a
+ * thousand times gives the same few properties, and the count stays
+ * linear in the number of sites and reads.
+ *
+ * Null dereference: such a read whose recorded value the thread then uses
+ * as an address (a later access of its thread falls in [value, value +
+ * 4096)), where a write of 0 (or a known initial 0) exists: the property
+ * asks for that value.  Such a read gets only this property, not an order
+ * one.  Its replay, too, runs on from the read: the program may crash at
+ * the dereference (the heap oracle's null access) or check the pointer
+ * first (an assertion): either failure confirms it. */
+#include "predict/kind.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define USE_SPAN 4096
+
+static int shared_read(const ft_ctm *c, uint32_t x)
+{
+    uint32_t v = c->obj[x];
+    return ft_ctm_reads(c, x) && v < c->nvars &&
+           c->vars[v].kind == FT_VAR_MEMORY && c->vars[v].shared;
+}
+
+/* Whether some source of another value than r's (of value want, when
+ * specific) may come before r: a write that need not follow r, or the
+ * initial value when no write must precede r. */
+static int has_source(const ft_ctm *c, const uint32_t *w, uint32_t nw,
+                      uint32_t r, int specific, uint64_t want)
+{
+    const ft_ctm_var *var = &c->vars[c->obj[r]];
+    int init_ok = specific ? var->has_init && var->init == want &&
+                                 want != c->value[r]
+                           : !var->has_init || var->init != c->value[r];
+    for (uint32_t i = 0; i < nw; i++) {
+        uint32_t y = w[i];
+        if (y == r)
+            continue;
+        if (init_ok && ft_ctm_must_hb(c, y, r))
+            init_ok = 0;
+        uint64_t val = ft_ctm_written(c, y);
+        int other = specific ? val == want && val != c->value[r]
+                             : val != c->value[r] || c->op[y] == FT_OP_RMW;
+        if (other &&
+            !ft_ctm_must_hb(c, r, y) &&
+            !(c->tid[y] == c->tid[r] && c->pos[y] > c->pos[r]))
+            return 1;
+    }
+    return init_ok;
+}
+
+/* The first later transition of r's thread that accesses memory within
+ * USE_SPAN bytes at or after the value r read: r's value used as an
+ * address.  FT_CTM_NONE if none. */
+static uint32_t deref_after(const ft_ctm *c, uint32_t r)
+{
+    uint64_t p = c->value[r];
+    if (p < USE_SPAN)
+        return FT_CTM_NONE;
+    uint32_t t = c->tid[r];
+    for (uint32_t q = c->pos[r] + 1; q < c->len[t]; q++) {
+        uint32_t y = ft_ctm_at(c, t, q), v = c->obj[y];
+        if (v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY &&
+            c->vars[v].addr >= p && c->vars[v].addr - p < USE_SPAN)
+            return y;
+    }
+    return FT_CTM_NONE;
+}
+
+/* The writes of each variable, in trace order (CSR). */
+static int writes_by_var(const ft_ctm *c, uint32_t **first, uint32_t **ids)
+{
+    uint32_t *f = calloc(c->nvars + 2, sizeof *f);
+    uint32_t *w = malloc(sizeof *w * (c->ntrans + 1));
+    uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
+    if (!f || !w || !fill) {
+        free(f);
+        free(w);
+        free(fill);
+        return -1;
+    }
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (ft_ctm_writes(c, x) && c->obj[x] < c->nvars)
+            f[c->obj[x] + 1]++;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        f[v + 1] += f[v];
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (ft_ctm_writes(c, x) && c->obj[x] < c->nvars)
+            w[f[c->obj[x]] + fill[c->obj[x]]++] = x;
+    free(fill);
+    *first = f;
+    *ids = w;
+    return 0;
+}
+
+static int candidates_of(const ft_pkind_src *s, ft_props *out, int null)
+{
+    const ft_ctm *c = s->c;
+    uint32_t *wf, *wi, nsites = 0;
+    if (writes_by_var(c, &wf, &wi) < 0)
+        return -1;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (c->site[x] + 1 > nsites)
+            nsites = c->site[x] + 1;
+    uint32_t *seen = calloc(nsites + 1, sizeof *seen);
+    int rc = seen ? 0 : -1;
+    for (uint32_t r = 0; rc == 0 && r < c->ntrans; r++) {
+        if (!shared_read(c, r) || out->n >= s->max_props ||
+            seen[c->site[r]] >= s->per_group)
+            continue;
+        uint32_t v = c->obj[r];
+        const uint32_t *w = wi + wf[v];
+        uint32_t nw = wf[v + 1] - wf[v];
+        uint32_t d = deref_after(c, r);
+        int pointer = d != FT_CTM_NONE && has_source(c, w, nw, r, 1, 0);
+        if (pointer != null || !has_source(c, w, nw, r, null, 0))
+            continue;
+        ft_prop p;
+        memset(&p, 0, sizeof p);
+        p.tgt[p.ntgt++] = r;
+        p.aux = null ? d : 0; /* where the value is used: reported */
+        p.group = c->site[r];
+        seen[c->site[r]]++;
+        rc = ft_props_push(out, &p);
+    }
+    free(seen);
+    free(wf);
+    free(wi);
+    return rc;
+}
+
+static int order_candidates(const ft_pkind_src *s, ft_props *out)
+{
+    return candidates_of(s, out, 0);
+}
+
+static int null_candidates(const ft_pkind_src *s, ft_props *out)
+{
+    return candidates_of(s, out, 1);
+}
+
+/* r (the key of block br) reads from a source of another value than its
+ * recorded one (of value want, when specific) and its thread stops there. */
+static Z3_ast reads_other(ft_smt *e, uint32_t br, int specific, uint64_t want)
+{
+    const ft_ctm *c = e->c;
+    const ft_reduced *r = e->r;
+    uint32_t x = r->bkey[br];
+    if (x == FT_CTM_NONE || !ft_ctm_reads(c, x))
+        return Z3_mk_false(e->z);
+    uint32_t v = c->obj[x], t = c->tid[x];
+    uint64_t old = c->value[x];
+    const ft_ctm_var *var = &c->vars[v];
+    uint32_t nw = 0;
+    uint32_t *w = malloc(sizeof *w * (c->ntrans + 1));
+    Z3_ast *alt = malloc(sizeof *alt * (c->ntrans + 2));
+    Z3_ast *tmp = malloc(sizeof *tmp * (c->ntrans + 2));
+    Z3_ast res = NULL;
+    if (!w || !alt || !tmp)
+        goto out;
+    for (uint32_t y = 0; y < c->ntrans; y++)
+        if (y != x && c->obj[y] == v && ft_ctm_writes(c, y))
+            w[nw++] = y;
+    unsigned na = 0;
+    Z3_context z = e->z;
+    for (uint32_t i = 0; i < nw; i++) {
+        /* A write's value is its recorded one (its thread went past no
+         * read of another value), an atomic update's only when its own
+         * read matched; one that did not wrote something unknown: another
+         * write than r read, though not a value we can name. */
+        uint64_t val = ft_ctm_written(c, w[i]);
+        uint32_t bw = r->block_of[w[i]];
+        int rmw = c->op[w[i]] == FT_OP_RMW && e->match[bw];
+        if (specific ? val != want || val == old : val == old && !rmw)
+            continue;
+        unsigned nt = 0;
+        tmp[nt++] = ft_smt_lt(e, bw, br);
+        if (rmw && specific)
+            tmp[nt++] = e->match[bw];
+        else if (rmw && val == old)
+            tmp[nt++] = Z3_mk_not(z, e->match[bw]);
+        for (uint32_t j = 0; j < nw; j++) {
+            if (j == i)
+                continue;
+            uint32_t b2 = r->block_of[w[j]];
+            Z3_ast btw[2] = {ft_smt_lt(e, bw, b2), ft_smt_lt(e, b2, br)};
+            tmp[nt++] = Z3_mk_not(z, Z3_mk_and(z, 2, btw));
+        }
+        alt[na++] = ft_smt_and(e, tmp, nt);
+    }
+    /* the initial value: another one, or unknown (the trace wrote the
+     * variable first) where r read a written value */
+    if (specific ? var->has_init && var->init == want && want != old
+                 : !var->has_init || var->init != old) {
+        unsigned nt = 0;
+        for (uint32_t j = 0; j < nw; j++)
+            tmp[nt++] = Z3_mk_not(z, ft_smt_lt(e, r->block_of[w[j]], br));
+        alt[na++] = ft_smt_and(e, tmp, nt);
+    }
+    Z3_ast g[3];
+    unsigned ng = 0;
+    g[ng++] = ft_smt_exec(e, br);
+    g[ng++] = ft_smt_or(e, alt, na);
+    if (br + 1 < r->bfirst[t] + r->bcount[t]) /* it stops at r */
+        g[ng++] = Z3_mk_not(z, ft_smt_exec(e, br + 1));
+    res = ft_smt_and(e, g, ng);
+out:
+    free(w);
+    free(alt);
+    free(tmp);
+    return res;
+}
+
+static Z3_ast order_goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
+{
+    (void)p;
+    return tb[0] == FT_CTM_NONE ? Z3_mk_false(e->z)
+                                : reads_other(e, tb[0], 0, 0);
+}
+
+static Z3_ast null_goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
+{
+    (void)p;
+    return tb[0] == FT_CTM_NONE ? Z3_mk_false(e->z)
+                                : reads_other(e, tb[0], 1, 0);
+}
+
+/* The prefix up to r, cut to what r's read needs: r and its source
+ * marked (the last write of r's variable before it, if any). */
+static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
+                   const uint32_t *order, uint32_t n, const uint32_t *tb,
+                   ft_presult *res)
+{
+    const ft_ctm *m = r->ctm;
+    uint32_t closing = 0;
+    while (closing < n && order[closing] != tb[0])
+        closing++;
+    if (closing == n)
+        return -1;
+    uint8_t *mark = calloc(r->nblocks + 1, 1);
+    if (!mark)
+        return -1;
+    mark[tb[0]] = 1;
+    uint32_t x = r->bkey[tb[0]];
+    for (uint32_t i = closing; i-- > 0;) {
+        uint32_t y = r->bkey[order[i]];
+        if (y != FT_CTM_NONE && m->obj[y] == m->obj[x] && ft_ctm_writes(m, y)) {
+            mark[order[i]] = 1;
+            break;
+        }
+    }
+    int rc = ft_witness_from_blocks(r, order, closing, mark, res);
+    free(mark);
+    (void)p;
+    return rc ? -1 : ft_presult_trim_seeds(c, res, NULL);
+}
+
+/* The write r reads from at the end of the witness, FT_CTM_NONE for the
+ * initial value. */
+static uint32_t source_in(const ft_ctm *c, const ft_presult *res, uint32_t r)
+{
+    uint32_t src = FT_CTM_NONE;
+    /* a window's witness runs the recorded prefix (ids below prefix)
+     * first */
+    for (uint32_t y = 0; res && y < res->prefix && y < c->ntrans; y++)
+        if (c->obj[y] == c->obj[r] && ft_ctm_writes(c, y))
+            src = y;
+    for (uint32_t i = 0; res && i < res->nsteps; i++) {
+        uint32_t y = res->steps[i].trans;
+        if (y == r)
+            break;
+        if (c->obj[y] == c->obj[r] && ft_ctm_writes(c, y))
+            src = y;
+    }
+    return src;
+}
+
+static uint32_t describe_as(const ft_ctm *c, const ft_trace_info *ti,
+                            const ft_prop *p, const ft_presult *res,
+                            ft_kevent *ev, uint32_t max, char *msg,
+                            size_t len, int null)
+{
+    uint32_t r = p->tgt[0], n = 0, src = source_in(c, res, r);
+    char var[128], a[256];
+    ev[n++] = (ft_kevent){"reads", r};
+    if (src != FT_CTM_NONE && n < max)
+        ev[n++] = (ft_kevent){"from", src};
+    if (null && p->aux < c->ntrans && n < max)
+        ev[n++] = (ft_kevent){"dereferences", (uint32_t)p->aux};
+    const ft_ctm_var *vr = &c->vars[c->obj[r]];
+    uint64_t now = src != FT_CTM_NONE ? ft_ctm_written(c, src) : vr->init;
+    int w = snprintf(msg, len, "thread %u reads %s ", c->tid[r],
+                     ft_pkind_var(c, ti, c->obj[r], var, sizeof var));
+    if (w < 0 || (size_t)w >= len)
+        return n;
+    if (src == FT_CTM_NONE && vr->has_init)
+        w += snprintf(msg + w, len - (size_t)w, "before any write (its "
+                      "initial value 0x%" PRIx64 ")", now);
+    else if (src == FT_CTM_NONE)
+        w += snprintf(msg + w, len - (size_t)w, "before any write (its "
+                      "initial value)");
+    else
+        w += snprintf(msg + w, len - (size_t)w, "from the write at %s "
+                      "(0x%" PRIx64 ")",
+                      ft_trace_info_site(ti, c, src, a, sizeof a), now);
+    if (w < 0 || (size_t)w >= len)
+        return n;
+    if (null && p->aux < c->ntrans)
+        snprintf(msg + w, len - (size_t)w, ", then uses it as an address "
+                 "at %s", ft_trace_info_site(ti, c, (uint32_t)p->aux, a,
+                                             sizeof a));
+    else
+        snprintf(msg + w, len - (size_t)w, " where the recorded run read "
+                 "0x%" PRIx64, c->value[r]);
+    return n;
+}
+
+static uint32_t order_describe(const ft_ctm *c, const ft_trace_info *ti,
+                               const ft_prop *p, const ft_presult *res,
+                               ft_kevent *ev, uint32_t max, char *msg,
+                               size_t len)
+{
+    return describe_as(c, ti, p, res, ev, max, msg, len, 0);
+}
+
+static uint32_t null_describe(const ft_ctm *c, const ft_trace_info *ti,
+                              const ft_prop *p, const ft_presult *res,
+                              ft_kevent *ev, uint32_t max, char *msg,
+                              size_t len)
+{
+    return describe_as(c, ti, p, res, ev, max, msg, len, 1);
+}
+
+static int order_vholds(const ft_ctm *c, const struct ft_value_order *vo,
+                        const ft_prop *p)
+{
+    return ft_order_vholds(c, vo, p, 0, 0);
+}
+
+static int null_vholds(const ft_ctm *c, const struct ft_value_order *vo,
+                       const ft_prop *p)
+{
+    return ft_order_vholds(c, vo, p, 1, 0);
+}
+
+static int order_search(ft_ctm *c, const ft_reduced *whole,
+                        const ft_prop *p, double deadline, ft_presult *res)
+{
+    return ft_order_search(c, whole, p, 0, 0, deadline, res);
+}
+
+static int null_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                       double deadline, ft_presult *res)
+{
+    return ft_order_search(c, whole, p, 1, 0, deadline, res);
+}
+
+const ft_pkind ft_pkind_order = {
+    .kind = FT_PROP_ORDER,
+    .name = "order",
+    .rule = "OrderViolation",
+    .summary =
+        "A shared read can see another write than the one it saw in the "
+        "recorded run, one the code around it does not expect (an "
+        "operation can run before the one it depends on).",
+    .title = "order violation",
+    .whole_model = 0,
+    .expect = FT_EXPECT_FOLLOWED,
+    .candidates = order_candidates,
+    .vholds = order_vholds,
+    .search = order_search,
+    .goal = order_goal,
+    .witness = witness,
+    .describe = order_describe,
+};
+
+const ft_pkind ft_pkind_null = {
+    .kind = FT_PROP_NULL,
+    .name = "null-deref",
+    .rule = "NullDereference",
+    .summary =
+        "A pointer another thread clears can be read and dereferenced "
+        "while it is null.",
+    .title = "null dereference",
+    .whole_model = 0,
+    .expect = FT_EXPECT_FOLLOWED,
+    .candidates = null_candidates,
+    .vholds = null_vholds,
+    .search = null_search,
+    .goal = null_goal,
+    .witness = witness,
+    .describe = null_describe,
+};

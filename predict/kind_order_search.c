@@ -1,0 +1,332 @@
+/* kind_order_search.c - order and null-dereference properties
+ * (kind_order.c) decided without the solver, as decide.c decides
+ * atomicity: they hold when the value order (vorder.c) leaves r no
+ * source of another value, and are violated when a short search finds
+ * the read of another value, checked step by step by the exact executor
+ * (exec.c).
+ *
+ * The value order: every other-value write y of r's variable must follow
+ * r (a transition of y's thread at or after the first one that must
+ * follow r) or precede another write that must precede r (then r cannot
+ * see it), and some write must precede r (so the initial value is
+ * gone).  Every must-follow-r relation
+ * needs r's thread past r, since nothing reads from a read; the
+ * property's prefix ends r's thread at r, so such a y never runs before
+ * r.  The must-precede relations come from reads r's thread went past,
+ * which return their recorded values in the property's prefix.
+ *
+ * Why: the solver gets a read's whole slice, which on a lock-heavy trace
+ * is nearly the whole run; on data/correct_locked (605 events, 22
+ * candidates) it took over 200 s and 890 MB without deciding, while most
+ * of those reads can plainly read another value.  Two moves of the
+ * recorded run find that:
+ *
+ *   early  the thread u that wrote r's recorded source w0 is held back
+ *          from w0 (or from the last point before w0 where it held no
+ *          lock, so that it blocks nobody): the others run on in recorded
+ *          order until r runs, and r reads an older value;
+ *   late   r's thread is held back (at r, or at the last point before it
+ *          where it held no lock) until a later write y of another value
+ *          has run (the others in recorded order), then it runs on to r.
+ *
+ * "The others run on in recorded order" is greedy: the enabled thread
+ * whose next transition came first in the recording runs; a thread that
+ * cannot (a guard, or a read that would return another value: the data
+ * rule) waits until something else ran.  The run starts with the
+ * recorded prefix below the hold point, which is feasible.  Every
+ * accepted witness is a feasible, data-consistent prefix in which r,
+ * its thread's last step, returned another value (of the null
+ * property's value 0): exactly the property's violation, so the search
+ * can only save the solver's time; what it does not find is left to the
+ * solver (tests/predict/test_kinds_random.c checks both against the
+ * brute-force enumerator). */
+#include "predict/exec.h"
+#include "predict/vorder.h"
+#include "predict/kind.h"
+#include "predict/window.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+/* Greedy steps after the hold point, beyond the distance to r. */
+#define SEARCH_STEPS 8192u
+/* A witness whose prefix is longer stays implicit (res->prefix). */
+#define INLINE_PREFIX 20000u
+
+typedef struct search {
+    const ft_ctm *c;
+    ft_exec *x;
+    uint32_t *steps, n, cap;
+    uint8_t *waiting; /* per thread: could not run since the last step */
+} search;
+
+static int push(search *s, uint32_t id)
+{
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? 2 * s->cap : 256;
+        uint32_t *v = realloc(s->steps, sizeof *v * nc);
+        if (!v)
+            return -1;
+        s->steps = v;
+        s->cap = nc;
+    }
+    s->steps[s->n++] = id;
+    return 0;
+}
+
+/* The last write of r's variable before r in the recording, NONE if
+ * none. */
+static uint32_t recorded_source(const ft_ctm *c, uint32_t r)
+{
+    for (uint32_t y = r; y-- > 0;)
+        if (c->obj[y] == c->obj[r] && ft_ctm_writes(c, y))
+            return y;
+    return NONE;
+}
+
+/* The id of thread u's latest transition at or before x (one of u's)
+ * before which u holds no lock, so that holding u there blocks no lock
+ * waiter. */
+static uint32_t unlocked_before(const ft_reduced *whole, uint32_t x)
+{
+    const ft_ctm *c = whole->ctm;
+    uint32_t u = c->tid[x];
+    for (uint32_t q = c->pos[x] + 1; q-- > 0;) {
+        uint32_t y = ft_ctm_at(c, u, q);
+        if (ft_pkind_held_before(whole, y) == 0)
+            return y;
+    }
+    return ft_ctm_at(c, u, 0);
+}
+
+/* One try: thread j runs only its positions below lim[j], r's thread
+ * until after ran (NONE: for good); the recorded prefix below the first
+ * id a limit holds back runs first, then the threads greedily.  1 when r ran and read another value (want, when specific), 0
+ * not, -1 out of memory; s->steps holds the run. */
+static int try_hold(search *s, const uint32_t *lim, uint32_t r,
+                    uint32_t after, int specific, uint64_t want,
+                    double deadline)
+{
+    const ft_ctm *c = s->c;
+    uint32_t t = c->tid[r], nt = c->nthreads, k = r;
+    for (uint32_t j = 0; j < nt; j++)
+        if (lim[j] < c->len[j] && ft_ctm_at(c, j, lim[j]) < k)
+            k = ft_ctm_at(c, j, lim[j]);
+    ft_exec_reset(s->x);
+    s->n = 0;
+    for (uint32_t id = 0; id < k; id++)
+        if (ft_exec_step(s->x, id, 0) != FT_EXEC_OK)
+            return 0; /* cannot happen: the recording is feasible */
+        else if (push(s, id) < 0)
+            return -1;
+    int after_ran = after == NONE;
+    uint64_t budget = SEARCH_STEPS + (r > k ? r - k : 0);
+    memset(s->waiting, 0, nt);
+    while (budget--) {
+        if ((budget & 1023) == 0 && deadline > 0 &&
+            ft_predict_now() >= deadline)
+            return 0;
+        uint32_t best = NONE;
+        for (uint32_t j = 0; j < nt; j++) {
+            uint32_t p = ft_exec_pos(s->x, j);
+            /* r's thread waits at its limit until after ran */
+            if (s->waiting[j] || p >= c->len[j] ||
+                (p >= lim[j] && !(j == t && after != NONE && after_ran)))
+                continue;
+            uint32_t id = ft_ctm_at(c, j, p);
+            if (best == NONE || id < best)
+                best = id;
+        }
+        if (best == NONE)
+            return 0;
+        uint64_t before = ft_exec_value(s->x, c->obj[r]);
+        if (ft_exec_step(s->x, best, best == r) != FT_EXEC_OK) {
+            s->waiting[c->tid[best]] = 1;
+            continue;
+        }
+        if (push(s, best) < 0)
+            return -1;
+        memset(s->waiting, 0, nt);
+        if (best == after)
+            after_ran = 1;
+        if (best == r)
+            return ft_exec_frozen(s->x, t) && (!specific || before == want);
+    }
+    return 0;
+}
+
+/* The witness of the run in s: r and the last write of its variable
+ * before it marked, cut to their causal past. */
+static int witness_of(const search *s, uint32_t r, ft_presult *res)
+{
+    const ft_ctm *c = s->c;
+    uint32_t from = 0;
+    /* a long recorded prefix (ids 0 .. from-1 in order) stays implicit */
+    while (from < s->n && s->steps[from] == from)
+        from++;
+    if (from < INLINE_PREFIX)
+        from = 0;
+    res->prefix = from;
+    uint32_t src = NONE;
+    for (uint32_t i = 0; i < s->n && s->steps[i] != r; i++)
+        if (c->obj[s->steps[i]] == c->obj[r] && ft_ctm_writes(c, s->steps[i]))
+            src = i;
+    for (uint32_t i = from; i < s->n; i++)
+        if (ft_presult_append(res, s->steps[i],
+                              s->steps[i] == r || i == src) < 0)
+            return -1;
+    return ft_presult_trim_seeds(c, res, NULL);
+}
+
+int ft_order_vholds(const ft_ctm *c, const ft_value_order *vo,
+                    const ft_prop *p, int specific, uint64_t want)
+{
+    uint32_t r = p->tgt[0];
+    if (!vo || r >= c->ntrans || c->obj[r] >= c->nvars)
+        return 0;
+    uint32_t t = c->tid[r], q = c->pos[r], v = c->obj[r], nt = c->nthreads;
+    const ft_ctm_var *var = &c->vars[v];
+    uint64_t old = c->value[r];
+    int init_ok = specific ? var->has_init && var->init == want && want != old
+                           : !var->has_init || var->init != old;
+    const ft_slice_index *ix = vo->ix;
+    uint32_t a = ix->wr_first[v], b = ix->wr_first[v + 1];
+    /* per thread, the last write of v that must precede r (what must
+     * precede the transition before r, or r's own thread before r) */
+    uint32_t *last = malloc(sizeof *last * (nt + 1));
+    if (!last)
+        return 0;
+    for (uint32_t j = 0; j < nt; j++)
+        last[j] = NONE;
+    for (uint32_t i = a; i < b; i++) { /* by thread, then position */
+        uint32_t y = ix->wr[i], u = c->tid[y];
+        uint32_t lim = u == t ? q : q > 0 ? vo_before(vo, t, q - 1, u) : 0;
+        if (y != r && c->pos[y] < lim) {
+            last[u] = y;
+            init_ok = 0; /* a write comes first: the initial value is gone */
+        }
+    }
+    int held = !init_ok;
+    for (uint32_t i = a; held && i < b; i++) {
+        uint32_t y = ix->wr[i], u = c->tid[y];
+        uint64_t val = ft_ctm_written(c, y);
+        int other = specific ? val == want && val != old
+                             : val != old || c->op[y] == FT_OP_RMW;
+        if (y == r || !other || (u == t && c->pos[y] > q))
+            continue;
+        /* y follows r: every transition that must follow r needs r's
+         * thread past r (r is a read: nothing reads from it), which the
+         * property's prefix never runs */
+        if (u != t && c->pos[y] >= ft_value_order_first_after(vo, u, t, q))
+            continue;
+        /* y is overwritten before r: it precedes a write that precedes
+         * r, so it is not the last write r can see */
+        int shadowed = 0;
+        for (uint32_t j = 0; j < nt && !shadowed; j++) {
+            uint32_t w = last[j];
+            shadowed = w != NONE && w != y &&
+                       (j == u ? c->pos[y] < c->pos[w]
+                               : c->pos[y] < vo_before(vo, j, c->pos[w], u));
+        }
+        held = shadowed;
+    }
+    free(last);
+    return held;
+}
+
+int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                    int specific, uint64_t want, double deadline,
+                    ft_presult *res)
+{
+    uint32_t r = p->tgt[0];
+    if (!whole || whole->ctm != c || r >= c->ntrans)
+        return 0;
+    search s = {c, ft_exec_new(c), NULL, 0, 0, calloc(c->nthreads + 1, 1)};
+    uint32_t *lim = NULL, *first = NULL;
+    int found = 0;
+    if (!s.x || !s.waiting) {
+        found = -1;
+        goto out;
+    }
+    uint32_t w0 = recorded_source(c, r), t = c->tid[r], nt = c->nthreads;
+    lim = malloc(sizeof *lim * (nt + 1));
+    first = malloc(sizeof *first * (nt + 1));
+    if (!lim || !first) {
+        found = -1;
+        goto out;
+    }
+    /* each thread's first write of r's variable before r */
+    for (uint32_t j = 0; j < nt; j++)
+        first[j] = NONE;
+    for (uint32_t y = 0; y < r; y++)
+        if (c->obj[y] == c->obj[r] && ft_ctm_writes(c, y) &&
+            first[c->tid[y]] == NONE)
+            first[c->tid[y]] = y;
+    /* early: the recorded source's thread u held back, at the last point
+     * before w0 where it held no lock, at w0, or before its first write
+     * of the variable; then every other writer held back before its
+     * first write too (r reads the initial value) */
+    uint32_t u = w0 != NONE ? c->tid[w0] : NONE;
+    uint32_t at[3] = {NONE, NONE, NONE};
+    if (u != NONE && u != t) {
+        at[0] = unlocked_before(whole, w0);
+        at[1] = w0;
+        at[2] = unlocked_before(whole, first[u]);
+    }
+    for (int i = 0; i < 4 && found == 0; i++) {
+        for (uint32_t j = 0; j < nt; j++)
+            lim[j] = UINT32_MAX;
+        if (i < 3) {
+            if (at[i] == NONE || (i > 0 && at[i] == at[0]) ||
+                (i == 2 && at[2] == at[1]))
+                continue;
+            lim[u] = c->pos[at[i]];
+        } else {
+            int any = 0;
+            for (uint32_t j = 0; j < nt; j++)
+                if (j != t && first[j] != NONE) {
+                    lim[j] = c->pos[unlocked_before(whole, first[j])];
+                    any = 1;
+                }
+            if (!any)
+                continue;
+        }
+        found = try_hold(&s, lim, r, NONE, specific, want, deadline);
+    }
+    /* late: r's thread waits, from the last point before r where it held
+     * no lock, for a later write of another value */
+    for (uint32_t j = 0; j < nt; j++)
+        lim[j] = UINT32_MAX;
+    for (uint32_t y = r + 1, tries = 0; !found && y < c->ntrans && tries < 4;
+         y++) {
+        if (c->obj[y] != c->obj[r] || !ft_ctm_writes(c, y) || c->tid[y] == t)
+            continue;
+        uint64_t val = ft_ctm_written(c, y);
+        if (specific ? val != want : val == c->value[r] &&
+                                         c->op[y] != FT_OP_RMW)
+            continue;
+        tries++;
+        lim[t] = c->pos[unlocked_before(whole, r)];
+        found = try_hold(&s, lim, r, y, specific, want, deadline);
+    }
+    if (found > 0) {
+        memset(res, 0, sizeof *res);
+        if (witness_of(&s, r, res) < 0) {
+            found = -1;
+        } else {
+            res->verdict = FT_VIOLATED;
+            res->window_end = c->ntrans;
+            snprintf(res->reason, sizeof res->reason,
+                     "found without the solver (a thread held back)");
+        }
+    }
+out:
+    free(lim);
+    free(first);
+    ft_exec_free(s.x);
+    free(s.steps);
+    free(s.waiting);
+    return found;
+}

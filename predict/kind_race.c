@@ -1,0 +1,286 @@
+/* kind_race.c - data races: two accesses of one memory variable by two
+ * threads, at least one a write and not both atomic, that a feasible
+ * prefix brings together: both threads stand at them at once (smt/
+ * state.c ft_smt_at: everything before each ran, every read before them
+ * returning its recorded value), so either may run first.  That is what a
+ * race is, as ThreadSanitizer reports it, but predicted: the two accesses
+ * need not have been close in the recorded run, only unordered by every
+ * synchronisation the run could not have done without.
+ *
+ * The witness is the prefix, cut to the causal past of the two accesses,
+ * then both accesses (marked); its other order (alt_steps, written as
+ * <name>.alt.schedule) swaps them.  The replay runs on after them and the
+ * program's own checks decide: a failure after either order makes the
+ * race harmful (an error); both orders surviving makes it a reached,
+ * benign race (a note).  replay/confirm_kind.c tries the second order
+ * when the first does not fail.
+ *
+ * Candidates: for each access y and each other thread t, t's accesses to
+ * y's variable before y in the trace that conflict with y (one writes;
+ * not both atomic: RMWs, or the trace's atomic events when the trace is
+ * at hand), walking back over at most WALK of them and stopping at the
+ * first that must happen before y (every earlier one must too), and
+ * leaving out pairs whose threads hold a common lock (not both as
+ * readers) just before them: such a pair cannot stand at once.  Grouped
+ * by the unordered pair of sites, per_group dynamic instances each, so a
+ * loop racing a thousand times gives one static race. */
+#include "predict/kind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WALK 16 /* conflicting accesses of a thread walked back per access */
+
+typedef struct sitepair {
+    uint32_t a, b, n;
+} sitepair;
+
+static int is_access(const ft_ctm *c, uint32_t x)
+{
+    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
+           c->obj[x] < c->nvars && c->vars[c->obj[x]].kind == FT_VAR_MEMORY;
+}
+
+static int atomic_access(const ft_pkind_src *s, uint32_t x)
+{
+    if (s->c->op[x] == FT_OP_RMW)
+        return 1;
+    if (!s->ti || !s->ti->kind || x >= s->ti->ntrans)
+        return 0;
+    unsigned k = s->ti->kind[x];
+    return k == FT_EV_ATOMIC_LOAD || k == FT_EV_ATOMIC_STORE ||
+           k == FT_EV_ATOMIC_RMW || k == FT_EV_ATOMIC_CAS;
+}
+
+/* Whether the lock sets held just before x and y exclude each other: a
+ * common lock held by both, by one of them as a writer. */
+static int exclusive(const ft_reduced *whole, uint32_t x, uint32_t y)
+{
+    uint32_t sx = ft_pkind_held_before(whole, x);
+    uint32_t sy = ft_pkind_held_before(whole, y);
+    for (uint32_t i = 0; sx && sy && i < whole->ls_len[sx]; i++) {
+        uint32_t en = whole->ls_pool[whole->ls_first[sx] + i];
+        int read;
+        if (ft_pkind_set_has(whole, sy, en >> 1, &read) &&
+            !((en & 1) && read))
+            return 1;
+    }
+    return 0;
+}
+
+/* The count of site pair (a, b) (unordered) so far, added if new; NULL
+ * on out of memory. */
+static sitepair *pair_of(sitepair **v, size_t *n, size_t *cap, uint32_t a,
+                         uint32_t b)
+{
+    if (a > b) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].a == a && (*v)[i].b == b)
+            return &(*v)[i];
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        sitepair *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return NULL;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[*n] = (sitepair){a, b, 0};
+    return &(*v)[(*n)++];
+}
+
+static int candidates(const ft_pkind_src *s, ft_props *out)
+{
+    const ft_ctm *c = s->c;
+    uint32_t nt = c->nthreads;
+    /* each variable's accesses in trace order (CSR) */
+    uint32_t *first = calloc(c->nvars + 2, sizeof *first);
+    uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
+    uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
+    uint32_t *walked = malloc(sizeof *walked * (nt + 1));
+    uint8_t *stop = malloc(nt + 1);
+    sitepair *pairs = NULL;
+    size_t npairs = 0, cap = 0;
+    int rc = -1;
+    if (!first || !acc || !fill || !walked || !stop)
+        goto out;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (is_access(c, x) && c->vars[c->obj[x]].shared)
+            first[c->obj[x] + 1]++;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        first[v + 1] += first[v];
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (is_access(c, x) && c->vars[c->obj[x]].shared)
+            acc[first[c->obj[x]] + fill[c->obj[x]]++] = x;
+    rc = 0;
+    for (uint32_t v = 0; v < c->nvars && rc == 0; v++) {
+        for (uint32_t q = first[v]; q < first[v + 1] && rc == 0; q++) {
+            uint32_t y = acc[q];
+            int yw = ft_ctm_writes(c, y), ya = atomic_access(s, y);
+            memset(walked, 0, sizeof *walked * nt);
+            memset(stop, 0, nt);
+            stop[c->tid[y]] = 1;
+            for (uint32_t k = q; k-- > first[v] && rc == 0;) {
+                uint32_t x = acc[k], t = c->tid[x];
+                if (stop[t] || (!yw && !ft_ctm_writes(c, x)) ||
+                    (ya && atomic_access(s, x)))
+                    continue;
+                if (ft_ctm_must_hb(c, x, y) || ++walked[t] > WALK) {
+                    stop[t] = 1;
+                    continue;
+                }
+                if (out->n >= s->max_props)
+                    goto out;
+                if (s->whole && exclusive(s->whole, x, y))
+                    continue;
+                sitepair *sp = pair_of(&pairs, &npairs, &cap, c->site[x],
+                                       c->site[y]);
+                if (!sp) {
+                    rc = -1;
+                    break;
+                }
+                if (sp->n++ >= s->per_group)
+                    continue;
+                ft_prop p;
+                memset(&p, 0, sizeof p);
+                p.tgt[p.ntgt++] = x;
+                p.tgt[p.ntgt++] = y;
+                p.group = (uint32_t)(sp - pairs);
+                rc = ft_props_push(out, &p);
+            }
+        }
+    }
+out:
+    free(first);
+    free(acc);
+    free(fill);
+    free(walked);
+    free(stop);
+    free(pairs);
+    return rc;
+}
+
+/* Both threads stand at their accesses (each the key of its block: an
+ * access of a variable two threads of the slice touch is shared). */
+static Z3_ast goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
+{
+    const ft_reduced *r = e->r;
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t x = tb[i] == FT_CTM_NONE ? FT_CTM_NONE : r->bkey[tb[i]];
+        if (x == FT_CTM_NONE ||
+            (r->orig ? r->orig[x] : x) != p->tgt[i])
+            return Z3_mk_false(e->z);
+    }
+    /* every read that ran returned its recorded value: a thread whose
+     * last read returned another one (allowed by the data rule) only adds
+     * a step the replay cannot check; the state needs none */
+    for (uint32_t b = 0; b < r->nblocks; b++)
+        if (e->match[b])
+            ft_smt_assert(e, Z3_mk_implies(e->z, ft_smt_exec(e, b),
+                                           e->match[b]));
+    Z3_ast g[2] = {ft_smt_at(e, tb[0]), ft_smt_at(e, tb[1])};
+    return Z3_mk_and(e->z, 2, g);
+}
+
+/* The prefix with both threads' locals up to their accesses, cut to its
+ * causal past, then the accesses (marked, in the order of p); the other
+ * order in alt_steps. */
+static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
+                   const uint32_t *order, uint32_t n, const uint32_t *tb,
+                   ft_presult *res)
+{
+    (void)tb;
+    uint8_t *none = calloc(r->nblocks + 1, 1); /* marks come last */
+    int rc = !none ? -1
+             : n   ? ft_witness_from_blocks(r, order, n - 1, none, res)
+                   : 0;
+    free(none);
+    uint8_t *two = calloc(c->nthreads + 1, 1);
+    if (rc || !two) {
+        free(two);
+        return -1;
+    }
+    two[c->tid[p->tgt[0]]] = two[c->tid[p->tgt[1]]] = 1;
+    rc = ft_witness_locals(c, r, order, n, two, res);
+    free(two);
+    /* the state is the causal past of where the two threads stand: each
+     * one's last step, or the fork that began it (a read the accesses
+     * would make is theirs: the writes before them in the prefix are not
+     * kept for them, nor a thread that merely ran) */
+    uint8_t *seed = rc ? NULL : calloc(res->nsteps + 1, 1);
+    if (!seed)
+        return -1;
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t t = c->tid[p->tgt[i]], f = c->fork_trans[t];
+        for (uint32_t j = res->nsteps; j-- > 0;)
+            if (c->tid[res->steps[j].trans] == t ||
+                res->steps[j].trans == f) {
+                seed[j] = 1;
+                break;
+            }
+    }
+    rc = ft_presult_trim_seeds(c, res, seed);
+    free(seed);
+    if (rc || ft_presult_append(res, p->tgt[0], 1) ||
+        ft_presult_append(res, p->tgt[1], 1))
+        return -1;
+    uint32_t k = res->nsteps;
+    if (k < 2)
+        return -1;
+    res->alt_steps = malloc(sizeof *res->alt_steps * k);
+    if (!res->alt_steps)
+        return -1;
+    memcpy(res->alt_steps, res->steps, sizeof *res->steps * k);
+    res->alt_steps[k - 2] = res->steps[k - 1];
+    res->alt_steps[k - 1] = res->steps[k - 2];
+    res->nalt_steps = k;
+    return 0;
+}
+
+static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
+                         const ft_prop *p, const ft_presult *res,
+                         ft_kevent *ev, uint32_t max, char *msg, size_t len)
+{
+    (void)res;
+    (void)max;
+    /* sites in a fixed order: the fingerprint of the pair, not of which
+     * instance came first */
+    uint32_t a = p->tgt[0], b = p->tgt[1];
+    if (c->site[a] > c->site[b]) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    ev[0] = (ft_kevent){ft_ctm_writes(c, a) ? "writes" : "reads", a};
+    ev[1] = (ft_kevent){ft_ctm_writes(c, b) ? "writes" : "reads", b};
+    char var[128], sa[256], sb[256];
+    snprintf(msg, len, "thread %u's %s of %s at %s and thread %u's %s at %s "
+             "can run at once", c->tid[a],
+             ft_ctm_writes(c, a) ? "write" : "read",
+             ft_pkind_var(c, ti, c->obj[a], var, sizeof var),
+             ft_trace_info_site(ti, c, a, sa, sizeof sa), c->tid[b],
+             ft_ctm_writes(c, b) ? "write" : "read",
+             ft_trace_info_site(ti, c, b, sb, sizeof sb));
+    return 2;
+}
+
+const ft_pkind ft_pkind_race = {
+    .kind = FT_PROP_RACE,
+    .name = "data-race",
+    .rule = "DataRace",
+    .summary =
+        "Two conflicting accesses to the same memory, not both atomic, by "
+        "two threads, can run at once (no lock or ordering separates "
+        "them).",
+    .title = "data race",
+    .whole_model = 0,
+    .expect = FT_EXPECT_FOLLOWED,
+    .candidates = candidates,
+    .goal = goal,
+    .witness = witness,
+    .describe = describe,
+};

@@ -1,0 +1,561 @@
+/* test_kinds_random.c - the property kinds of predict/kind.h against the
+ * brute-force enumerator on thousands of generated traces.  For each
+ * kind: every candidate is predicted violated if and only if some
+ * feasible prefix (exact sync semantics, every read its recorded value)
+ * reaches the kind's state (kindcheck.c decides that, independently),
+ * every witness is such a prefix, and every state of that kind the
+ * enumerator reaches is some candidate's (the candidates miss no bug of
+ * the run). */
+#include "kindcheck.h"
+#include "predict/kind.h"
+#include "../model/gen.h"
+#include "../model/check.h"
+#include "../model/oracle.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* Seeds per kind: the kinds about reads enumerate every value a read
+ * may return (many more prefixes), so they take fewer; FT_KINDS_SEEDS
+ * scales them all (per mille of the default). */
+static unsigned nseeds(unsigned dflt)
+{
+    const char *s = getenv("FT_KINDS_SEEDS");
+    return s ? (unsigned)((uint64_t)dflt * strtoul(s, NULL, 10) / 1000)
+             : dflt;
+}
+
+#define MAXP 64
+
+struct hset {
+    uint64_t *k;
+    size_t n, cap;
+};
+
+static void hset_add(struct hset *s, uint64_t h)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->k = realloc(s->k, s->cap * sizeof *s->k);
+        assert_non_null(s->k);
+    }
+    s->k[s->n++] = h;
+}
+
+static int u64cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int hset_has(const struct hset *s, uint64_t h)
+{
+    return bsearch(&h, s->k, s->n, sizeof h, u64cmp) != NULL;
+}
+
+static uint64_t seq_hash(const uint32_t *seq, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (seq[i] + 1)) * 0x100000001b3ull;
+    return h;
+}
+
+/* What the enumerator found for one trace's candidates. */
+struct walk {
+    const ft_ctm *c;
+    const ft_prop *p;
+    uint32_t np;
+    unsigned mask;         /* the kinds checked, a bit per kind */
+    uint8_t found[MAXP];
+    struct hset valid;     /* every feasible prefix */
+    struct hset reach[MAXP]; /* the prefixes that reach candidate i */
+    uint32_t missed;       /* states of a kind no candidate names */
+    uint32_t states;       /* states of the kinds seen */
+};
+
+/* The waiting acquisitions of deadlock candidate p. */
+static uint32_t acq_of(const ft_prop *p, uint32_t *acq)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->ntgt; i += 2)
+        acq[k++] = p->tgt[i];
+    return k;
+}
+
+static int same_set(const uint32_t *a, uint32_t na, const uint32_t *b,
+                    uint32_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (uint32_t i = 0; i < na; i++) {
+        int in = 0;
+        for (uint32_t j = 0; j < nb; j++)
+            in |= a[i] == b[j];
+        if (!in)
+            return 0;
+    }
+    return 1;
+}
+
+struct cyc {
+    struct walk *w;
+    const uint32_t *seq;
+    uint32_t n;
+};
+
+static void on_cycle(void *ctx, const uint32_t *acq, uint32_t k)
+{
+    struct cyc *cy = ctx;
+    struct walk *w = cy->w;
+    int named = 0;
+    w->states++;
+    for (uint32_t i = 0; i < w->np; i++) {
+        uint32_t a[8];
+        if (w->p[i].kind != FT_PROP_DEADLOCK)
+            continue;
+        uint32_t ka = acq_of(&w->p[i], a);
+        if (!same_set(a, ka, acq, k))
+            continue;
+        named = 1;
+        w->found[i] = 1;
+        hset_add(&w->reach[i], seq_hash(cy->seq, cy->n));
+    }
+    w->missed += !named;
+}
+
+/* Reads from other writes: each thread whose last read in seq returned
+ * another value than recorded, on a data-consistent prefix. */
+static void visit_reads(struct walk *w, const uint32_t *seq, uint32_t n)
+{
+    const ft_ctm *c = w->c;
+    uint32_t other;
+    if (!kc_data_ok(c, seq, n, &other))
+        return;
+    hset_add(&w->valid, seq_hash(seq, n));
+    for (uint32_t j = n; other && j-- > 0;) {
+        uint32_t r = seq[j], t = c->tid[r];
+        if (!(other >> t & 1))
+            continue;
+        other &= ~(1u << t);
+        int want_null = !(w->mask >> FT_PROP_ORDER & 1);
+        if (want_null && !kc_reads_other(c, seq, n, r, 1, 0))
+            continue;
+        w->states++;
+        int named = 0;
+        for (uint32_t i = 0; i < w->np; i++)
+            if ((w->p[i].kind == FT_PROP_ORDER ||
+                 w->p[i].kind == FT_PROP_NULL) && w->p[i].tgt[0] == r &&
+                kc_reads_other(c, seq, n, r, w->p[i].kind == FT_PROP_NULL,
+                               0)) {
+                named = 1;
+                w->found[i] = 1;
+                hset_add(&w->reach[i], seq_hash(seq, n));
+            }
+        w->missed += !named;
+    }
+}
+
+/* Uses after free: a free in seq, and another thread whose last
+ * transition accesses the freed object after it. */
+static void visit_uaf(struct walk *w, const uint32_t *seq, uint32_t n)
+{
+    const ft_ctm *c = w->c;
+    if (!kc_data_ok(c, seq, n, NULL))
+        return;
+    hset_add(&w->valid, seq_hash(seq, n));
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t f = seq[i];
+        if (c->op[f] != FT_OP_FREE)
+            continue;
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            if (!kc_use_after_free(c, seq, n, f, t))
+                continue;
+            w->states++;
+            int named = 0;
+            for (uint32_t k = 0; k < w->np; k++)
+                if (w->p[k].kind == FT_PROP_UAF && w->p[k].tgt[0] == f &&
+                    c->tid[w->p[k].tgt[1]] == t) {
+                    named = 1;
+                    w->found[k] = 1;
+                    hset_add(&w->reach[k], seq_hash(seq, n));
+                }
+            w->missed += !named;
+        }
+    }
+}
+
+/* The access thread t stands at after seq (begun, not finished), or
+ * FT_CTM_NONE. */
+static uint32_t access_next(const ft_ctm *c, const uint32_t *seq,
+                            uint32_t n, uint32_t t)
+{
+    uint32_t f = c->fork_trans[t], q = kc_next(c, seq, n, t);
+    int begun = f == FT_CTM_NONE;
+    for (uint32_t i = 0; i < n && !begun; i++)
+        begun = seq[i] == f;
+    if (!begun || q >= c->len[t])
+        return FT_CTM_NONE;
+    uint32_t x = ft_ctm_at(c, t, q);
+    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
+                   c->vars[c->obj[x]].kind == FT_VAR_MEMORY
+               ? x
+               : FT_CTM_NONE;
+}
+
+/* Races: two threads standing at conflicting accesses of one variable
+ * (one writes, not both atomic updates). */
+static void visit_race(struct walk *w, const uint32_t *seq, uint32_t n)
+{
+    const ft_ctm *c = w->c;
+    hset_add(&w->valid, seq_hash(seq, n));
+    for (uint32_t i = 0; i < c->nthreads; i++) {
+        uint32_t x = access_next(c, seq, n, i);
+        for (uint32_t j = i + 1; x != FT_CTM_NONE && j < c->nthreads; j++) {
+            uint32_t y = access_next(c, seq, n, j);
+            if (y == FT_CTM_NONE || c->obj[x] != c->obj[y] ||
+                (!ft_ctm_writes(c, x) && !ft_ctm_writes(c, y)) ||
+                (c->op[x] == FT_OP_RMW && c->op[y] == FT_OP_RMW))
+                continue;
+            w->states++;
+            int named = 0;
+            for (uint32_t k = 0; k < w->np; k++) {
+                const ft_prop *p = &w->p[k];
+                if (p->kind == FT_PROP_RACE &&
+                    ((p->tgt[0] == x && p->tgt[1] == y) ||
+                     (p->tgt[0] == y && p->tgt[1] == x))) {
+                    named = 1;
+                    w->found[k] = 1;
+                    hset_add(&w->reach[k], seq_hash(seq, n));
+                }
+            }
+            w->missed += !named;
+        }
+    }
+}
+
+static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
+                  const uint8_t *blocked)
+{
+    (void)blocked;
+    struct walk *w = vctx;
+    const ft_ctm *c = w->c;
+    if (w->mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL)) {
+        visit_reads(w, seq, n);
+        return;
+    }
+    if (w->mask >> FT_PROP_UAF & 1) {
+        visit_uaf(w, seq, n);
+        return;
+    }
+    if (w->mask >> FT_PROP_RACE & 1) {
+        visit_race(w, seq, n);
+        return;
+    }
+    hset_add(&w->valid, seq_hash(seq, n));
+    struct cyc cy = {w, seq, n};
+    if (w->mask >> FT_PROP_DEADLOCK & 1)
+        kc_deadlocks(c, seq, n, on_cycle, &cy);
+    uint32_t waiting;
+    if ((w->mask >> FT_PROP_STUCK & 1) &&
+        kc_is_stuck(c, seq, n, maximal, &waiting)) {
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            if (!(waiting >> t & 1))
+                continue;
+            uint32_t x = ft_ctm_at(c, t, kc_next(c, seq, n, t));
+            if (c->op[x] != FT_OP_WAIT_POST && c->op[x] != FT_OP_SEM_WAIT &&
+                c->op[x] != FT_OP_BARRIER_LEAVE)
+                continue; /* a lock or a join: waits on another's wait */
+            w->states++;
+            int named = 0;
+            for (uint32_t i = 0; i < w->np; i++)
+                if (w->p[i].kind == FT_PROP_STUCK && w->p[i].tgt[0] == x) {
+                    named = 1;
+                    w->found[i] = 1;
+                    hset_add(&w->reach[i], seq_hash(seq, n));
+                }
+            w->missed += !named;
+        }
+    }
+}
+
+/* Whether witness res of candidate i reaches its state, as a feasible
+ * prefix the enumerator visited. */
+static int witness_ok(const struct walk *w, uint32_t i, const ft_presult *res)
+{
+    uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
+    for (uint32_t j = 0; j < res->nsteps; j++)
+        seq[j] = res->steps[j].trans;
+    uint64_t h = seq_hash(seq, res->nsteps);
+    const ft_prop *p = &w->p[i];
+    int ok = p->kind == FT_PROP_RACE || hset_has(&w->valid, h);
+    if (p->kind == FT_PROP_DEADLOCK) {
+        uint32_t a[8];
+        uint32_t k = acq_of(p, a);
+        ok = ok && kc_is_deadlock(w->c, seq, res->nsteps, a, k);
+    } else if (p->kind == FT_PROP_RACE) {
+        /* the state is the prefix before the two accesses, which end it
+         * in p's order, and the other order swaps them */
+        uint32_t k = res->nsteps;
+        uint64_t pre = k >= 2 ? seq_hash(seq, k - 2) : 0;
+        ok = k >= 2 && hset_has(&w->valid, pre) &&
+             hset_has(&w->reach[i], pre) && seq[k - 2] == p->tgt[0] &&
+             seq[k - 1] == p->tgt[1] && res->steps[k - 2].mark &&
+             res->steps[k - 1].mark && res->nalt_steps == k &&
+             res->alt_steps[k - 2].trans == p->tgt[1] &&
+             res->alt_steps[k - 1].trans == p->tgt[0];
+        for (uint32_t j = 0; ok && j + 2 < k; j++)
+            ok = res->alt_steps[j].trans == seq[j];
+    } else {
+        ok = ok && hset_has(&w->reach[i], h);
+    }
+    if (!ok && getenv("FT_KINDS_DEBUG")) {
+        fprintf(stderr, "witness (valid %d):", hset_has(&w->valid, h));
+        for (uint32_t j = 0; j < res->nsteps; j++)
+            fprintf(stderr, " t%u.%u:%s%s", w->c->tid[seq[j]],
+                    w->c->pos[seq[j]], ft_op_name(w->c->op[seq[j]]),
+                    res->steps[j].mark ? "!" : "");
+        fprintf(stderr, "\n");
+    }
+    free(seq);
+    return ok;
+}
+
+static void dump(const ft_ctm *c, const ft_prop *p)
+{
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        fprintf(stderr, "  x%u t%u.%u %s obj %u val %llu\n", x, c->tid[x],
+                c->pos[x], ft_op_name(c->op[x]), c->obj[x],
+                (unsigned long long)c->value[x]);
+    fprintf(stderr, "  targets:");
+    for (uint32_t i = 0; i < p->ntgt; i++)
+        fprintf(stderr, " x%u", p->tgt[i]);
+    fprintf(stderr, "\n");
+}
+
+/* Whether the kinds checked are about reads (the enumerator then lets
+ * reads return anything: more prefixes, so smaller models). */
+static int oo_reads(unsigned mask)
+{
+    return (mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL |
+                    1u << FT_PROP_UAF)) != 0;
+}
+
+/* The null-dereference goal on every read that a write of 0 (or a known
+ * initial 0) could feed: generated values are never addresses, so the
+ * kind's own candidates (reads used as addresses) are not made here. */
+static void null_props(const ft_ctm *c, ft_props *out)
+{
+    for (uint32_t r = 0; r < c->ntrans; r++) {
+        uint32_t v = c->obj[r];
+        if (!ft_ctm_reads(c, r) || v >= c->nvars || !c->vars[v].shared ||
+            c->vars[v].kind != FT_VAR_MEMORY || c->value[r] == 0)
+            continue;
+        int zero = c->vars[v].has_init && c->vars[v].init == 0;
+        for (uint32_t y = 0; y < c->ntrans && !zero; y++)
+            zero = y != r && c->obj[y] == v && ft_ctm_writes(c, y) &&
+                   ft_ctm_written(c, y) == 0;
+        if (!zero)
+            continue;
+        ft_prop p;
+        memset(&p, 0, sizeof p);
+        p.kind = FT_PROP_NULL;
+        p.tgt[p.ntgt++] = r;
+        p.aux = UINT64_MAX;
+        assert_int_equal(ft_props_push(out, &p), 0);
+    }
+}
+
+/* Generated runs with more locks nested in random orders than the
+ * model tests' default, so that lock cycles are common. */
+static void params(uint64_t seed, gen_params *gp)
+{
+    gen_small_params(seed, gp);
+    if (seed % 2) {
+        gp->nlocks = 2 + (unsigned)(seed / 2 % 2);
+        gp->nconds = 1 + (unsigned)(seed / 4 % 2);
+        gp->ops = gp->nthreads == 2 ? 5 : 3;
+        gp->sync_heavy = 1;
+    }
+}
+
+static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
+{
+    const char *pick = getenv("FT_KINDS_ONLY"); /* for debugging */
+    if (pick && strcmp(pick, name))
+        return;
+    unsigned n = nseeds(dflt), traces = 0, props = 0, viol = 0, failures = 0;
+    unsigned states = 0, by_vorder = 0, by_search = 0;
+    const char *only = getenv("FT_KINDS_SEED");
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        if (only && seed != strtoull(only, NULL, 10))
+            continue;
+        gen_params gp;
+        params(seed, &gp);
+        evbuf b = {0};
+        if (seed % 3 == 0 && (kinds_mask >> FT_PROP_DEADLOCK & 1))
+            gen_locks(seed, &b); /* lock cycles are rare otherwise */
+        else if (kinds_mask >> FT_PROP_UAF & 1)
+            gen_heap(seed, &b);
+        else
+            gen_run(seed, &gp, &b);
+        ft_ctm *c = load_events(&b, name);
+        evbuf_free(&b);
+        assert_non_null(c);
+        if (c->ntrans > (oo_reads(kinds_mask) ? 16u : 22u) ||
+            c->nthreads < 2) {
+            ft_ctm_free(c);
+            continue;
+        }
+        ft_reduced *whole = ft_reduce(c, 0);
+        assert_non_null(whole);
+        ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
+        ft_props cand = {0};
+        for (unsigned k = 0; k < ft_npkinds; k++)
+            if (kinds_mask >> ft_pkinds[k]->kind & 1) {
+                size_t before = cand.n;
+                assert_int_equal(ft_pkinds[k]->candidates(&src, &cand), 0);
+                for (size_t j = before; j < cand.n; j++)
+                    cand.v[j].kind = ft_pkinds[k]->kind;
+            }
+        if (kinds_mask >> FT_PROP_NULL & 1)
+            null_props(c, &cand);
+        if (cand.n > MAXP)
+            cand.n = MAXP;
+        struct walk w;
+        memset(&w, 0, sizeof w);
+        w.c = c;
+        w.p = cand.v;
+        w.np = (uint32_t)cand.n;
+        w.mask = kinds_mask;
+        oracle_opts oo;
+        memset(&oo, 0, sizeof oo);
+        /* reads may return anything for the kinds about reads */
+        oo.read_values = !oo_reads(kinds_mask);
+        oo.max_visits = 400000;
+        long visited = oracle_walk(c, &oo, visit, &w);
+        if (visited < 0 || cand.n == MAXP) { /* too big to be sure */
+            for (uint32_t i = 0; i < MAXP; i++)
+                free(w.reach[i].k);
+            free(w.valid.k);
+            ft_props_free(&cand);
+            ft_reduced_free(whole);
+            ft_ctm_free(c);
+            continue;
+        }
+        traces++;
+        /* states of a kind we check that no candidate names */
+        unsigned missed = w.missed;
+        states += w.states;
+        qsort(w.valid.k, w.valid.n, sizeof(uint64_t), u64cmp);
+        for (uint32_t i = 0; i < w.np; i++)
+            qsort(w.reach[i].k, w.reach[i].n, sizeof(uint64_t), u64cmp);
+        if (missed) {
+            failures++;
+            fprintf(stderr, "seed %llu: %u %s states no candidate names\n",
+                    (unsigned long long)seed, missed, name);
+        }
+        for (uint32_t i = 0; i < w.np; i++) {
+            props++;
+            viol += w.found[i];
+            ft_predict_opts o;
+            ft_predict_opts_default(&o);
+            o.timeout_ms = 0;
+            ft_presult res;
+            int v = ft_predict_one(c, whole, &cand.v[i], &o, &res);
+            /* decided before the solver (kind_order_search.c) */
+            by_vorder += v == FT_HOLDS && strstr(res.reason, "value order");
+            by_search += v == FT_VIOLATED &&
+                         strstr(res.reason, "without the solver");
+            int bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
+            if (!bad && v == FT_VIOLATED && !witness_ok(&w, i, &res))
+                bad = 2;
+            if (bad) {
+                failures++;
+                fprintf(stderr, "seed %llu %s candidate %u: predicted %d, "
+                        "oracle %d%s %s\n", (unsigned long long)seed, name,
+                        i, v, w.found[i], bad == 2 ? " (bad witness)" : "",
+                        res.reason);
+                if (getenv("FT_KINDS_DEBUG"))
+                    dump(c, &cand.v[i]);
+            }
+            ft_presult_free(&res);
+        }
+        for (uint32_t i = 0; i < MAXP; i++)
+            free(w.reach[i].k);
+        free(w.valid.k);
+        ft_props_free(&cand);
+        ft_reduced_free(whole);
+        ft_ctm_free(c);
+    }
+    fprintf(stderr, "%s: %u traces, %u candidates (%u violable), %u states "
+            "of the kind reached, %u failures; without the solver: %u "
+            "held by the value order, %u violated by the search\n", name,
+            traces, props, viol, states, failures, by_vorder, by_search);
+    if (only)
+        return;
+    assert_true(traces > n / 4);
+    assert_true(viol > 5);
+    assert_true(viol < props);
+    assert_int_equal(failures, 0);
+    if (kinds_mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL)) {
+        /* the oracle saw both decisions, not only the solver's */
+        assert_true(by_vorder > 0);
+        assert_true(by_search > 0);
+    }
+}
+
+static void test_deadlock(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_DEADLOCK, "deadlock", 1500);
+}
+
+static void test_stuck(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_STUCK, "stuck", 1500);
+}
+
+static void test_order(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_ORDER, "order", 500);
+}
+
+static void test_null(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_NULL, "null", 500);
+}
+
+static void test_uaf(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_UAF, "use-after-free", 300);
+}
+
+static void test_race(void **state)
+{
+    (void)state;
+    run_kinds(1u << FT_PROP_RACE, "data-race", 400);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_stuck),
+        cmocka_unit_test(test_order),
+        cmocka_unit_test(test_null),
+        cmocka_unit_test(test_uaf),
+        cmocka_unit_test(test_race),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
