@@ -401,8 +401,9 @@ static int drop_trace(fb_store *s, const char *hash, ft_error *err)
         "DELETE FROM events WHERE trace = ?1",
         "DELETE FROM occurrences WHERE trace = ?1",
         "DELETE FROM traces WHERE hash = ?1",
-        "DELETE FROM findings WHERE fingerprint NOT IN "
-        "(SELECT fingerprint FROM occurrences)",
+        /* one statement over two lines (parenthesised: not a missing comma) */
+        ("DELETE FROM findings WHERE fingerprint NOT IN "
+         "(SELECT fingerprint FROM occurrences)"),
     };
     for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
         sqlite3_stmt *st;

@@ -29,12 +29,38 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+#ifndef FT_VERSION
+#define FT_VERSION "unknown" /* cli/CMakeLists.txt passes the project's */
+#endif
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: foretell <command> [options] [args]\n\ncommands:\n");
+    fprintf(out, "usage: foretell <command> [options] [args]\n"
+                 "       foretell help <command>\n"
+                 "       foretell --version\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'foretell <command> --help' describes a command.\n");
+    fprintf(out, "\noptions:\n"
+                 "  --help, -h  this list\n"
+                 "  --version   print foretell's version\n"
+                 "\n'foretell help <command>' or 'foretell <command> --help' "
+                 "describes a command;\n'man foretell-<command>' has the "
+                 "manual page.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+static int not_a_command(const char *name)
+{
+    fprintf(stderr, "foretell: '%s' is not a command (see 'foretell --help')\n",
+            name);
+    return FT_EXIT_BAD_INPUT;
 }
 
 /* rc, or FT_EXIT_INTERNAL with a message when stdout lost output. */
@@ -61,21 +87,34 @@ static int run_main(int argc, char **argv)
         usage(stderr);
         return FT_EXIT_BAD_INPUT;
     }
+    if (!strcmp(argv[1], "help") && argc >= 3) {
+        /* `foretell help CMD [SUB]` is `foretell CMD [SUB] --help` */
+        const struct command *c = find_command(argv[2]);
+        if (!c)
+            return not_a_command(argv[2]);
+        char help[] = "--help";
+        char *args[4] = {argv[2], help, NULL, NULL};
+        int n = 2;
+        if (argc >= 4) {
+            args[1] = argv[3];
+            args[2] = help;
+            n = 3;
+        }
+        return c->fn(n, args);
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(stdout);
         return FT_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("foretell 0.1.0\n");
+        printf("foretell %s\n", FT_VERSION);
         return FT_EXIT_OK;
     }
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "foretell: '%s' is not a command (see 'foretell --help')\n",
-            argv[1]);
-    return FT_EXIT_BAD_INPUT;
+    const struct command *c = find_command(argv[1]);
+    if (c)
+        return c->fn(argc - 1, argv + 1);
+    return not_a_command(argv[1]);
 }
 
 int main(int argc, char **argv)

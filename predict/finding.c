@@ -264,13 +264,15 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
         const fi_property *fp = &pl->infer.props[p->id];
         const fi_region *r1 = ft_pipeline_region(pl, fp->r1);
         const fi_region *r2 = ft_pipeline_region(pl, fp->r2);
-        char n1[300] = "?", n2[300] = "?", vars[300], msg[1000];
+        char n1[300] = "?", n2[300] = "?", vars[300];
         if (r1)
             region_name(r1, n1, sizeof n1);
         if (r2)
             region_name(r2, n2, sizeof n2);
         var_list(pl, res->vars, res->nvars, 1, vars, sizeof vars);
         char vs[320] = "";
+        /* room for both region names, the variables and the text */
+        char msg[sizeof n1 + sizeof n2 + sizeof vs + 160];
         if (vars[0])
             snprintf(vs, sizeof vs, " (variables: %s)", vars);
         if (cma)

@@ -121,7 +121,7 @@ typedef struct ft_step {
 
 typedef struct ft_presult {
     int verdict;
-    char reason[160];
+    char reason[256]; /* window.c: a span and a why of up to 95 chars */
     uint32_t iterations;   /* SMT checks made */
     int special_case;      /* single-variable all-read/all-write regions */
     double seconds;        /* slicing, encoding and solving */

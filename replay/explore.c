@@ -64,9 +64,13 @@ static void copy(char *dst, size_t len, const char *src)
 static int seterr(ft_error *err, const char *path, const char *fmt,
                   const char *a)
 {
-    char msg[sizeof err->message + 64];
+    char msg[sizeof err->message];
     copy(err->path, sizeof err->path, path ? path : "");
-    snprintf(msg, sizeof msg, fmt, a);
+    /* a strategy spec can be longer than the message: a cut message ends
+     * in "..." so nobody takes the cut text for the whole spec */
+    int n = snprintf(msg, sizeof msg, fmt, a);
+    if (n < 0 || (size_t)n >= sizeof msg)
+        memcpy(msg + sizeof msg - 4, "...", 4);
     copy(err->message, sizeof err->message, msg);
     return FX_ERR_INPUT;
 }
@@ -173,10 +177,13 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
      * than the output (tmpfs): then the trace is copied. */
     if (ft_file_move(c->trace, b->trace) < 0) {
         char why[200];
-        res->write_errno = errno;
-        snprintf(why, sizeof why, "run %llu (%s, %s): %s",
+        int e = errno;
+        res->write_errno = e;
+        /* a long spec is cut to what the message has room for, marked
+         * "..." */
+        snprintf(why, sizeof why, "run %llu (%s, %.40s%s): %.80s",
                  (unsigned long long)res->runs, fx_failure_name(out->failure),
-                 c->spec, strerror(errno));
+                 c->spec, strlen(c->spec) > 40 ? "..." : "", strerror(e));
         return seterr(err, b->trace, "cannot save the trace of %s", why);
     }
     char path[600], tmp[700];

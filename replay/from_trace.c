@@ -50,7 +50,8 @@ static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
     snprintf(s->property, sizeof s->property, "recorded run %s", trace);
     uint64_t *count = NULL;
     uint32_t ncount = 0, cap = 0;
-    ft_event ev, prev;
+    /* prev is read only once have is set; zeroed so no path reads junk */
+    ft_event ev, prev = {0};
     uint64_t prev_tindex = 0;
     int have = 0, got, rc = -1;
     while ((got = ft_reader_next(r, &ev)) > 0) {

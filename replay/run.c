@@ -176,7 +176,11 @@ int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err)
         }
     }
     memset(err, 0, sizeof *err);
-    snprintf(err->path, sizeof err->path, "%s", denied ? where : prog);
+    const char *named = denied ? where : prog;
+    /* a PATH entry can be longer than an error's path: a cut one ends in
+     * "..." so it is not taken for a real path */
+    if ((size_t)snprintf(err->path, sizeof err->path, "%s", named) >= sizeof err->path)
+        memcpy(err->path + sizeof err->path - 4, "...", 4);
     if (denied) {
         snprintf(err->message, sizeof err->message,
                  "cannot be executed: %s", why);

@@ -54,6 +54,19 @@ wrapper_cxx)
         fail "C++ compile then link"
     "$CXX" -O1 "$P/cxx_threads.cc" -o cxx2 && ./cxx2 >/dev/null || fail "C++ one step"
     ;;
+annotations)
+    # foretell.h under the wrapper records the user's regions; under a
+    # plain compiler it compiles to nothing and needs no runtime
+    inc=$P/../../../recorder
+    build ann -I"$inc" "$P/annotate.c"
+    record ann.ft ./ann; [ $rc = 0 ] || fail "annotated program exit $rc"
+    dump ann.ft
+    [ "$(count REGION_BEGIN)" = 2 ] || fail "$(count REGION_BEGIN) REGION_BEGIN, not 2"
+    [ "$(count REGION_END)" = 2 ] || fail "$(count REGION_END) REGION_END, not 2"
+    consistent ann.ft
+    gcc -O1 -pthread -I"$inc" -o plain "$P/annotate.c" && ./plain || fail "plain gcc build"
+    ! nm plain | grep -q __foretell_region || fail "plain build calls the runtime"
+    ;;
 wrapper_clang)
     command -v clang >/dev/null || { echo "clang not installed: skipped"; exit 0; }
     FORETELL_CC=clang build counter "$P/counter.c"
