@@ -51,6 +51,11 @@ typedef struct analyze_confirm_opts {
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
  * cannot be run, 4 out of memory. */
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co);
+/* The replay options every confirmation shares (program, directory, run
+ * time, tails). */
+struct fr_confirm_opts;
+void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
+                               const analyze_confirm_opts *co);
 /* Violations confirmed (directly or after refinement). */
 size_t analyze_confirmed(const analyze_out *ao);
 void analyze_print_confirm(FILE *out, const analyze_out *ao);

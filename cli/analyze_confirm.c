@@ -13,6 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
+void analyze_confirm_opts_fill(fr_confirm_opts *o,
+                               const analyze_confirm_opts *co)
+{
+    fr_confirm_opts_default(o);
+    o->argv = co->prog;
+    o->dir = co->dir;
+    o->timeout_s = co->timeout_s;
+    o->tails = co->tails;
+}
+
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
 {
     const ft_pipeline *pl = ao->pl;
@@ -22,12 +32,8 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         return FT_EXIT_INTERNAL;
     }
     fr_confirm_opts o;
-    fr_confirm_opts_default(&o);
-    o.argv = co->prog;
-    o.dir = co->dir;
-    o.timeout_s = co->timeout_s;
+    analyze_confirm_opts_fill(&o, co);
     o.refine = co->refine;
-    o.tails = co->tails;
     o.infer = co->infer;
     o.predict = co->predict;
     size_t total = 0, done = 0;

@@ -101,11 +101,7 @@ int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co)
         return FT_EXIT_INTERNAL;
     }
     fr_confirm_opts o;
-    fr_confirm_opts_default(&o);
-    o.argv = co->prog;
-    o.dir = co->dir;
-    o.timeout_s = co->timeout_s;
-    o.tails = co->tails;
+    analyze_confirm_opts_fill(&o, co);
     size_t total = 0, done = 0;
     for (size_t i = 0; i < pl->nkprops; i++)
         total += ao->kschedule && ao->kschedule[i] != NULL;

@@ -143,8 +143,8 @@ struct match {
     int found;
 };
 
-static int same_set(const uint32_t *a, uint32_t na, const uint32_t *b,
-                    uint32_t nb)
+int kc_same_set(const uint32_t *a, uint32_t na, const uint32_t *b,
+                uint32_t nb)
 {
     if (na != nb)
         return 0;
@@ -161,7 +161,7 @@ static int same_set(const uint32_t *a, uint32_t na, const uint32_t *b,
 static void match_cycle(void *ctx, const uint32_t *acq, uint32_t k)
 {
     struct match *m = ctx;
-    m->found |= same_set(acq, k, m->acq, m->k);
+    m->found |= kc_same_set(acq, k, m->acq, m->k);
 }
 
 int kc_is_deadlock(const ft_ctm *c, const uint32_t *seq, uint32_t n,

@@ -13,6 +13,9 @@
  * each thread's next transition is a blocking acquisition of a lock
  * another thread holds in an excluding mode.  For each cycle found,
  * cb(ctx, acq, k) gets the waiting acquisitions (transitions). */
+/* Whether a[0..na) and b[0..nb) hold the same elements (no repeats). */
+int kc_same_set(const uint32_t *a, uint32_t na, const uint32_t *b,
+                uint32_t nb);
 typedef void (*kc_cycle_fn)(void *ctx, const uint32_t *acq, uint32_t k);
 void kc_deadlocks(const ft_ctm *c, const uint32_t *seq, uint32_t n,
                   kc_cycle_fn cb, void *ctx);

@@ -89,21 +89,6 @@ static uint32_t acq_of(const ft_prop *p, uint32_t *acq)
     return k;
 }
 
-static int same_set(const uint32_t *a, uint32_t na, const uint32_t *b,
-                    uint32_t nb)
-{
-    if (na != nb)
-        return 0;
-    for (uint32_t i = 0; i < na; i++) {
-        int in = 0;
-        for (uint32_t j = 0; j < nb; j++)
-            in |= a[i] == b[j];
-        if (!in)
-            return 0;
-    }
-    return 1;
-}
-
 struct cyc {
     struct walk *w;
     const uint32_t *seq;
@@ -121,7 +106,7 @@ static void on_cycle(void *ctx, const uint32_t *acq, uint32_t k)
         if (w->p[i].kind != FT_PROP_DEADLOCK)
             continue;
         uint32_t ka = acq_of(&w->p[i], a);
-        if (!same_set(a, ka, acq, k))
+        if (!kc_same_set(a, ka, acq, k))
             continue;
         named = 1;
         w->found[i] = 1;
