@@ -82,18 +82,8 @@ int ft_schedule_read(FILE *in, const char *name, ft_schedule *s, char *err,
                 copy(s->trace, sizeof s->trace, sl.value, sl.valuelen);
             else if (sl.keylen == 7 && !memcmp(sl.key, "program", 7))
                 copy(s->program, sizeof s->program, sl.value, sl.valuelen);
-            else if (sl.keylen == 4 && !memcmp(sl.key, "kind", 4)) {
+            else if (sl.keylen == 4 && !memcmp(sl.key, "kind", 4))
                 copy(s->kind, sizeof s->kind, sl.value, sl.valuelen);
-                /* the shared parser knows only the shape of a kind name */
-                if (strcmp(s->kind, "CA") && strcmp(s->kind, "CMA") &&
-                    !ft_pkind_by_name(s->kind)) {
-                    snprintf(why, sizeof why, "kind must be CA, CMA or a "
-                             "property kind (deadlock, lost-wakeup, ...), "
-                             "not '%.40s'", s->kind);
-                    return ft_schedule_free(s),
-                           fail(err, errlen, name, p.line, why);
-                }
-            }
             else
                 copy(s->property, sizeof s->property, sl.value, sl.valuelen);
         }

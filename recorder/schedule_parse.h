@@ -19,6 +19,12 @@
  * bounded by the bytes left in it divided by this. */
 #define FT_SCHED_MIN_STEP_LINE 10u
 
+/* The kinds a schedule's `kind:` line may name: CA and CMA (BEST's
+ * atomicity) and the names of predict/kind.h's property kinds, NULL
+ * ended.  The runtime cannot ask predict/ which kinds exist, so the list
+ * is here; test_kinds_random checks it names exactly predict's kinds. */
+extern const char *const ft_sched_kinds[];
+
 /* What one line was. */
 enum ft_sched_item {
     FT_SI_ERROR = -1, /* bad input: err says what */

@@ -7,6 +7,7 @@
  * enumerator reaches is some candidate's (the candidates miss no bug of
  * the run). */
 #include "kindcheck.h"
+#include "recorder/schedule_parse.h"
 #include "predict/kind.h"
 #include "../model/gen.h"
 #include "../model/check.h"
@@ -532,9 +533,30 @@ static void test_race(void **state)
     run_kinds(1u << FT_PROP_RACE, "data-race", 400);
 }
 
+/* The runtime's list of schedule kinds (recorder/schedule_parse.c) names
+ * exactly CA, CMA and predict's kinds: both schedule parsers refuse
+ * every other kind at its line. */
+static void test_kind_names(void **state)
+{
+    (void)state;
+    unsigned n = 0;
+    for (; ft_sched_kinds[n]; n++)
+        assert_true(!strcmp(ft_sched_kinds[n], "CA") ||
+                    !strcmp(ft_sched_kinds[n], "CMA") ||
+                    ft_pkind_by_name(ft_sched_kinds[n]));
+    assert_int_equal(n, ft_npkinds + 2);
+    for (unsigned i = 0; i < ft_npkinds; i++) {
+        int in = 0;
+        for (unsigned j = 0; j < n; j++)
+            in |= !strcmp(ft_sched_kinds[j], ft_pkinds[i]->name);
+        assert_true(in);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_stuck),
         cmocka_unit_test(test_order),

@@ -108,6 +108,10 @@ static void errors(void **state)
     expect_error("foretell-schedule 2\n", "s.schedule:1: unsupported version");
     expect_error("foretell-schedule 1\nkind: XY\n",
                  "s.schedule:2: kind must be CA, CMA or a property kind");
+    /* a name of the right shape that is no kind: refused at its line by
+     * both parsers (the fuzzer found them disagreeing) */
+    expect_error("foretell-schedule 1\nkind: rete\n",
+                 "s.schedule:2: kind must be CA, CMA or a property kind");
     expect_error("foretell-schedule 1\nsteps: 0\nend\n",
                  "missing 'kind:' header");
     expect_error(HEAD "colour: blue\n", "s.schedule:3: expected a header");
