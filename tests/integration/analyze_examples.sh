@@ -47,8 +47,18 @@ while :; do
     [ $tries -lt 20 ] || fail "no passing natural run in 20 tries"
 done
 
-"$foretell" analyze -q "$@" -o "$dir/out" --json "$trace" >"$dir/analyze.json" \
-    2>"$dir/analyze.err"
+# Atomicity rows are analyzed for atomicity only (the other kinds' have
+# tests/confirm/kinds_examples.sh; confirming reorder_4's 18 races took
+# 45 s, past this test's bound under ASan), except the known limits,
+# which the order kind predicts; correct programs for every kind.
+kinds=
+case "$kind $known_limit " in
+atomicity-*" $name "*) ;;
+atomicity-*) kinds="--kinds atomicity" ;;
+esac
+# shellcheck disable=SC2086
+"$foretell" analyze -q $kinds "$@" -o "$dir/out" --json "$trace" \
+    >"$dir/analyze.json" 2>"$dir/analyze.err"
 rc=$?
 cat "$dir/analyze.err" >&2
 

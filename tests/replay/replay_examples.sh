@@ -7,6 +7,12 @@
 # without divergence, and the same outcome.  For the
 # bug programs, a seed that makes the recording fail is replayed several
 # times: the same failure at the same file:line every time.
+# lost_wakeup reads the clock (its deadline is the clock plus a second),
+# an input replay does not control: its path no longer depends on it, but
+# the value read differs once a second has passed (the sanitizer build
+# crossed one), so its replays must follow every step and end without a
+# foretell error (exit 0, 1 or 3); the event values and the outcome are
+# not compared (docs/replay.md, limits).
 # Usage: replay_examples.sh BIN_DIR INST_DIR MANIFEST WORK [SEEDS [NAME]]
 set -u
 BIN=$1 INST=$2 MANIFEST=$3 WORK=$4 SEEDS=${5:-3} ONLY=${6:-}
@@ -27,6 +33,7 @@ while IFS=$'\t' read -r name src lang kind failure args threads natural summary;
     exe=$INST/${src%.*}
     [ -x "$exe" ] || { echo "FAIL $name: no instrumented binary $exe"; fails=$((fails+1)); continue; }
     argv=("$exe"); [ "$args" != "-" ] && argv+=($args)
+    compare=1; [ "$name" = lost_wakeup ] && compare=0
     seed_failed="" fails_before=$fails
     for seed in $(seq 1 "$SEEDS"); do
         rec=rec_${name}_$seed.ft rep=rep_${name}_$seed.ft
@@ -40,6 +47,10 @@ while IFS=$'\t' read -r name src lang kind failure args threads natural summary;
         if ! grep -Eq 'steps followed ([0-9]+)/\1$' rep_$name.txt || grep -q 'diverged' rep_$name.txt; then
             echo "FAIL $name seed $seed: schedule not followed: $(grep -E 'diverged|steps followed' rep_$name.txt | tr '\n' ' ')"
             fails=$((fails+1)); continue
+        fi
+        if [ $compare = 0 ]; then
+            case $prc in 0|1|3) ;; *) echo "FAIL $name seed $seed: replay exit $prc"; fails=$((fails+1)) ;; esac
+            continue
         fi
         if ! "$SAME" "$rec" "$rep" > same_$name.txt; then
             echo "FAIL $name seed $seed: replayed trace differs: $(head -3 same_$name.txt | tr '\n' ' ')"
