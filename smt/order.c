@@ -212,7 +212,7 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
                     (e->c->vars[v].kind == FT_VAR_SEM ||
                      e->c->vars[v].kind == FT_VAR_BARRIER);
     e->s = counting || e->nb < FT_SMT_IDL_MIN_BLOCKS
-               ? Z3_mk_solver(e->z)
+               ? Z3_mk_simple_solver(e->z)
                : Z3_mk_solver_for_logic(
                      e->z, Z3_mk_string_symbol(e->z, "QF_IDL"));
     Z3_solver_inc_ref(e->z, e->s);
