@@ -46,6 +46,8 @@ typedef struct analyze_confirm_opts {
     const fi_options *infer;
     const ft_predict_opts *predict;
     int progress;             /* a progress line on a terminal */
+    double until;             /* --time's end (ft_now), 0 none: findings
+                                 not replayed by then stay unconfirmed */
 } analyze_confirm_opts;
 
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
@@ -56,6 +58,10 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co);
 struct fr_confirm_opts;
 void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
                                const analyze_confirm_opts *co);
+/* Under --time: once o's time is up, c says "not replayed" (FR_NOT_RUN)
+ * and 1 is returned; else 0. */
+int analyze_confirm_skip(const struct fr_confirm_opts *o,
+                         struct fr_confirmation *c);
 /* Violations confirmed (directly or after refinement). */
 size_t analyze_confirmed(const analyze_out *ao);
 void analyze_print_confirm(FILE *out, const analyze_out *ao);
@@ -72,10 +78,10 @@ void analyze_json_confirmation(struct ft_json *j,
  * (free with analyze_free_argv), or NULL with why set. */
 char **analyze_recorded_program(const char *trace, char *why, size_t len);
 void analyze_free_argv(char **argv);
-/* Makes and solves the kinds' candidates (mask) and writes the schedule
- * of each violated one into dir.  Returns the exit code: 0, or 4. */
-int analyze_kinds(analyze_out *ao, ft_pipeline *pl, uint32_t mask,
-                  const ft_predict_opts *po, const char *dir);
+/* Writes the schedule of each violated kind property (made and solved
+ * with the atomicity ones, under the same --time) into dir.  Returns the
+ * exit code: 0, or 4. */
+int analyze_kinds(analyze_out *ao, ft_pipeline *pl, const char *dir);
 /* Replays every kind schedule written. */
 int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co);
 /* Kind findings that are bugs: confirmed (when replayed) and, for the

@@ -21,6 +21,18 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     o->dir = co->dir;
     o->timeout_s = co->timeout_s;
     o->tails = co->tails;
+    o->until = co->until;
+}
+
+int analyze_confirm_skip(const fr_confirm_opts *o, fr_confirmation *c)
+{
+    if (!fr_confirm_time_up(o))
+        return 0;
+    memset(c, 0, sizeof *c);
+    c->status = FR_NOT_RUN;
+    snprintf(c->note, sizeof c->note, "not replayed: the analysis's time "
+             "(--time) ran out first");
+    return 1;
 }
 
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
@@ -41,7 +53,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         total += ao->schedule[i] != NULL;
     int tty = co->progress && isatty(2);
     for (size_t i = 0; i < pl->nprops; i++) {
-        if (!ao->schedule[i])
+        if (!ao->schedule[i] || analyze_confirm_skip(&o, &ao->confirm[i]))
             continue;
         ft_error err;
         errno = 0;
@@ -97,6 +109,10 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
         n++;
         fprintf(out, "%s: %s", ao->schedule[i],
                 fr_confirm_status_name(c->status));
+        if (c->status == FR_NOT_RUN) {
+            fprintf(out, ": %s\n", c->note);
+            continue;
+        }
         if (c->status == FR_SPURIOUS)
             fprintf(out, ": %s", c->first.divergence);
         if (c->status == FR_FAILED_EARLY)

@@ -46,7 +46,9 @@ static int status_of(const analyze_out *ao, const finding *f)
     if (!ao->kconfirm)
         return S_PREDICTED;
     const fr_confirmation *c = &ao->kconfirm[f->i];
-    if (c->status == FR_SPURIOUS || c->status == FR_NOT_RUN)
+    if (c->status == FR_NOT_RUN) /* not replayed: --time ran out */
+        return S_PREDICTED;
+    if (c->status == FR_SPURIOUS)
         return S_SPURIOUS;
     if (c->status == FR_NOT_REPRODUCED)
         return S_NOT_REPRODUCED;

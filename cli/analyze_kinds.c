@@ -56,14 +56,8 @@ char **analyze_recorded_program(const char *trace, char *why, size_t len)
     return argv;
 }
 
-int analyze_kinds(analyze_out *ao, ft_pipeline *pl, uint32_t mask,
-                  const ft_predict_opts *po, const char *dir)
+int analyze_kinds(analyze_out *ao, ft_pipeline *pl, const char *dir)
 {
-    if (ft_pipeline_kind_candidates(pl, mask, 4) < 0 ||
-        ft_pipeline_predict_kinds(pl, po) < 0) {
-        fprintf(stderr, "foretell analyze: out of memory\n");
-        return FT_EXIT_INTERNAL;
-    }
     ao->kschedule = calloc(pl->nkprops + 1, sizeof *ao->kschedule);
     ao->kalt = calloc(pl->nkprops + 1, sizeof *ao->kalt);
     if (!ao->kschedule || !ao->kalt) {
@@ -107,7 +101,7 @@ int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co)
         total += ao->kschedule && ao->kschedule[i] != NULL;
     int tty = co->progress && isatty(2);
     for (size_t i = 0; i < pl->nkprops && total; i++) {
-        if (!ao->kschedule[i])
+        if (!ao->kschedule[i] || analyze_confirm_skip(&o, &ao->kconfirm[i]))
             continue;
         ft_error err;
         errno = 0;

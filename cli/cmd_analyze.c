@@ -423,7 +423,13 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     fflush(stdout);
     if (!(a->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
         pl->nprops = 0; /* --kinds without atomicity */
-    long prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
+    /* the other kinds' candidates first: the atomicity properties then
+     * leave them their share of --time (ft_pipeline_predict) */
+    long prc = ft_pipeline_kind_candidates(pl, a->kinds, 4);
+    if (prc >= 0)
+        prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
+    if (prc >= 0)
+        prc = ft_pipeline_predict_kinds(pl, &a->po);
     /* what follows (schedules, report, --confirm's replays with their
      * own run timeouts) is not cut */
     watchdog_disarm(w);
@@ -438,7 +444,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         fprintf(stderr, "foretell analyze: out of memory\n");
         return FT_EXIT_INTERNAL;
     }
-    int exit_code = analyze_kinds(&ao, pl, a->kinds, &a->po, a->out);
+    int exit_code = analyze_kinds(&ao, pl, a->out);
     if (exit_code != FT_EXIT_OK) {
         free_out(&ao);
         return exit_code;
@@ -490,7 +496,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
             fr_check_binary(a->path, a->prog[0], stderr);
         analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
                                    a->tails, &a->fo, &a->po,
-                                   !a->flag[O_QUIET]};
+                                   !a->flag[O_QUIET], b ? b->until : 0};
         exit_code = analyze_confirm(&ao, &co);
         if (exit_code == FT_EXIT_OK)
             exit_code = analyze_confirm_kinds(&ao, &co);

@@ -130,6 +130,19 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                     int specific, uint64_t want, double deadline,
                     ft_presult *res);
 
+/* kind_race_search.c: a race p found by holding a thread back in the
+ * recorded run (search, as above); and the end of every race witness:
+ * res (a prefix) cut to the causal past of where the two threads stand,
+ * then both accesses marked, the other order in alt_steps.  0, -1 out
+ * of memory. */
+int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
+                   double deadline, ft_presult *res);
+/* ... and a race p that holds because the value order puts one access
+ * before the other's thread reaches it (vholds). */
+int ft_race_vholds(const ft_ctm *c, const struct ft_value_order *vo,
+                   const ft_prop *p);
+int ft_race_finish(const ft_ctm *c, const ft_prop *p, ft_presult *res);
+
 /* Solves property p of a kind (ft_predict_one_in calls this for every
  * kind but CA/CMA): the kind's cheap decisions first (holds, vholds with
  * w's value order, search), then slices c for the targets (or takes
@@ -139,6 +152,23 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
 int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
                     const ft_window_index *w, const ft_prop *p,
                     const ft_predict_opts *o, ft_presult *res);
+
+/* pipeline.c: when the solving of pl's properties ends (o->until, the
+ * command's budget less a tenth, or t0 + o->total_ms; 0 none). */
+double ft_pipeline_solve_until(const ft_pipeline *pl,
+                               const ft_predict_opts *o, double t0);
+/* pipeline.c: solves props[done0..n) into results in batches, in a
+ * thread of its own that is abandoned (pl->abandoned) when it overruns
+ * o->until by more than a grace; w is passed to the solving, own_w (may
+ * be w) freed once both let go.  What is not solved becomes FT_UNKNOWN
+ * with a reason.  Returns how many were solved (done0 included), -1 out
+ * of memory. */
+long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
+                               ft_presult *results, size_t n, size_t done0,
+                               const ft_predict_opts *o,
+                               ft_window_index *w, ft_window_index *own_w,
+                               size_t stop_after, const char *stage,
+                               ft_progress_fn *progress, void *arg);
 
 /* ---- helpers the kinds share (kinds.c) ------------------------------ */
 
@@ -164,6 +194,10 @@ int ft_presult_trim_seeds(const ft_ctm *c, ft_presult *res,
                           const uint8_t *seed);
 /* The lock set thread tid(x) holds just before x (whole's locksets). */
 uint32_t ft_pkind_held_before(const ft_reduced *whole, uint32_t x);
+/* kind_order_search.c: the id of x's thread's latest transition at or
+ * before x before which the thread holds no lock, so that holding the
+ * thread there blocks no lock waiter. */
+uint32_t ft_pkind_unlocked_before(const ft_reduced *whole, uint32_t x);
 /* Whether lockset s of r holds lock; *read set to its mode. */
 int ft_pkind_set_has(const ft_reduced *r, uint32_t s, uint32_t lock,
                     int *read);

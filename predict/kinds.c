@@ -413,17 +413,17 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
         return -1;
     ft_predict_opts own = *o;
     own.window = 0; /* the kinds have no windows */
-    if (own.until <= 0 && own.total_ms)
-        own.until = t0 + own.total_ms / 1000.0;
+    /* the command's bound, as for the atomicity properties (whatever
+     * they left of it), not a fresh --time of their own */
+    own.until = ft_pipeline_solve_until(pl, o, t0);
     /* one value order for every property (order and null use it) */
     ft_window_index *w = pl->nkprops ? ft_window_index_new(pl->ctm) : NULL;
-    if (pl->nkprops &&
-        (!w || ft_predict_run_in(pl->ctm, pl->reduced, w, pl->kprops,
-                                 pl->nkprops, &own, pl->kresults) < 0)) {
-        ft_window_index_free(w);
+    if (pl->nkprops && !w)
         return -1;
-    }
-    ft_window_index_free(w);
+    if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, pl->nkprops,
+                                  0, &own, w, w, 0, "solving other kinds",
+                                  NULL, NULL) < 0)
+        return -1;
     pl->nkviolated = pl->nkholds = pl->nkunknown = pl->nkskipped = 0;
     for (size_t i = 0; i < pl->nkprops; i++)
         switch (pl->kresults[i].verdict) {

@@ -401,6 +401,10 @@ typedef struct solve_job {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     ft_pipeline *pl;
+    const ft_prop *props; /* what is solved: the atomicity properties or */
+    ft_presult *results;  /* the other kinds' (pl->kprops) */
+    size_t n;
+    const char *stage;  /* for progress */
     ft_predict_opts o;
     ft_window_index *w; /* NULL unless windowed */
     ft_window_index *own; /* freed with the job */
@@ -431,17 +435,16 @@ static void *solve_main(void *arg)
     size_t done = j->done; /* only this thread moves it */
     ft_presult *tmp = calloc(j->batch, sizeof *tmp);
     int failed = !tmp;
-    while (!failed && done < pl->nprops) {
+    while (!failed && done < j->n) {
         size_t viol = 0;
         for (size_t i = 0; i < done && j->stop_after; i++)
-            viol += pl->results[i].verdict == FT_VIOLATED;
+            viol += j->results[i].verdict == FT_VIOLATED;
         if ((j->stop_after && viol >= j->stop_after) ||
             (j->o.until > 0 && ft_now() >= j->o.until))
             break;
-        size_t n = pl->nprops - done < j->batch ? pl->nprops - done
-                                                 : j->batch;
+        size_t n = j->n - done < j->batch ? j->n - done : j->batch;
         memset(tmp, 0, sizeof *tmp * n);
-        if (ft_predict_run_in(pl->ctm, pl->reduced, j->w, pl->props + done,
+        if (ft_predict_run_in(pl->ctm, pl->reduced, j->w, j->props + done,
                               n, &j->o, tmp) < 0) {
             failed = 1;
             break;
@@ -449,7 +452,7 @@ static void *solve_main(void *arg)
         pthread_mutex_lock(&j->mu);
         int gone = j->abandoned;
         if (!gone) {
-            memcpy(pl->results + done, tmp, sizeof *tmp * n);
+            memcpy(j->results + done, tmp, sizeof *tmp * n);
             j->done = done += n;
         }
         pthread_mutex_unlock(&j->mu);
@@ -459,8 +462,8 @@ static void *solve_main(void *arg)
             break;
         }
         if (j->progress)
-            j->progress(j->arg, done, pl->nprops);
-        ft_budget_poll(pl->budget, "solving", done, pl->nprops);
+            j->progress(j->arg, done, j->n);
+        ft_budget_poll(pl->budget, j->stage, done, j->n);
     }
     free(tmp);
     pthread_mutex_lock(&j->mu);
@@ -473,18 +476,128 @@ static void *solve_main(void *arg)
 
 /* The end of the solving: the command's bound (loading included) when it
  * has one, less a tenth kept for trimming the witnesses and writing the
- * schedules; else --time counted from t0 (o->total_ms). */
-static double solve_until(const ft_pipeline *pl, const ft_predict_opts *o,
-                          double t0)
+ * schedules; else --time counted from t0 (o->total_ms); an earlier
+ * o->until (batch: one end for a trace's atomicity and kinds) wins. */
+double ft_pipeline_solve_until(const ft_pipeline *pl,
+                               const ft_predict_opts *o, double t0)
 {
+    double until = 0;
     if (pl->budget && pl->budget->until > 0)
-        return pl->budget->until - pl->budget->seconds / 10;
-    return o->total_ms ? t0 + o->total_ms / 1000.0 : 0;
+        until = pl->budget->until - pl->budget->seconds / 10;
+    else if (o->total_ms)
+        until = t0 + o->total_ms / 1000.0;
+    if (o->until > 0 && (until <= 0 || o->until < until))
+        until = o->until;
+    return until;
 }
 
 /* How long past the deadline the solver thread may take to notice it
  * before it is abandoned (Z3_interrupt is usually seen within 0.1 s). */
 #define FT_SOLVE_GRACE_S 2.0
+
+long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
+                               ft_presult *results, size_t n, size_t done0,
+                               const ft_predict_opts *o,
+                               ft_window_index *w, ft_window_index *own_w,
+                               size_t stop_after, const char *stage,
+                               ft_progress_fn *progress, void *arg)
+{
+    solve_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        ft_window_index_free(own_w);
+        return -1;
+    }
+    size_t batch = (o->jobs > 1 ? o->jobs : 1) * 4;
+    j->pl = pl;
+    j->props = props;
+    j->results = results;
+    j->n = n;
+    j->stage = stage;
+    j->o = *o;
+    j->w = w;
+    j->own = own_w;
+    j->stop_after = stop_after;
+    /* batches of a few properties per worker, so that progress is told
+     * without the workers knowing about it */
+    j->batch = batch;
+    j->done = done0;
+    j->refs = 2;
+    j->progress = progress;
+    j->arg = arg;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&j->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t th;
+    if (done0 == n || pl->abandoned ||
+        pthread_create(&th, NULL, solve_main, j) != 0) {
+        /* here: nothing to solve, no thread, or an earlier solver still
+         * running in Z3 (abandoned: Z3 contexts are independent, but
+         * this one would have no time left anyway) */
+        if (pl->abandoned)
+            j->finished = 1, j->refs = 1;
+        else
+            solve_main(j);
+    } else {
+        pthread_detach(th);
+    }
+    pthread_mutex_lock(&j->mu);
+    /* (a deadline already past when solving starts still leaves the
+     * thread its grace to notice it) */
+    double hard = o->until > 0 ? fmax(o->until, ft_now()) + FT_SOLVE_GRACE_S
+                               : 0;
+    while (!j->finished) {
+        if (hard <= 0) {
+            pthread_cond_wait(&j->cv, &j->mu);
+            continue;
+        }
+        double whole, frac = modf(hard, &whole);
+        struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
+        if (pthread_cond_timedwait(&j->cv, &j->mu, &at) == ETIMEDOUT &&
+            !j->finished) {
+            j->abandoned = 1;
+            pl->abandoned = 1;
+            break;
+        }
+    }
+    size_t done = j->done;
+    int failed = j->failed;
+    int abandoned = j->abandoned;
+    /* the last to let go frees the job and w: the thread, when it was
+     * abandoned, once it comes back */
+    job_release(j);
+    if (failed)
+        return -1;
+    if (done < n) {
+        int spent = o->until > 0 && ft_now() >= o->until;
+        size_t viol = 0;
+        for (size_t i = 0; i < done; i++)
+            viol += results[i].verdict == FT_VIOLATED;
+        unsigned secs = pl->budget && pl->budget->until > 0
+                            ? (unsigned)(pl->budget->seconds + 0.5)
+                            : o->total_ms / 1000;
+        for (size_t i = done; i < n; i++) {
+            ft_presult *r = &results[i];
+            r->verdict = FT_UNKNOWN;
+            if (abandoned && i < done + batch)
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: the solver overran the analysis's "
+                         "time (%u s) and was abandoned", secs);
+            else if (spent || pl->abandoned)
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: the analysis's time (%u s) was spent",
+                         secs);
+            else
+                snprintf(r->reason, sizeof r->reason,
+                         "not solved: stopped after %zu violations", viol);
+        }
+        if (progress)
+            progress(arg, n, n);
+    }
+    return (long)done;
+}
 
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
                          size_t stop_after, ft_progress_fn *progress,
@@ -499,7 +612,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     }
     ft_predict_opts own = *o;
     ft_budget_poll(pl->budget, "deciding", 0, pl->nprops);
-    own.until = solve_until(pl, o, t0);
+    own.until = ft_pipeline_solve_until(pl, o, t0);
     o = &own;
     /* the value order, the slicing index and the cuts of windows: built
      * once for the decisions and the windows */
@@ -521,93 +634,28 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     if (progress && ndecided)
         progress(arg, (size_t)ndecided, pl->nprops);
     ft_budget_poll(pl->budget, "solving", (uint64_t)ndecided, pl->nprops);
-    own.until = solve_until(pl, &own, t0);
+    own.until = ft_pipeline_solve_until(pl, &own, t0);
+    /* The other kinds' candidates (made before, ft_pipeline_kind_
+     * candidates) are solved after these, within the same bound: under a
+     * bound the atomicity properties left to the solver get half of what
+     * is left, the kinds the rest (and whatever these leave unused), so
+     * that one stage's hard properties cannot starve the other. */
+    if (own.until > 0 && pl->nkprops && (size_t)ndecided < pl->nprops) {
+        double now = ft_now();
+        if (own.until > now)
+            own.until = now + (own.until - now) / 2;
+    }
     /* the value order was asked about every property already */
     own.no_value_order = 1;
-    solve_job *j = calloc(1, sizeof *j);
-    if (!j) {
-        ft_window_index_free(w);
+    long done = ft_pipeline_solve_bounded(
+        pl, pl->props, pl->results, pl->nprops, (size_t)ndecided, &own,
+        windowed ? w : NULL, w, stop_after, "solving", progress, arg);
+    if (done < 0)
         return -1;
-    }
-    size_t batch = (own.jobs > 1 ? own.jobs : 1) * 4;
-    j->pl = pl;
-    j->o = own;
-    j->w = windowed ? w : NULL;
-    j->own = w;
-    j->stop_after = stop_after;
-    /* batches of a few properties per worker, so that progress is told
-     * without the workers knowing about it */
-    j->batch = batch;
-    j->done = (size_t)ndecided;
-    j->refs = 2;
-    j->progress = progress;
-    j->arg = arg;
-    pthread_mutex_init(&j->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&j->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_t th;
-    if ((size_t)ndecided == pl->nprops ||
-        pthread_create(&th, NULL, solve_main, j) != 0) {
-        solve_main(j); /* here: nothing to solve, or no thread */
-    } else {
-        pthread_detach(th);
-    }
-    pthread_mutex_lock(&j->mu);
-    /* (a deadline already past when solving starts still leaves the
-     * thread its grace to notice it) */
-    double hard = own.until > 0 ? fmax(own.until, ft_now()) + FT_SOLVE_GRACE_S
-                                : 0;
-    while (!j->finished) {
-        if (hard <= 0) {
-            pthread_cond_wait(&j->cv, &j->mu);
-            continue;
-        }
-        double whole, frac = modf(hard, &whole);
-        struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
-        if (pthread_cond_timedwait(&j->cv, &j->mu, &at) == ETIMEDOUT &&
-            !j->finished) {
-            j->abandoned = 1;
-            pl->abandoned = 1;
-            break;
-        }
-    }
-    size_t done = j->done;
-    int failed = j->failed;
-    /* the last to let go frees the job and w: the thread, when it was
-     * abandoned, once it comes back */
-    job_release(j);
-    if (failed)
-        return -1;
-    if (done < pl->nprops) {
+    if ((size_t)done < pl->nprops) {
         int spent = own.until > 0 && ft_now() >= own.until;
-        size_t viol = 0;
-        for (size_t i = 0; i < done; i++)
-            viol += pl->results[i].verdict == FT_VIOLATED;
-        unsigned secs = pl->budget && pl->budget->until > 0
-                            ? (unsigned)(pl->budget->seconds + 0.5)
-                            : o->total_ms / 1000;
-        for (size_t i = done; i < pl->nprops; i++) {
-            ft_presult *r = &pl->results[i];
-            r->verdict = FT_UNKNOWN;
-            if (pl->abandoned && i < done + batch)
-                snprintf(r->reason, sizeof r->reason,
-                         "not solved: the solver overran the analysis's "
-                         "time (%u s) and was abandoned", secs);
-            else if (spent || pl->abandoned)
-                snprintf(r->reason, sizeof r->reason,
-                         "not solved: the analysis's time (%u s) was spent",
-                         secs);
-            else
-                snprintf(r->reason, sizeof r->reason,
-                         "not solved: stopped after %zu violations", viol);
-        }
-        pl->nskipped = pl->nprops - done;
+        pl->nskipped = pl->nprops - (size_t)done;
         pl->skip_why = spent || pl->abandoned ? "--time" : "--stop-after";
-        if (progress)
-            progress(arg, pl->nprops, pl->nprops);
     }
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     /* A window's witness follows a recorded prefix (res.prefix) that the

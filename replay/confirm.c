@@ -25,6 +25,11 @@ void fr_confirm_opts_default(fr_confirm_opts *o)
     o->timeout_s = 30;
 }
 
+int fr_confirm_time_up(const fr_confirm_opts *o)
+{
+    return o->until > 0 && ft_now() >= o->until;
+}
+
 const char *fr_confirm_status_name(int status)
 {
     switch (status) {
@@ -149,7 +154,7 @@ int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
     char trace[1000], spec[64];
     snprintf(trace, sizeof trace, "%.800s/%.*s.tail.ftrace", o->dir, blen,
              base);
-    for (unsigned k = 1; k <= o->tails; k++) {
+    for (unsigned k = 1; k <= o->tails && !fr_confirm_time_up(o); k++) {
         fr_outcome out;
         snprintf(spec, sizeof spec, "random:seed=%u", k);
         if (replay_tail(o, c, c->schedule, trace, FR_DIVERGE_STOP, spec, &out,
@@ -295,6 +300,11 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
     if (!nwant)
         return 0;
     for (unsigned round = 1; round <= o->refine; round++) {
+        if (fr_confirm_time_up(o)) {
+            snprintf(c->note, sizeof c->note, "not refined: the analysis's "
+                     "time ran out");
+            return 0;
+        }
         c->rounds = round;
         char rdir[700], rtrace[800], sched[900], why[300];
         snprintf(rdir, sizeof rdir, "%.500s/%.*s.refine-%u", o->dir, (int)blen,

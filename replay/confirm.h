@@ -25,6 +25,9 @@ typedef struct fr_confirm_opts {
                                  random tail after the schedule, at most */
     const fi_options *infer;  /* for re-analyzing a diverged run */
     const ft_predict_opts *predict;
+    double until;             /* CLOCK_MONOTONIC s (ft_now), 0 none: no
+                                 replay (tail, refinement) starts after
+                                 it; one started keeps its timeout_s */
 } fr_confirm_opts;
 
 void fr_confirm_opts_default(fr_confirm_opts *o);
@@ -59,6 +62,8 @@ typedef struct fr_confirmation {
 } fr_confirmation;
 
 const char *fr_confirm_status_name(int status);
+/* Whether o's time is up: no replay may start (fr_confirm_opts.until). */
+int fr_confirm_time_up(const fr_confirm_opts *o);
 /* The same as one word for JSON and stores: "confirmed", "refined",
  * "failed_early", "spurious", "not_run". */
 const char *fr_confirm_status_id(int status);
