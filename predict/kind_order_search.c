@@ -86,10 +86,7 @@ static uint32_t recorded_source(const ft_ctm *c, uint32_t r)
     return NONE;
 }
 
-/* The id of thread u's latest transition at or before x (one of u's)
- * before which u holds no lock, so that holding u there blocks no lock
- * waiter. */
-static uint32_t unlocked_before(const ft_reduced *whole, uint32_t x)
+uint32_t ft_pkind_unlocked_before(const ft_reduced *whole, uint32_t x)
 {
     const ft_ctm *c = whole->ctm;
     uint32_t u = c->tid[x];
@@ -271,9 +268,9 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
     uint32_t u = w0 != NONE ? c->tid[w0] : NONE;
     uint32_t at[3] = {NONE, NONE, NONE};
     if (u != NONE && u != t) {
-        at[0] = unlocked_before(whole, w0);
+        at[0] = ft_pkind_unlocked_before(whole, w0);
         at[1] = w0;
-        at[2] = unlocked_before(whole, first[u]);
+        at[2] = ft_pkind_unlocked_before(whole, first[u]);
     }
     for (int i = 0; i < 4 && found == 0; i++) {
         for (uint32_t j = 0; j < nt; j++)
@@ -287,7 +284,7 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
             int any = 0;
             for (uint32_t j = 0; j < nt; j++)
                 if (j != t && first[j] != NONE) {
-                    lim[j] = c->pos[unlocked_before(whole, first[j])];
+                    lim[j] = c->pos[ft_pkind_unlocked_before(whole, first[j])];
                     any = 1;
                 }
             if (!any)
@@ -308,7 +305,7 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                                          c->op[y] != FT_OP_RMW)
             continue;
         tries++;
-        lim[t] = c->pos[unlocked_before(whole, r)];
+        lim[t] = c->pos[ft_pkind_unlocked_before(whole, r)];
         found = try_hold(&s, lim, r, y, specific, want, deadline);
     }
     if (found > 0) {

@@ -15,6 +15,9 @@
  * benign race (a note).  replay/confirm_kind.c tries the second order
  * when the first does not fail.
  *
+ * Most races are found before the solver (kind_race_search.c): the
+ * recorded run with one thread held back.
+ *
  * Candidates: for each access y and each other thread t, t's accesses to
  * y's variable before y in the trace that conflict with y (one writes;
  * not both atomic: RMWs, or the trace's atomic events when the trace is
@@ -207,37 +210,8 @@ static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
     two[c->tid[p->tgt[0]]] = two[c->tid[p->tgt[1]]] = 1;
     rc = ft_witness_locals(c, r, order, n, two, res);
     free(two);
-    /* the state is the causal past of where the two threads stand: each
-     * one's last step, or the fork that began it (a read the accesses
-     * would make is theirs: the writes before them in the prefix are not
-     * kept for them, nor a thread that merely ran) */
-    uint8_t *seed = rc ? NULL : calloc(res->nsteps + 1, 1);
-    if (!seed)
+    if (rc || ft_race_finish(c, p, res) < 0)
         return -1;
-    for (uint32_t i = 0; i < 2; i++) {
-        uint32_t t = c->tid[p->tgt[i]], f = c->fork_trans[t];
-        for (uint32_t j = res->nsteps; j-- > 0;)
-            if (c->tid[res->steps[j].trans] == t ||
-                res->steps[j].trans == f) {
-                seed[j] = 1;
-                break;
-            }
-    }
-    rc = ft_presult_trim_seeds(c, res, seed);
-    free(seed);
-    if (rc || ft_presult_append(res, p->tgt[0], 1) ||
-        ft_presult_append(res, p->tgt[1], 1))
-        return -1;
-    uint32_t k = res->nsteps;
-    if (k < 2)
-        return -1;
-    res->alt_steps = malloc(sizeof *res->alt_steps * k);
-    if (!res->alt_steps)
-        return -1;
-    memcpy(res->alt_steps, res->steps, sizeof *res->steps * k);
-    res->alt_steps[k - 2] = res->steps[k - 1];
-    res->alt_steps[k - 1] = res->steps[k - 2];
-    res->nalt_steps = k;
     return 0;
 }
 
@@ -280,6 +254,8 @@ const ft_pkind ft_pkind_race = {
     .whole_model = 0,
     .expect = FT_EXPECT_FOLLOWED,
     .candidates = candidates,
+    .vholds = ft_race_vholds,
+    .search = ft_race_search,
     .goal = goal,
     .witness = witness,
     .describe = describe,

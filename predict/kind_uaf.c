@@ -20,6 +20,7 @@
  * decides it (an order violation, kind_order.c); a pointer read that
  * sees NULL, kind_order.c's null dereference. */
 #include "predict/kind.h"
+#include "predict/vorder.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,26 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
     return 2;
 }
 
+/* Holds when the value order (vorder.c) puts every access before the
+ * free: the free's thread cannot reach it before the accesses ran (a
+ * worker frees the task it took from a queue only after the submitter
+ * wrote it: its read of the queue returned the task).  Without this the
+ * solver got the slice of a thread pool's task and timed out. */
+static int vholds(const ft_ctm *c, const ft_value_order *vo, const ft_prop *p)
+{
+    uint32_t f = p->tgt[0];
+    if (!vo || f >= c->ntrans || p->ntgt < 2)
+        return 0;
+    uint32_t tf = c->tid[f];
+    for (uint32_t i = 1; i < p->ntgt; i++) {
+        uint32_t a = p->tgt[i], ta = c->tid[a];
+        if (a >= c->ntrans || ta == tf ||
+            c->pos[a] >= vo_before(vo, tf, c->pos[f], ta))
+            return 0;
+    }
+    return 1;
+}
+
 const ft_pkind ft_pkind_uaf = {
     .kind = FT_PROP_UAF,
     .name = "use-after-free",
@@ -310,6 +331,7 @@ const ft_pkind ft_pkind_uaf = {
     .whole_model = 0,
     .expect = FT_EXPECT_UAF,
     .candidates = candidates,
+    .vholds = vholds,
     .goal = goal,
     .witness = witness,
     .describe = describe,

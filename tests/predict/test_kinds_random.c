@@ -457,7 +457,8 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             o.timeout_ms = 0;
             ft_presult res;
             int v = ft_predict_one(c, whole, &cand.v[i], &o, &res);
-            /* decided before the solver (kind_order_search.c) */
+            /* decided before the solver (kind_order_search.c,
+             * kind_race_search.c) */
             by_vorder += v == FT_HOLDS && strstr(res.reason, "value order");
             by_search += v == FT_VIOLATED &&
                          strstr(res.reason, "without the solver");
@@ -496,6 +497,11 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
     if (n >= dflt)
         assert_true(viol < props);
     assert_int_equal(failures, 0);
+    if (kinds_mask & (1u << FT_PROP_RACE)) {
+        /* kind_race_search.c was exercised both ways */
+        assert_true(by_search > 0);
+        assert_true(by_vorder > 0 || n < dflt);
+    }
     if (kinds_mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL)) {
         /* the oracle saw both decisions, not only the solver's */
         assert_true(by_vorder > 0);
