@@ -296,9 +296,12 @@ out:
     return res->verdict;
 }
 
-int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
-                    const ft_window_index *w, const ft_prop *p,
-                    const ft_predict_opts *o, ft_presult *res)
+/* ft_pkind_predict; cheap_only: stops before the solver, returning -2
+ * (res says nothing) when the cheap decisions decided nothing. */
+static int predict_kind(ft_ctm *c, const ft_reduced *whole,
+                        const ft_window_index *w, const ft_prop *p,
+                        const ft_predict_opts *o, ft_presult *res,
+                        int cheap_only)
 {
     const ft_pkind *k = ft_pkind_of(p->kind);
     memset(res, 0, sizeof *res);
@@ -350,7 +353,7 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
             return res->verdict;
         }
     }
-    if (k->search) {
+    if (k->search && !o->no_search) {
         int found = k->search(c, whole, p, deadline, res);
         if (found) {
             if (found < 0) {
@@ -360,6 +363,11 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
             res->seconds = ft_predict_now() - t0;
             return res->verdict;
         }
+    }
+    if (cheap_only) {
+        ft_presult_free(res);
+        memset(res, 0, sizeof *res);
+        return -2;
     }
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;
@@ -376,7 +384,59 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
     return res->verdict;
 }
 
+int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
+                    const ft_window_index *w, const ft_prop *p,
+                    const ft_predict_opts *o, ft_presult *res)
+{
+    return predict_kind(c, whole, w, p, o, res, 0);
+}
+
 /* ---- the pipeline step ----------------------------------------------- */
+
+/* The cheap decisions (holds, value order, search) for every candidate,
+ * then the decided ones moved first (candidates and results together):
+ * the solver then gets only the rest, and a hard candidate early in the
+ * list no longer keeps the easy ones after it from being decided within
+ * --time (on pool.c's trace the order candidates' solving used the
+ * kinds' whole share and left every race undecided).  Returns how many
+ * were decided, -1 out of memory. */
+static long decide_kinds(ft_pipeline *pl, const ft_window_index *w,
+                         const ft_predict_opts *o)
+{
+    size_t n = pl->nkprops, nd = 0;
+    uint8_t *dec = calloc(n + 1, 1);
+    ft_prop *p2 = malloc(sizeof *p2 * (n + 1));
+    ft_presult *r2 = malloc(sizeof *r2 * (n + 1));
+    if (!dec || !p2 || !r2) {
+        free(dec);
+        free(p2);
+        free(r2);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (ft_budget_poll(pl->budget, "deciding other kinds", i, n) ||
+            (o->until > 0 && ft_predict_now() >= o->until))
+            break;
+        int v = predict_kind(pl->ctm, pl->reduced, w, &pl->kprops[i], o,
+                             &pl->kresults[i], 1);
+        dec[i] = v != -2;
+        nd += dec[i];
+    }
+    size_t j = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (dec[i] == !pass) {
+                p2[j] = pl->kprops[i];
+                r2[j++] = pl->kresults[i];
+            }
+    memcpy(pl->kprops, p2, sizeof *p2 * n);
+    memcpy(pl->kresults, r2, sizeof *r2 * n);
+    free(dec);
+    free(p2);
+    free(r2);
+    return (long)nd;
+}
+
 
 int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
                                 uint32_t per_group)
@@ -420,9 +480,16 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     ft_window_index *w = pl->nkprops ? ft_window_index_new(pl->ctm) : NULL;
     if (pl->nkprops && !w)
         return -1;
+    long nd = pl->nkprops ? decide_kinds(pl, w, &own) : 0;
+    if (nd < 0) {
+        ft_window_index_free(w);
+        return -1;
+    }
+    /* asked already: the solver's turn */
+    own.no_value_order = own.no_search = 1;
     if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, pl->nkprops,
-                                  0, &own, w, w, 0, "solving other kinds",
-                                  NULL, NULL) < 0)
+                                  (size_t)nd, &own, w, w, 0,
+                                  "solving other kinds", NULL, NULL) < 0)
         return -1;
     pl->nkviolated = pl->nkholds = pl->nkunknown = pl->nkskipped = 0;
     for (size_t i = 0; i < pl->nkprops; i++)

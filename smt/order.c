@@ -5,6 +5,7 @@
  * viol.c) is stated over these positions. */
 #include "smt/smt.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,31 @@ int ft_smt_encode_order(ft_smt *e)
 /* Below this many blocks the default solver is faster than QF_IDL's. */
 #define FT_SMT_IDL_MIN_BLOCKS 64
 
+/* Z3's memory, all contexts of the process together (Z3's global
+ * memory_high_watermark, in bytes in Debian's Z3 4.8): past it the
+ * solvers give up (unknown, "memout") instead of growing without bound.
+ * An order property of a 1,677-event quicksort took 3.4 GB and 56 s
+ * undecided; with 128 MB, 290 MB at peak (Z3 checks its watermark only
+ * now and then) and the same verdicts in 7 s, while no property of
+ * bench/predict's shapes gave up for it (256 MB overshot to 1.2 GB).
+ * Not memory_max_size: past that Z3 throws where nothing catches it and
+ * the process aborts.  FORETELL_Z3_MEMORY (MB) overrides it; 0 lifts
+ * it. */
+#define FT_SMT_MEMORY_MB 128u
+
+static void set_memory_bound(void)
+{
+    const char *env = getenv("FORETELL_Z3_MEMORY");
+    unsigned long mb = FT_SMT_MEMORY_MB;
+    if (env && *env && strspn(env, "0123456789") == strlen(env))
+        mb = strtoul(env, NULL, 10);
+    if (mb > 4095)
+        mb = 4095; /* an unsigned int of bytes */
+    char v[32];
+    snprintf(v, sizeof v, "%lu", mb << 20);
+    Z3_global_param_set("memory_high_watermark", v);
+}
+
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
                 uint32_t nreg, unsigned timeout_ms, unsigned flags)
 {
@@ -194,6 +220,8 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
         for (uint32_t b = g->first_block; b <= g->last_block; b++)
             e->in_region[b] |= (uint8_t)(1u << i);
     }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, set_memory_bound);
     Z3_config cfg = Z3_mk_config();
     Z3_set_param_value(cfg, "model", "true");
     e->z = Z3_mk_context(cfg);
