@@ -653,3 +653,52 @@ int ft_exec_step(ft_exec *x, uint32_t id, int last_read)
         observe(x, id);
     return FT_EXEC_OK;
 }
+
+/* ---- holding threads back in the recorded run ---------------------- */
+
+ft_hold_run ft_hold_run_new(const ft_ctm *c)
+{
+    ft_hold_run s = {c, ft_exec_new(c), NULL, 0, 0,
+                     calloc(c->nthreads + 1, 1)};
+    return s;
+}
+
+void ft_hold_run_free(ft_hold_run *s)
+{
+    ft_exec_free(s->x);
+    free(s->steps);
+    free(s->waiting);
+    memset(s, 0, sizeof *s);
+}
+
+int ft_hold_push(ft_hold_run *s, uint32_t id)
+{
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? 2 * s->cap : 256;
+        uint32_t *v = realloc(s->steps, sizeof *v * nc);
+        if (!v)
+            return -1;
+        s->steps = v;
+        s->cap = nc;
+    }
+    s->steps[s->n++] = id;
+    return 0;
+}
+
+int ft_hold_prefix(ft_hold_run *s, const uint32_t *lim, uint32_t end,
+                   uint32_t *k)
+{
+    const ft_ctm *c = s->c;
+    *k = end;
+    for (uint32_t j = 0; j < c->nthreads; j++)
+        if (lim[j] < c->len[j] && ft_ctm_at(c, j, lim[j]) < *k)
+            *k = ft_ctm_at(c, j, lim[j]);
+    ft_exec_reset(s->x);
+    s->n = 0;
+    for (uint32_t id = 0; id < *k; id++)
+        if (ft_exec_step(s->x, id, 0) != FT_EXEC_OK)
+            return 0;
+        else if (ft_hold_push(s, id) < 0)
+            return -1;
+    return 1;
+}

@@ -91,4 +91,29 @@ void ft_exec_undo(ft_exec *x, size_t mark);
 /* Forgets the journal: what ran so far can no longer be taken back. */
 void ft_exec_commit(ft_exec *x);
 
+/* ---- holding threads back in the recorded run (kind_order_search.c,
+ * kind_race_search.c) ---- */
+
+/* A run of an executor: the transitions it ran, in order; waiting, per
+ * thread: could not run since the last step. */
+typedef struct ft_hold_run {
+    const ft_ctm *c;
+    ft_exec *x;
+    uint32_t *steps, n, cap;
+    uint8_t *waiting;
+} ft_hold_run;
+
+/* A run over c (NULL members when out of memory: check x and waiting);
+ * ft_hold_run_free frees what it holds. */
+ft_hold_run ft_hold_run_new(const ft_ctm *c);
+void ft_hold_run_free(ft_hold_run *s);
+/* Appends id to s->steps: 0, -1 out of memory. */
+int ft_hold_push(ft_hold_run *s, uint32_t id);
+/* Resets s and runs the recorded prefix below k, the first transition
+ * that lim (per thread: positions below it may run) holds back, and
+ * below end.  *k is set.  1 ran, 0 the recording did not replay (cannot
+ * happen: it is feasible), -1 out of memory. */
+int ft_hold_prefix(ft_hold_run *s, const uint32_t *lim, uint32_t end,
+                   uint32_t *k);
+
 #endif

@@ -55,27 +55,6 @@
 /* A witness whose prefix is longer stays implicit (res->prefix). */
 #define INLINE_PREFIX 20000u
 
-typedef struct search {
-    const ft_ctm *c;
-    ft_exec *x;
-    uint32_t *steps, n, cap;
-    uint8_t *waiting; /* per thread: could not run since the last step */
-} search;
-
-static int push(search *s, uint32_t id)
-{
-    if (s->n == s->cap) {
-        uint32_t nc = s->cap ? 2 * s->cap : 256;
-        uint32_t *v = realloc(s->steps, sizeof *v * nc);
-        if (!v)
-            return -1;
-        s->steps = v;
-        s->cap = nc;
-    }
-    s->steps[s->n++] = id;
-    return 0;
-}
-
 /* The last write of r's variable before r in the recording, NONE if
  * none. */
 static uint32_t recorded_source(const ft_ctm *c, uint32_t r)
@@ -102,22 +81,15 @@ uint32_t ft_pkind_unlocked_before(const ft_reduced *whole, uint32_t x)
  * until after ran (NONE: for good); the recorded prefix below the first
  * id a limit holds back runs first, then the threads greedily.  1 when r ran and read another value (want, when specific), 0
  * not, -1 out of memory; s->steps holds the run. */
-static int try_hold(search *s, const uint32_t *lim, uint32_t r,
+static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
                     uint32_t after, int specific, uint64_t want,
                     double deadline)
 {
     const ft_ctm *c = s->c;
-    uint32_t t = c->tid[r], nt = c->nthreads, k = r;
-    for (uint32_t j = 0; j < nt; j++)
-        if (lim[j] < c->len[j] && ft_ctm_at(c, j, lim[j]) < k)
-            k = ft_ctm_at(c, j, lim[j]);
-    ft_exec_reset(s->x);
-    s->n = 0;
-    for (uint32_t id = 0; id < k; id++)
-        if (ft_exec_step(s->x, id, 0) != FT_EXEC_OK)
-            return 0; /* cannot happen: the recording is feasible */
-        else if (push(s, id) < 0)
-            return -1;
+    uint32_t t = c->tid[r], nt = c->nthreads, k;
+    int ran = ft_hold_prefix(s, lim, r, &k);
+    if (ran <= 0)
+        return ran;
     int after_ran = after == NONE;
     uint64_t budget = SEARCH_STEPS + (r > k ? r - k : 0);
     memset(s->waiting, 0, nt);
@@ -143,7 +115,7 @@ static int try_hold(search *s, const uint32_t *lim, uint32_t r,
             s->waiting[c->tid[best]] = 1;
             continue;
         }
-        if (push(s, best) < 0)
+        if (ft_hold_push(s, best) < 0)
             return -1;
         memset(s->waiting, 0, nt);
         if (best == after)
@@ -156,7 +128,7 @@ static int try_hold(search *s, const uint32_t *lim, uint32_t r,
 
 /* The witness of the run in s: r and the last write of its variable
  * before it marked, cut to their causal past. */
-static int witness_of(const search *s, uint32_t r, ft_presult *res)
+static int witness_of(const ft_hold_run *s, uint32_t r, ft_presult *res)
 {
     const ft_ctm *c = s->c;
     uint32_t from = 0;
@@ -240,7 +212,7 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
     uint32_t r = p->tgt[0];
     if (!whole || whole->ctm != c || r >= c->ntrans)
         return 0;
-    search s = {c, ft_exec_new(c), NULL, 0, 0, calloc(c->nthreads + 1, 1)};
+    ft_hold_run s = ft_hold_run_new(c);
     uint32_t *lim = NULL, *first = NULL;
     int found = 0;
     if (!s.x || !s.waiting) {
@@ -322,8 +294,6 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
 out:
     free(lim);
     free(first);
-    ft_exec_free(s.x);
-    free(s.steps);
-    free(s.waiting);
+    ft_hold_run_free(&s);
     return found;
 }

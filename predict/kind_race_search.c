@@ -46,31 +46,10 @@
 /* Greedy steps after the recorded prefix, beyond the distance to y. */
 #define SEARCH_STEPS 8192u
 
-typedef struct run {
-    const ft_ctm *c;
-    ft_exec *x;
-    uint32_t *steps, n, cap;
-    uint8_t *waiting; /* per thread: could not run since the last step */
-} run;
-
-static int push(run *s, uint32_t id)
-{
-    if (s->n == s->cap) {
-        uint32_t nc = s->cap ? 2 * s->cap : 256;
-        uint32_t *v = realloc(s->steps, sizeof *v * nc);
-        if (!v)
-            return -1;
-        s->steps = v;
-        s->cap = nc;
-    }
-    s->steps[s->n++] = id;
-    return 0;
-}
-
 /* Runs threads greedily in recorded order, thread j only below position
  * lim[j], until none can run.  0 done, -1 out of memory, 1 out of steps
  * or time. */
-static int greedy(run *s, const uint32_t *lim, uint64_t budget,
+static int greedy(ft_hold_run *s, const uint32_t *lim, uint64_t budget,
                   double deadline)
 {
     const ft_ctm *c = s->c;
@@ -97,14 +76,14 @@ static int greedy(run *s, const uint32_t *lim, uint64_t budget,
             s->waiting[c->tid[best]] = 1;
             continue;
         }
-        if (push(s, best) < 0)
+        if (ft_hold_push(s, best) < 0)
             return -1;
         memset(s->waiting, 0, nt);
     }
 }
 
 /* Whether thread t has begun: a thread not yet forked stands nowhere. */
-static int begun(const run *s, uint32_t t)
+static int begun(const ft_hold_run *s, uint32_t t)
 {
     uint32_t f = s->c->fork_trans[t];
     return f == FT_CTM_NONE ||
@@ -114,21 +93,15 @@ static int begun(const run *s, uint32_t t)
 /* One try: the recorded prefix below the first transition a limit holds
  * back, then greedily under lim1, then (lim2 not NULL) under lim2.  1
  * when x's and y's threads stand at them, 0 not, -1 out of memory. */
-static int try_run(run *s, uint32_t x, uint32_t y, const uint32_t *lim1,
-                   const uint32_t *lim2, double deadline)
+static int try_run(ft_hold_run *s, uint32_t x, uint32_t y,
+                   const uint32_t *lim1, const uint32_t *lim2,
+                   double deadline)
 {
     const ft_ctm *c = s->c;
-    uint32_t nt = c->nthreads, k = y;
-    for (uint32_t j = 0; j < nt; j++)
-        if (lim1[j] < c->len[j] && ft_ctm_at(c, j, lim1[j]) < k)
-            k = ft_ctm_at(c, j, lim1[j]);
-    ft_exec_reset(s->x);
-    s->n = 0;
-    for (uint32_t id = 0; id < k; id++)
-        if (ft_exec_step(s->x, id, 0) != FT_EXEC_OK)
-            return 0; /* cannot happen: the recording is feasible */
-        else if (push(s, id) < 0)
-            return -1;
+    uint32_t k;
+    int ran = ft_hold_prefix(s, lim1, y, &k);
+    if (ran <= 0)
+        return ran;
     uint64_t budget = SEARCH_STEPS + (y - k);
     int rc = greedy(s, lim1, budget, deadline);
     if (rc == 0 && lim2)
@@ -262,7 +235,7 @@ int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
     uint32_t nt = c->nthreads, tx = c->tid[x], ty = c->tid[y];
     if (y >= c->ntrans || tx == ty)
         return 0;
-    run s = {c, ft_exec_new(c), NULL, 0, 0, calloc(nt + 1, 1)};
+    ft_hold_run s = ft_hold_run_new(c);
     uint32_t *before = calloc(nt + 1, sizeof *before);
     uint32_t *lim1 = malloc(sizeof *lim1 * (nt + 1));
     uint32_t *lim2 = malloc(sizeof *lim2 * (nt + 1));
@@ -303,9 +276,7 @@ int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         }
     }
 out:
-    ft_exec_free(s.x);
-    free(s.steps);
-    free(s.waiting);
+    ft_hold_run_free(&s);
     free(before);
     free(lim1);
     free(lim2);
