@@ -702,3 +702,19 @@ int ft_hold_prefix(ft_hold_run *s, const uint32_t *lim, uint32_t end,
             return -1;
     return 1;
 }
+
+uint32_t ft_hold_pick(const ft_hold_run *s, const uint32_t *lim,
+                      uint32_t pass)
+{
+    const ft_ctm *c = s->c;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t j = 0; j < c->nthreads; j++) {
+        uint32_t p = ft_exec_pos(s->x, j);
+        if (s->waiting[j] || p >= c->len[j] || (p >= lim[j] && j != pass))
+            continue;
+        uint32_t id = ft_ctm_at(c, j, p);
+        if (best == UINT32_MAX || id < best)
+            best = id;
+    }
+    return best;
+}

@@ -115,5 +115,10 @@ int ft_hold_push(ft_hold_run *s, uint32_t id);
  * happen: it is feasible), -1 out of memory. */
 int ft_hold_prefix(ft_hold_run *s, const uint32_t *lim, uint32_t end,
                    uint32_t *k);
+/* The greedy choice: of the threads not waiting, below their limit (pass:
+ * a thread that may go past it, UINT32_MAX none), the one whose next
+ * transition came first in the recording; UINT32_MAX if none. */
+uint32_t ft_hold_pick(const ft_hold_run *s, const uint32_t *lim,
+                      uint32_t pass);
 
 #endif

@@ -97,17 +97,9 @@ static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
         if ((budget & 1023) == 0 && deadline > 0 &&
             ft_predict_now() >= deadline)
             return 0;
-        uint32_t best = NONE;
-        for (uint32_t j = 0; j < nt; j++) {
-            uint32_t p = ft_exec_pos(s->x, j);
-            /* r's thread waits at its limit until after ran */
-            if (s->waiting[j] || p >= c->len[j] ||
-                (p >= lim[j] && !(j == t && after != NONE && after_ran)))
-                continue;
-            uint32_t id = ft_ctm_at(c, j, p);
-            if (best == NONE || id < best)
-                best = id;
-        }
+        /* r's thread waits at its limit until after ran */
+        uint32_t best =
+            ft_hold_pick(s, lim, after != NONE && after_ran ? t : NONE);
         if (best == NONE)
             return 0;
         uint64_t before = ft_exec_value(s->x, c->obj[r]);

@@ -61,15 +61,7 @@ static int greedy(ft_hold_run *s, const uint32_t *lim, uint64_t budget,
         if ((budget & 1023) == 0 && deadline > 0 &&
             ft_predict_now() >= deadline)
             return 1;
-        uint32_t best = NONE;
-        for (uint32_t j = 0; j < nt; j++) {
-            uint32_t p = ft_exec_pos(s->x, j);
-            if (s->waiting[j] || p >= c->len[j] || p >= lim[j])
-                continue;
-            uint32_t id = ft_ctm_at(c, j, p);
-            if (best == NONE || id < best)
-                best = id;
-        }
+        uint32_t best = ft_hold_pick(s, lim, NONE);
         if (best == NONE)
             return 0;
         if (ft_exec_step(s->x, best, 0) != FT_EXEC_OK) {
