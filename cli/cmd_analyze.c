@@ -430,8 +430,9 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
     if (prc >= 0)
         prc = ft_pipeline_predict_kinds(pl, &a->po);
-    /* what follows (schedules, report, --confirm's replays with their
-     * own run timeouts) is not cut */
+    /* what follows is not cut by the watchdog: the schedules poll the
+     * budget, and no replay of the confirmation starts after it (one
+     * running keeps its own run timeout) */
     watchdog_disarm(w);
     talk_end(k);
     if (prc < 0) {
