@@ -309,8 +309,8 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
     if (!(o->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
         pl->nprops = 0; /* --kinds without atomicity */
     if (ft_pipeline_kind_candidates(pl, o->kinds, 4) < 0 ||
-        ft_pipeline_predict(pl, &po, o->stop_after, NULL, NULL) < 0 ||
-        ft_pipeline_predict_kinds(pl, &po) < 0) {
+        ft_pipeline_predict_kinds(pl, &po) < 0 ||
+        ft_pipeline_predict(pl, &po, o->stop_after, NULL, NULL) < 0) {
         set_message(r, FB_ERROR, "%s%s", "out of memory", "");
         r->exit_code = 4;
         return;

@@ -423,13 +423,14 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     fflush(stdout);
     if (!(a->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
         pl->nprops = 0; /* --kinds without atomicity */
-    /* the other kinds' candidates first: the atomicity properties then
-     * leave them their share of --time (ft_pipeline_predict) */
+    /* the other kinds first: what their cheap decisions leave to the
+     * solver gets at most half of what is left of --time, the atomicity
+     * properties the rest (ft_pipeline_predict_kinds) */
     long prc = ft_pipeline_kind_candidates(pl, a->kinds, 4);
     if (prc >= 0)
-        prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
-    if (prc >= 0)
         prc = ft_pipeline_predict_kinds(pl, &a->po);
+    if (prc >= 0)
+        prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
     /* what follows is not cut by the watchdog: the schedules poll the
      * budget, and no replay of the confirmation starts after it (one
      * running keeps its own run timeout) */

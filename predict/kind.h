@@ -227,8 +227,11 @@ int64_t ft_pkind_parse_mask(const char *list, char *err, size_t errlen);
 int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
                                 uint32_t per_group);
 /* Solves them (o->jobs workers; o->total_ms and o->until as for the
- * atomicity properties) into pl->kresults.  Returns the number
- * violated, -1 out of memory. */
+ * atomicity properties) into pl->kresults: every candidate's cheap
+ * decisions first, then the solver for the rest, with at most half of
+ * the time left when the atomicity properties are still to be solved
+ * (call this before ft_pipeline_predict).  Returns the number violated,
+ * -1 out of memory. */
 long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o);
 /* The schedule of kind property i for its result res (pl->kresults[i],
  * or that with the alternative steps): the steps, the kind line and the

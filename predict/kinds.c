@@ -485,8 +485,19 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
         ft_window_index_free(w);
         return -1;
     }
-    /* asked already: the solver's turn */
+    /* asked already: the solver's turn.  The kinds are solved before the
+     * atomicity properties (ft_pipeline_predict), within the same bound:
+     * when those are still to come, the kinds' solving gets half of what
+     * is left, so that one stage's hard properties cannot starve the
+     * other; when every candidate was decided cheaply, nothing is taken
+     * from atomicity. */
     own.no_value_order = own.no_search = 1;
+    if (own.until > 0 && !pl->results && pl->nprops &&
+        (size_t)nd < pl->nkprops) {
+        double now = ft_predict_now();
+        if (own.until > now)
+            own.until = now + (own.until - now) / 2;
+    }
     if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, pl->nkprops,
                                   (size_t)nd, &own, w, w, 0,
                                   "solving other kinds", NULL, NULL) < 0)

@@ -531,15 +531,8 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
     pthread_cond_init(&j->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_t th;
-    if (done0 == n || pl->abandoned ||
-        pthread_create(&th, NULL, solve_main, j) != 0) {
-        /* here: nothing to solve, no thread, or an earlier solver still
-         * running in Z3 (abandoned: Z3 contexts are independent, but
-         * this one would have no time left anyway) */
-        if (pl->abandoned)
-            j->finished = 1, j->refs = 1;
-        else
-            solve_main(j);
+    if (done0 == n || pthread_create(&th, NULL, solve_main, j) != 0) {
+        solve_main(j); /* here: nothing to solve, or no thread */
     } else {
         pthread_detach(th);
     }
@@ -635,16 +628,6 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         progress(arg, (size_t)ndecided, pl->nprops);
     ft_budget_poll(pl->budget, "solving", (uint64_t)ndecided, pl->nprops);
     own.until = ft_pipeline_solve_until(pl, &own, t0);
-    /* The other kinds' candidates (made before, ft_pipeline_kind_
-     * candidates) are solved after these, within the same bound: under a
-     * bound the atomicity properties left to the solver get half of what
-     * is left, the kinds the rest (and whatever these leave unused), so
-     * that one stage's hard properties cannot starve the other. */
-    if (own.until > 0 && pl->nkprops && (size_t)ndecided < pl->nprops) {
-        double now = ft_now();
-        if (own.until > now)
-            own.until = now + (own.until - now) / 2;
-    }
     /* the value order was asked about every property already */
     own.no_value_order = 1;
     long done = ft_pipeline_solve_bounded(
