@@ -146,6 +146,9 @@ void ft_report_read(int rfd, ft_rt_report *r)
             !r->write_errno) {
             r->write_errno = e;
             r->offset = off;
+        } else if (sscanf(line, "misuse %d", &st) == 1 && st > 0 &&
+                   !r->misuse) {
+            r->misuse = st;
         } else if (sscanf(line, "refuse %d %n", &st, &at) == 1 && at > 0 &&
                    !r->refusal[0]) {
             r->refused_status = st;

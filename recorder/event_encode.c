@@ -148,6 +148,11 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
         p = put_addr(p, ev->addr, reg);
         p = ft_put_uint(p, ev->arg);
         return ft_put_uint(p, ev->value);
+    case FT_EV_MISUSE:
+        p = ft_put_uint(p, ev->site);
+        p = put_addr(p, ev->addr, reg);
+        p = ft_put_uint(p, ev->arg);
+        return ft_put_uint(p, ev->value);
     case FT_EV_BLOCKED:
         p = ft_put_uint(p, ev->value);
         p = ft_put_uint(p, ev->site);

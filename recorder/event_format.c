@@ -203,6 +203,11 @@ unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
         add(f, "what", FT_F_UINT, ev->arg);
         add(f, "free_site", FT_F_SITE, ev->value);
         break;
+    case FT_EV_MISUSE:
+        add(f, "obj", FT_F_ADDR, ev->addr);
+        add(f, "what", FT_F_UINT, ev->arg);
+        add(f, "holder", FT_F_UINT, ev->value);
+        break;
     case FT_EV_BLOCKED:
         add(f, "tid", FT_F_UINT, ev->value);
         add(f, "obj", FT_F_ADDR, ev->addr);

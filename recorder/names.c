@@ -58,6 +58,7 @@ static const char *const kind_names[FT_EV_KIND_MAX + 1] = {
     [FT_EV_HEAP_ERROR] = "heap_error",
     [FT_EV_BLOCKED] = "blocked",
     [FT_EV_ABORT] = "abort",
+    [FT_EV_MISUSE] = "misuse",
 };
 
 const char *ft_kind_name(unsigned kind)

@@ -400,6 +400,13 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
         GET_U(ev->arg, U32);
         GET_U(ev->value, U32);
         return 0;
+    case FT_EV_MISUSE:
+        GET_U(ev->site, U32);
+        if (get_addr(d, &ev->addr, reg) < 0)
+            return -1;
+        GET_U(ev->arg, U32);
+        GET_U(ev->value, U32);
+        return 0;
     case FT_EV_BLOCKED:
         GET_U(ev->value, U32);
         GET_U(ev->site, U32);

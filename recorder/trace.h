@@ -106,6 +106,9 @@ enum ft_kind {
                                  blocked thread */
     FT_EV_ABORT = 86,         /* site: the assert or abort() call, just
                                  before its SIGNAL (version 2) */
+    FT_EV_MISUSE = 87,        /* site obj what holder: the pthread API
+                                 misused (enum ft_misuse_what; holder: the
+                                 thread holding obj, 0 when none does) */
     FT_EV_KIND_MAX = 127
 };
 
@@ -130,6 +133,15 @@ enum ft_heap_what {
     FT_HEAP_HEADER_OVERWRITTEN = 6, /* found at free (site): the block's
                                  header was overwritten by a write the
                                  hooks did not see; value: alloc site */
+};
+
+/* What was misused (FT_EV_MISUSE arg), as ThreadSanitizer names them. */
+enum ft_misuse_what {
+    FT_MISUSE_DESTROY_LOCKED = 1,  /* pthread_mutex_destroy of a mutex a
+                                      thread holds */
+    FT_MISUSE_UNLOCK_OTHER = 2,    /* unlock of a mutex another thread
+                                      holds */
+    FT_MISUSE_UNLOCK_UNLOCKED = 3, /* unlock of a mutex nobody holds */
 };
 
 /* How a lock-like operation was attempted (the "how" field). */
@@ -560,6 +572,8 @@ typedef struct ft_rt_report {
     uint64_t offset; /* bytes in the trace when writing failed */
     int refused_status;  /* with refusal[0]: the status it exited with */
     char refusal[900];   /* "": no refusal */
+    int misuse;          /* a MISUSE event is in the trace: its what (the
+                            first one's) */
 } ft_rt_report;
 /* The pipe, both ends close-on-exec and non-blocking.  0 or -1 (errno). */
 int ft_report_open(int fds[2]);

@@ -89,6 +89,16 @@ void ft_rt_status_line(const char *word, int status, const char *fmt, ...)
     va_end(ap);
 }
 
+void ft_rt_status_note(const char *word, int status, const char *fmt, ...)
+{
+    if (status_fd < 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(word, status, fmt, ap);
+    va_end(ap);
+}
+
 void ft_rt_refuse(int status, const char *fmt, ...)
 {
     va_list ap;

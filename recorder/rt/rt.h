@@ -211,6 +211,9 @@ extern __thread ft_thread *ft_self __attribute__((tls_model("initial-exec")));
  * gave one (FORETELL_STATUS_FD), else "foretell: MESSAGE" on stderr. */
 void ft_rt_status_line(const char *word, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same line on the status channel only (nothing without one). */
+void ft_rt_status_note(const char *word, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The runtime refuses to run the program: reports "refuse" and exits with
  * status (FT_BAD_*_STATUS, FT_OPEN_FAIL_STATUS) before it ran. */
 void ft_rt_refuse(int status, const char *fmt, ...)

@@ -81,11 +81,39 @@ static int acquire(ft_thread *t, uintptr_t obj, int type, int how,
     return rc;
 }
 
-static int release(ft_thread *t, uintptr_t obj)
+/* A MISUSE event (trace.h): what thread t did to obj, and who held it. */
+static void emit_misuse(uintptr_t pc, uintptr_t obj, int what, int holder)
+{
+    ft_event ev = {.kind = FT_EV_MISUSE, .site = ft_site_id(pc), .addr = obj,
+                   .arg = (uint32_t)what,
+                   .value = holder >= 0 ? (uint64_t)holder : 0};
+    ft_emit(&ev);
+    /* the harness reads the trace of a run that ended well only when told
+     * (explore) */
+    static int told;
+    if (!told) {
+        told = 1;
+        ft_rt_status_note("misuse", what, "thread %d", holder);
+    }
+}
+
+/* Gives the modelled lock up; returns the pthread return code.  An
+ * unlock by a thread that does not hold it is reported (MISUSE) before
+ * anything changes, whatever the mutex type does with it. */
+static int release(ft_thread *t, uintptr_t obj, uintptr_t pc)
 {
     int rc = 0;
     ft_lock();
     ft_obj *o = ft_obj_get(obj, FT_W_MUTEX);
+    int holder = o->owner;
+    ft_unlock();
+    if (holder != t->tid)
+        emit_misuse(pc, obj,
+                    holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
+                               : FT_MISUSE_UNLOCK_OTHER,
+                    holder);
+    ft_lock();
+    o = ft_obj_get(obj, FT_W_MUTEX);
     if (o->owner != t->tid && o->type != FT_MUTEX_NORMAL &&
         o->type != FT_MUTEX_SPIN) {
         rc = EPERM;
@@ -120,14 +148,20 @@ static int init_obj(uintptr_t obj, int type, uintptr_t pc)
     return 0;
 }
 
-static void drop_obj(uintptr_t obj)
+/* Destroy: a mutex some thread holds is reported (MISUSE), then
+ * forgotten either way (its address may be reused for another object). */
+static void drop_obj(uintptr_t obj, uintptr_t pc)
 {
     ft_thread *t = ft_enter();
     if (!t)
         return;
     ft_lock();
+    ft_obj *o = ft_obj_get(obj, FT_W_MUTEX);
+    int holder = o->owner;
     ft_obj_drop(obj);
     ft_unlock();
+    if (holder >= 0)
+        emit_misuse(pc, obj, FT_MISUSE_DESTROY_LOCKED, holder);
     ft_leave(t);
 }
 
@@ -143,7 +177,7 @@ int __wrap_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 int __wrap_pthread_mutex_destroy(pthread_mutex_t *m);
 int __wrap_pthread_mutex_destroy(pthread_mutex_t *m)
 {
-    drop_obj((uintptr_t)m);
+    drop_obj((uintptr_t)m, FT_PC());
     return __real_pthread_mutex_destroy(m);
 }
 
@@ -202,8 +236,9 @@ int __wrap_pthread_mutex_unlock(pthread_mutex_t *m)
     ft_thread *t = ft_enter_kp(FT_KP_UNLOCK, (uintptr_t)m, 0);
     if (!t)
         return __real_pthread_mutex_unlock(m);
-    int rc = release(t, (uintptr_t)m);
-    ft_event ev = {.kind = FT_EV_MUTEX_UNLOCK, .site = ft_site_id(FT_PC()),
+    uintptr_t pc = FT_PC();
+    int rc = release(t, (uintptr_t)m, pc);
+    ft_event ev = {.kind = FT_EV_MUTEX_UNLOCK, .site = ft_site_id(pc),
                    .addr = (uintptr_t)m, .rc = rc};
     ft_emit(&ev);
     ft_leave(t);
@@ -245,7 +280,7 @@ int __wrap_pthread_spin_init(pthread_spinlock_t *s, int pshared)
 int __wrap_pthread_spin_destroy(pthread_spinlock_t *s);
 int __wrap_pthread_spin_destroy(pthread_spinlock_t *s)
 {
-    drop_obj((uintptr_t)s);
+    drop_obj((uintptr_t)s, FT_PC());
     return __real_pthread_spin_destroy(s);
 }
 
@@ -279,8 +314,9 @@ int __wrap_pthread_spin_unlock(pthread_spinlock_t *s)
     ft_thread *t = ft_enter_kp(FT_KP_UNLOCK, (uintptr_t)s, 0);
     if (!t)
         return __real_pthread_spin_unlock(s);
-    int rc = release(t, (uintptr_t)s);
-    ft_event ev = {.kind = FT_EV_MUTEX_UNLOCK, .site = ft_site_id(FT_PC()),
+    uintptr_t pc = FT_PC();
+    int rc = release(t, (uintptr_t)s, pc);
+    ft_event ev = {.kind = FT_EV_MUTEX_UNLOCK, .site = ft_site_id(pc),
                    .addr = (uintptr_t)s, .rc = rc};
     ft_emit(&ev);
     ft_leave(t);

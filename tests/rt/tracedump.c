@@ -29,7 +29,7 @@ static const char *const names[128] = {
     [62] = "REALLOC", [70] = "FUNC_ENTRY", [71] = "FUNC_EXIT", [72] = "SLEEP",
     [73] = "YIELD", [74] = "REGION_BEGIN", [75] = "REGION_END", [80] = "STEAL",
     [81] = "DEADLOCK", [82] = "SIGNAL", [83] = "DIVERGE",
-    [84] = "HEAP_ERROR", [85] = "BLOCKED", [86] = "ABORT",
+    [84] = "HEAP_ERROR", [85] = "BLOCKED", [86] = "ABORT", [87] = "MISUSE",
 };
 static const int nfields[128] = {
     [1] = 1, [2] = 1, [3] = 2, [4] = 0, [5] = 2, [6] = 2, [7] = 2, [8] = 1, [10] = 4, [11] = 4,
@@ -38,14 +38,14 @@ static const int nfields[128] = {
     [41] = 4, [42] = 3, [43] = 3, [50] = 3, [51] = 2, [52] = 4, [53] = 3,
     [54] = 2, [55] = 3, [56] = 3, [57] = 2, [60] = 4, [61] = 2, [62] = 5,
     [70] = 2, [71] = 0, [72] = 2, [73] = 1, [74] = 1, [75] = 1, [80] = 1,
-    [81] = 0, [82] = 1, [83] = 4, [84] = 4, [85] = 4, [86] = 1,
+    [81] = 0, [82] = 1, [83] = 4, [84] = 4, [85] = 4, [86] = 1, [87] = 4,
 };
 
 static int is_addr(int kind, int i)
 {
     if (kind >= 10 && kind <= 62 && kind != 24 && i == 1)
         return 1;
-    if (kind == 84 && i == 1) /* HEAP_ERROR addr */
+    if ((kind == 84 || kind == 87) && i == 1) /* HEAP_ERROR, MISUSE addr */
         return 1;
     return i == 2 && (kind == 40 || kind == 41 || kind == 62 || kind == 85);
 }
