@@ -376,7 +376,10 @@ int fx_child_poll(fx_child *c, double stall_s, double deadline,
         out->failure = FR_EXIT;
     else
         out->failure = FR_OK;
-    if (out->failure != FR_OK && classify_from_trace(c->trace, status, hung, out)) {
+    /* a run that ended well is read back only when the runtime said its
+     * trace has a misuse in it */
+    if ((out->failure != FR_OK || rep.misuse) &&
+        classify_from_trace(c->trace, status, hung, out)) {
         if (out->failure == FR_HANG && !hung)
             snprintf(out->detail, sizeof out->detail, "no end after "
                      "--max-run-events (%llu key points): a livelock, or a "

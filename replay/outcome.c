@@ -15,7 +15,7 @@
 
 static const char *const failure_names[FR_NFAILURES] = {
     "ok", "abort", "crash", "null-deref", "use-after-free", "double-free",
-    "deadlock", "hang", "exit", "diverged", "heap-corruption",
+    "deadlock", "hang", "exit", "diverged", "heap-corruption", "misuse",
 };
 
 const char *fr_failure_name(int failure)
@@ -60,6 +60,9 @@ typedef struct scan {
     int deadlock, nblocked, signo, sig_tid;
     uint32_t sig_site;
     int diverge_seen;
+    int misuse_what, misuse_tid;
+    uint32_t misuse_site;
+    uint64_t misuse_holder;
     uint64_t div_step, div_index;
     uint32_t div_tid, div_why;
     fr_switch ring[FR_LAST_SWITCHES];
@@ -124,6 +127,14 @@ static void on_event(scan *sc, const ft_reader *r, const ft_event *ev,
         sc->heap_pending = ev->site == 0;
         sc->frozen = 1;
         return;
+    case FT_EV_MISUSE:
+        if (!sc->misuse_what) {
+            sc->misuse_what = (int)ev->arg;
+            sc->misuse_tid = (int)ev->tid;
+            sc->misuse_site = ev->site;
+            sc->misuse_holder = ev->value;
+        }
+        break;
     case FT_EV_DEADLOCK:
         sc->deadlock = 1;
         sc->frozen = 1;
@@ -277,6 +288,26 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
                  strsignal(sig), out->tid,
                  sig == SIGABRT ? "an assertion failed or abort() was called"
                                 : "killed by a signal");
+    } else if (sc->misuse_what) {
+        out->failure = FR_MISUSE;
+        out->tid = sc->misuse_tid;
+        fr_frames_user_site(sc->frames, out->tid, sc->misuse_site, out->site,
+                            sizeof out->site);
+        unsigned long long h = (unsigned long long)sc->misuse_holder;
+        if (sc->misuse_what == FT_MISUSE_DESTROY_LOCKED)
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d destroys a mutex that thread %llu holds",
+                     out->tid, h);
+        else if (sc->misuse_what == FT_MISUSE_UNLOCK_OTHER)
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d unlocks a mutex that thread %llu holds",
+                     out->tid, h);
+        else
+            snprintf(out->detail, sizeof out->detail,
+                     "thread %d unlocks a mutex nobody holds", out->tid);
+        if (code > 0)
+            appendf(out->detail, sizeof out->detail,
+                    "; the program then exited with status %d", code);
     } else if (code != 0) {
         out->failure = FR_EXIT;
         snprintf(out->detail, sizeof out->detail, "exited with status %d",

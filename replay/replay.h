@@ -69,6 +69,10 @@ enum fr_failure {
     FR_EXIT,            /* non-zero exit status */
     FR_DIVERGED,        /* the schedule could not be followed (stop) */
     FR_HEAP_CORRUPTION, /* a write before or past a heap block */
+    FR_MISUSE,          /* the pthread API misused (a MISUSE event: an
+                           unlock by a thread that does not hold the
+                           mutex, a destroy of a held one), the run
+                           otherwise fine */
     FR_NFAILURES
 };
 
