@@ -30,6 +30,7 @@ typedef struct analyze_out {
 
 /* The regions the recorded run already violates, compiler style. */
 void analyze_print_observed(FILE *out, const ft_pipeline *pl);
+void analyze_print_misuse(FILE *out, const ft_pipeline *pl);
 /* Each predicted violation (and each property left unknown) compiler
  * style, then the summary line. */
 void analyze_print_text(FILE *out, const analyze_out *ao);

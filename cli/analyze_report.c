@@ -65,6 +65,73 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
     }
 }
 
+/* The function of event i's site, "?" if none. */
+static const char *event_function(const fi_trace *t, uint64_t i)
+{
+    const ft_site *s = i < t->nev ? fi_trace_site_get(t, t->ev[i].site)
+                                  : NULL;
+    return s && s->function ? s->function : "?";
+}
+
+/* API misuse the recorded run shows (predict/misuse.c): an error each,
+ * the misusing call and where the holder took the mutex. */
+void analyze_print_misuse(FILE *out, const ft_pipeline *pl)
+{
+    const fi_trace *t = &pl->trace;
+    char s1[256], buf[256];
+    for (size_t k = 0; k < pl->nmisuse; k++) {
+        const ft_misuse *m = &pl->misuse[k];
+        const char *name = var_name(pl, m->obj, buf, sizeof buf);
+        fprintf(out, "%s: error: %s (%s) in thread %u, observed in the "
+                     "recorded run\n",
+                event_site(t, m->event, s1, sizeof s1),
+                ft_misuse_title(m->what), name, m->tid);
+        fprintf(out, "  thread %u event %" PRIu64 " at %s (%s)\n", m->tid,
+                m->event, event_site(t, m->event, s1, sizeof s1),
+                event_function(t, m->event));
+        if (m->holder >= 0 && m->taken != UINT64_MAX)
+            fprintf(out, "  %s held by thread %lld since event %" PRIu64
+                         " at %s (%s)\n",
+                    name, (long long)m->holder, m->taken,
+                    event_site(t, m->taken, s1, sizeof s1),
+                    event_function(t, m->taken));
+        else if (m->holder >= 0)
+            fprintf(out, "  %s held by thread %lld\n", name,
+                    (long long)m->holder);
+    }
+}
+
+static void json_misuse(ft_json *j, const ft_pipeline *pl)
+{
+    const fi_trace *t = &pl->trace;
+    char site[256], buf[256];
+    ft_json_begin_array(j);
+    for (size_t k = 0; k < pl->nmisuse; k++) {
+        const ft_misuse *m = &pl->misuse[k];
+        ft_json_begin_object(j);
+        ft_json_kstr(j, "what", ft_misuse_title(m->what));
+        ft_json_kstr(j, "mutex", var_name(pl, m->obj, buf, sizeof buf));
+        ft_json_kuint(j, "thread", m->tid);
+        ft_json_kuint(j, "event", m->event);
+        ft_json_kstr(j, "site", event_site(t, m->event, site, sizeof site));
+        ft_json_kstr(j, "function", event_function(t, m->event));
+        if (m->holder >= 0) {
+            ft_json_key(j, "holder");
+            ft_json_begin_object(j);
+            ft_json_kuint(j, "thread", (uint64_t)m->holder);
+            if (m->taken != UINT64_MAX) {
+                ft_json_kuint(j, "event", m->taken);
+                ft_json_kstr(j, "site",
+                             event_site(t, m->taken, site, sizeof site));
+                ft_json_kstr(j, "function", event_function(t, m->taken));
+            }
+            ft_json_end_object(j);
+        }
+        ft_json_end_object(j);
+    }
+    ft_json_end_array(j);
+}
+
 static const char *kind_name(const ft_prop *p)
 {
     return p->kind == FT_PROP_CMA ? "CMA" : "CA";
@@ -106,6 +173,8 @@ static void print_summary(FILE *out, const analyze_out *ao)
     if (pl->stopped)
         fprintf(out, "; --time ran out in %s: regions and properties "
                      "incomplete", pl->stopped);
+    if (pl->nmisuse)
+        fprintf(out, "; %zu API misuse observed", pl->nmisuse);
     fprintf(out, "; other kinds: %zu candidates: %zu violated (%zu bugs%s), "
             "%zu hold, %zu unknown",
             pl->nkprops, pl->nkviolated, analyze_kind_bugs(ao),
@@ -293,6 +362,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_double(&j, pl->predict_seconds);
     ft_json_key(&j, "observed_violations");
     json_observed(&j, pl);
+    ft_json_key(&j, "misuse");
+    json_misuse(&j, pl);
     ft_json_key(&j, "violations");
     ft_json_begin_array(&j);
     for (size_t i = 0; i < pl->nprops; i++)

@@ -203,6 +203,10 @@ static const rule_text rules[] = {
     {"atomicity-pair", "AtomicityViolationPair",
      "Two code regions run by two threads can interleave so that neither "
      "runs as a unit (a CMA property of BEST is violated)."},
+    {"misuse", "PthreadApiMisuse",
+     "The pthread API is misused: a mutex is unlocked by a thread that does "
+     "not hold it, or destroyed while a thread holds it (observed in the "
+     "recorded run)."},
 };
 
 static const rule_text *rule_of(const char *kind)

@@ -419,6 +419,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     if (!a->flag[O_JSON]) {
         talk_end(k);
         analyze_print_observed(stdout, pl);
+        analyze_print_misuse(stdout, pl);
     }
     fflush(stdout);
     if (!(a->kinds & (1u << FT_PROP_CA | 1u << FT_PROP_CMA)))
@@ -516,7 +517,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     size_t found = (ao.confirm ? analyze_confirmed(&ao) : pl->nviolated) +
                    analyze_kind_bugs(&ao);
     free_out(&ao);
-    if (exit_code == FT_EXIT_OK && (found || pl->nobserved))
+    if (exit_code == FT_EXIT_OK && (found || pl->nobserved || pl->nmisuse))
         exit_code = FT_EXIT_FOUND;
     /* nothing found, but not everything decided: not "clean" */
     if (exit_code == FT_EXIT_OK &&

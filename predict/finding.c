@@ -244,6 +244,39 @@ static int observed_findings(const ft_pipeline *pl, ft_source_cache *src,
     return 0;
 }
 
+/* API misuse the run shows (misuse.c): the misusing call and the
+ * holder's lock are its sites (both keys: the same call on a mutex taken
+ * elsewhere is another bug). */
+static int misuse_findings(const ft_pipeline *pl, ft_source_cache *src,
+                           ft_finding **out, size_t *n, size_t *cap)
+{
+    for (size_t k = 0; k < pl->nmisuse; k++) {
+        const ft_misuse *m = &pl->misuse[k];
+        ft_finding *f = new_finding(out, n, cap, "misuse");
+        if (!f)
+            return -1;
+        builder b = {f, 0};
+        f->observed = 1;
+        char name[256], msg[600];
+        ft_pipeline_var_name(pl, m->obj, name, sizeof name);
+        if (m->holder >= 0)
+            snprintf(msg, sizeof msg, "%s observed in the recorded run: "
+                     "thread %u, on %s held by thread %lld",
+                     ft_misuse_title(m->what), m->tid, name,
+                     (long long)m->holder);
+        else
+            snprintf(msg, sizeof msg, "%s observed in the recorded run: "
+                     "thread %u, on %s", ft_misuse_title(m->what), m->tid,
+                     name);
+        f->message = strdup(msg);
+        if (!f->message || add_event(pl, src, &b, "misuse", 1, m->event) < 0 ||
+            (m->taken != UINT64_MAX &&
+             add_event(pl, src, &b, "holds", 1, m->taken) < 0))
+            return -1;
+    }
+    return 0;
+}
+
 static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
                               ft_finding **out, size_t *n, size_t *cap)
 {
@@ -348,6 +381,8 @@ int ft_pipeline_findings(const ft_pipeline *pl, ft_finding **out, size_t *n)
     if (!src)
         return -1;
     int rc = observed_findings(pl, src, out, n, &cap);
+    if (rc == 0)
+        rc = misuse_findings(pl, src, out, n, &cap);
     if (rc == 0)
         rc = predicted_findings(pl, src, out, n, &cap);
     if (rc == 0)

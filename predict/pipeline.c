@@ -274,14 +274,16 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
     else if (pl->infer.stopped)
         pl->stopped = "properties";
     if (info_from_trace(pl) < 0 || name_vars(pl) < 0 ||
-        map_properties(pl) < 0)
+        map_properties(pl) < 0 ||
+        ft_misuse_list(&pl->trace, &pl->misuse, &pl->nmisuse) < 0)
         goto oom;
     for (size_t k = 0; k < pl->infer.nregions; k++)
         pl->nobserved += pl->infer.regions[k].status == FI_ST_OBSERVED;
     pl->infer_seconds = ft_now() - t0;
     return 0;
 stopped: /* no regions: the trace details for the report only */
-    if (info_from_trace(pl) < 0)
+    if (info_from_trace(pl) < 0 ||
+        ft_misuse_list(&pl->trace, &pl->misuse, &pl->nmisuse) < 0)
         goto oom;
     pl->infer_seconds = ft_now() - t0;
     return 0;
@@ -759,6 +761,7 @@ void ft_pipeline_free(ft_pipeline *pl)
         ft_presult_free(&pl->kresults[i]);
     free(pl->kresults);
     free(pl->kprops);
+    free(pl->misuse);
     ft_trace_info_free(&pl->info);
     ft_reader_close(pl->names);
     fi_analysis_free(&pl->infer);

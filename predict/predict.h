@@ -286,6 +286,21 @@ typedef struct ft_decide_stats {
                                   check did not: an internal defect */
 } ft_decide_stats;
 
+/* pthread API misuse the recorded run shows (misuse.c): each MISUSE
+ * event, with the event at which the holder took the mutex. */
+typedef struct ft_misuse {
+    uint64_t event;   /* the MISUSE event (the misusing call's site) */
+    uint64_t taken;   /* the holder's lock of it, UINT64_MAX unknown */
+    uint64_t obj;     /* the mutex */
+    uint32_t what;    /* enum ft_misuse_what (recorder/trace.h) */
+    uint32_t tid;     /* the misusing thread */
+    int64_t holder;   /* the thread holding it, -1 none */
+} ft_misuse;
+/* The misuse in t, in trace order (*out malloc'd).  0, -1 out of memory. */
+int ft_misuse_list(const fi_trace *t, ft_misuse **out, size_t *n);
+/* "destroy of a locked mutex", ... (as ThreadSanitizer words them). */
+const char *ft_misuse_title(unsigned what);
+
 enum ft_input_format { FT_INPUT_DETECT = -1, FT_INPUT_FORETELL = 0,
                        FT_INPUT_STD = 1 };
 
@@ -322,6 +337,9 @@ typedef struct ft_pipeline {
     ft_presult *kresults;
     size_t nkviolated, nkholds, nkunknown, nkskipped;
     double kinds_seconds;
+    ft_misuse *misuse;    /* API misuse the run shows (misuse.c), after
+                             ft_pipeline_infer (also when it stopped) */
+    size_t nmisuse;
 } ft_pipeline;
 
 /* A variable's name for reports: the STD trace's own name, the global or

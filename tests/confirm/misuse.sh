@@ -1,0 +1,90 @@
+#!/bin/sh
+# misuse.sh - pthread API misuse (ThreadSanitizer's "unlock of a mutex by
+# a wrong thread" and "destroy of a locked mutex"): the runtime's MISUSE
+# event in the trace, analyze's errors for what the recorded run shows
+# (text, JSON, exit 1, the store of batch), and explore finding the
+# destroy that only some schedules reach, its saved schedule replayed to
+# the same failure.  Programs: tests/confirm/progs.
+set -u
+F=$FT_BIN/foretell
+W=$FT_WORK
+P=$(dirname "$0")/progs
+rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
+fails=0
+fail() { echo "FAIL(misuse): $*" >&2; fails=$((fails + 1)); }
+
+"$FT_BIN/foretell-cc" -O1 -g -o handoff "$P/misuse_handoff.c" &&
+    "$FT_BIN/foretell-cc" -O1 -g -o destroy "$P/destroy_race.c" ||
+    { echo "FAIL(misuse): cannot build the programs" >&2; exit 1; }
+
+# --- seen in the recorded run ---------------------------------------------
+"$F" record -o h.ft -- ./handoff >/dev/null 2>&1 || fail "record handoff"
+"$F" dump h.ft >h.dump 2>&1
+grep -q "misuse .*\[gate\] what=2 holder=0 .*misuse_handoff.c:16 (opener)" h.dump ||
+    fail "no unlock-by-another-thread MISUSE event: $(grep misuse h.dump)"
+grep -q "misuse .*\[gate\] what=1 holder=0 .*misuse_handoff.c:27 (main)" h.dump ||
+    fail "no destroy-of-a-locked-mutex MISUSE event: $(grep misuse h.dump)"
+"$F" analyze -q --no-confirm -o out-h h.ft >h.txt 2>h.err
+rc=$?
+[ $rc = 1 ] || fail "analyze handoff: exit $rc, expected 1 ($(cat h.err))"
+grep -q "misuse_handoff.c:16: error: unlock of a mutex another thread holds (gate) in thread 1" h.txt ||
+    fail "analyze: no unlock error: $(cat h.txt)"
+grep -q "gate held by thread 0 since event [0-9]* at .*misuse_handoff.c:23 (main)" h.txt ||
+    fail "analyze: the holder's lock is not named: $(cat h.txt)"
+grep -q "misuse_handoff.c:27: error: destroy of a locked mutex (gate) in thread 0" h.txt ||
+    fail "analyze: no destroy error: $(cat h.txt)"
+grep -q "; 2 API misuse observed" h.txt || fail "analyze: summary lacks the count"
+"$F" analyze -q --no-confirm --json -o out-h h.ft >h.json 2>/dev/null
+python3 - h.json <<'PY' || fail "analyze --json: misuse entries wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["misuse"]
+assert [x["what"] for x in m] == ["unlock of a mutex another thread holds",
+                                  "destroy of a locked mutex"], m
+assert all(x["mutex"] == "gate" and x["holder"]["thread"] == 0 for x in m), m
+assert m[0]["thread"] == 1 and m[0]["function"] == "opener", m[0]
+assert m[0]["holder"]["site"].endswith("misuse_handoff.c:23"), m[0]
+assert m[1]["holder"]["site"].endswith("misuse_handoff.c:26"), m[1]
+PY
+
+# batch keeps them as findings of kind misuse, observed
+"$F" batch analyze -q --store s.db h.ft >/dev/null 2>b.err ||
+    [ $? = 1 ] || fail "batch analyze: $(cat b.err)"
+"$F" batch report --store s.db --json >b.json 2>b.err
+python3 - b.json <<'PY' || fail "batch report: no misuse findings"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+f = [r for r in rows if r.get("kind") == "misuse"]
+assert len(f) == 2 and all(r["observed"] for r in f), rows
+assert len({r["fingerprint"] for r in f}) == 2, f
+PY
+
+# a correct program's run: no misuse
+"$F" record -o c.ft -- "$FT_INST/correct_locked" >/dev/null 2>&1 || fail "record correct_locked"
+"$F" analyze -q --no-confirm --kinds atomicity --json -o out-c c.ft >c.json 2>/dev/null
+python3 -c "import json,sys; assert json.load(open('c.json'))['misuse'] == []" ||
+    fail "correct_locked: misuse reported"
+
+# --- reached by some schedules only: explore, then replay -----------------
+"$F" record -o d.ft -- ./destroy >/dev/null 2>&1
+"$F" analyze -q --no-confirm --kinds atomicity --json -o out-d d.ft >d.json 2>/dev/null
+python3 -c "import json; assert json.load(open('d.json'))['misuse'] == []" ||
+    fail "destroy_race: the natural run already misused the mutex (the test wants a passing one)"
+"$F" explore -s random -n 500 -q --json -o ex -- ./destroy >ex.json
+rc=$?
+[ $rc = 1 ] || fail "explore: exit $rc, expected 1: $(cat ex.json)"
+python3 - ex.json <<'PY' || fail "explore: no misuse bug: $(cat ex.json)"
+import json, sys
+b = json.load(open(sys.argv[1]))["bugs"]
+assert b and b[0]["failure"] == "misuse", b
+assert b[0]["site"].endswith("destroy_race.c:30"), b[0]
+assert b[0]["detail"] == "thread 0 destroys a mutex that thread 1 holds", b[0]
+PY
+rj=$("$F" replay -q --json --schedule ex/bug-1.schedule -o rp.ft --timeout 10 -- ./destroy)
+rrc=$?
+case $rj in
+*'"failure":"misuse"'*'"diverged":false'*) [ $rrc = 1 ] || fail "replay: exit $rrc, expected 1" ;;
+*) fail "replay of the saved schedule: $rj" ;;
+esac
+[ $fails = 0 ] || exit 1
+echo "misuse: ok"
