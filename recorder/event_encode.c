@@ -144,11 +144,7 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
         p = ft_put_uint(p, ev->value3);
         return ft_put_uint(p, ev->arg);
     case FT_EV_HEAP_ERROR:
-        p = ft_put_uint(p, ev->site);
-        p = put_addr(p, ev->addr, reg);
-        p = ft_put_uint(p, ev->arg);
-        return ft_put_uint(p, ev->value);
-    case FT_EV_MISUSE:
+    case FT_EV_MISUSE: /* the same fields */
         p = ft_put_uint(p, ev->site);
         p = put_addr(p, ev->addr, reg);
         p = ft_put_uint(p, ev->arg);

@@ -394,13 +394,7 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
         GET_U(ev->arg, U32);
         return 0;
     case FT_EV_HEAP_ERROR:
-        GET_U(ev->site, U32);
-        if (get_addr(d, &ev->addr, reg) < 0)
-            return -1;
-        GET_U(ev->arg, U32);
-        GET_U(ev->value, U32);
-        return 0;
-    case FT_EV_MISUSE:
+    case FT_EV_MISUSE: /* the same fields */
         GET_U(ev->site, U32);
         if (get_addr(d, &ev->addr, reg) < 0)
             return -1;
