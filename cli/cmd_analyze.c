@@ -29,9 +29,9 @@ static const ft_opt opts[] = {
      DEFAULT_OUT ")"},
     {"json", 0, NULL, "print one JSON document instead of text"},
     {"jobs", 'j', "N", "solve N properties in parallel (default 1)"},
-    {"timeout", 0, "MS",
-     "give up on a property after MS milliseconds (default 60000, 0 = "
-     "none): verdict unknown"},
+    {"timeout", 0, "S",
+     "give up on a property after S seconds (default 60, 0 = none; 500ms "
+     "also reads): verdict unknown"},
     {"mode", 0, "MODE",
      "direct (one SMT check per property, default) or findav (the paper's "
      "loop)"},
@@ -96,7 +96,7 @@ struct args {
     fi_options fo;
     ft_predict_opts po;
     size_t stop_after;
-    unsigned time_s; /* --time */
+    double time_s; /* --time, 0 none */
 };
 
 static int parse(struct args *a, int argc, char **argv)
@@ -110,7 +110,7 @@ static int parse(struct args *a, int argc, char **argv)
     a->tails = 16;
     a->kinds = FT_KINDS_ALL;
     a->run_timeout = 30;
-    a->time_s = (unsigned)atoi(DEFAULT_TIME_S);
+    a->time_s = atof(DEFAULT_TIME_S);
     const char *value;
     uint64_t n;
     for (;;) {
@@ -171,11 +171,16 @@ static int parse(struct args *a, int argc, char **argv)
                 return FT_EXIT_BAD_INPUT;
             a->po.jobs = (unsigned)n;
             break;
-        case O_TIMEOUT:
-            if (ft_opt_uint(&p, "timeout", value, UINT32_MAX, &n) < 0)
+        case O_TIMEOUT: {
+            double s;
+            if (ft_opt_seconds0(&p, "timeout", value, &s) < 0)
                 return FT_EXIT_BAD_INPUT;
-            a->po.timeout_ms = (unsigned)n;
+            if (s > 0 && s < 0.001)
+                s = 0.001; /* the solver counts milliseconds */
+            a->po.timeout_ms = s * 1000 > UINT32_MAX ? UINT32_MAX
+                                                     : (unsigned)(s * 1000);
             break;
+        }
         case O_MAXIT:
             if (ft_opt_uint(&p, "max-iterations", value, UINT32_MAX, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -187,9 +192,8 @@ static int parse(struct args *a, int argc, char **argv)
             a->stop_after = (size_t)n;
             break;
         case O_TIME:
-            if (ft_opt_uint(&p, "time", value, UINT32_MAX / 1000, &n) < 0)
+            if (ft_opt_seconds0(&p, "time", value, &a->time_s) < 0)
                 return FT_EXIT_BAD_INPUT;
-            a->time_s = (unsigned)n;
             break;
         case O_REFINE:
             if (ft_opt_uint(&p, "refine", value, 100, &n) < 0)
@@ -554,7 +558,9 @@ int cmd_analyze(int argc, char **argv)
     if (a.time_s) {
         b.until = k.t0 + a.time_s;
         /* the solver's per-property limit is cut to what is left */
-        a.po.total_ms = a.time_s * 1000;
+        a.po.total_ms = a.time_s * 1000 >= UINT32_MAX ? UINT32_MAX
+                        : a.time_s < 0.001 ? 1
+                                           : (unsigned)(a.time_s * 1000);
         w.at = b.until + WATCHDOG_GRACE_S;
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);

@@ -51,7 +51,7 @@ static const ft_opt analyze_opts[] = {
      "rerun"},
     {"quiet", 'q', NULL, "no progress lines on stderr"},
     /* analyze's options, passed to each trace's analysis */
-    {"timeout", 0, "MS", "analyze: give up on a property after MS ms"},
+    {"timeout", 0, "S", "analyze: give up on a property after S seconds"},
     {"mode", 0, "MODE", "analyze: direct or findav"},
     {"max-iterations", 0, "N", "analyze: findav stops after N checks"},
     {"stop-after", 0, "N", "analyze: stop a trace once N are predicted"},
@@ -102,7 +102,7 @@ typedef struct analyze_args {
 
 static const num_opt nums[] = {
     NUM(A_JOBS, 256, jobs),          NUM(A_SHARD_COUNT, 1000000, shard_count),
-    NUM(A_TIMEOUT, UINT32_MAX, timeout), NUM(A_MAXIT, UINT32_MAX, maxit),
+    NUM(A_MAXIT, UINT32_MAX, maxit),
     NUM(A_STOP, UINT32_MAX, stop),   NUM(A_MAXD, 1000000, maxd),
     NUM(A_REFINE, 100, refine),      NUM(A_TAILS, 10000, tails),
 };
@@ -187,6 +187,15 @@ static int parse_analyze(analyze_args *a, int argc, char **argv)
             if (ft_opt_seconds(&p, "time", v, &a->total_time) < 0)
                 return FT_EXIT_BAD_INPUT;
             break;
+        case A_TIMEOUT: { /* seconds, kept in milliseconds as analyze's */
+            double s;
+            if (ft_opt_seconds0(&p, "timeout", v, &s) < 0)
+                return FT_EXIT_BAD_INPUT;
+            a->timeout = s * 1000 >= UINT32_MAX ? UINT32_MAX
+                         : s > 0 && s < 0.001  ? 1
+                                               : (uint64_t)(s * 1000);
+            break;
+        }
         case A_RUN_TIMEOUT:
             if (ft_opt_seconds(&p, "run-timeout", v, &a->ao.run_timeout) < 0)
                 return FT_EXIT_BAD_INPUT;

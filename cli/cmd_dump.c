@@ -16,13 +16,15 @@
 
 static const ft_opt dump_opts[] = {
     {"json", 0, NULL, "one JSON object per line"},
-    {"thread", 't', "T", "only events of thread T"},
+    /* -T: -t is --time wherever else it appears */
+    {"thread", 'T', "T", "only events of thread T"},
     {"kind", 'k', "K", "only events of kind K (read, mutex_lock, ...)"},
-    {"limit", 'n', "N", "stop after N printed events"},
+    {"max", 'n', "N", "print at most N events"},
+    {"limit", 0, "N", NULL}, /* --max's old name, not listed */
     {NULL, 0, NULL, NULL},
 };
 
-enum { OPT_JSON, OPT_THREAD, OPT_KIND, OPT_LIMIT };
+enum { OPT_JSON, OPT_THREAD, OPT_KIND, OPT_LIMIT, OPT_LIMIT_OLD };
 
 typedef struct dump_ctx {
     ft_reader *r;
@@ -197,7 +199,8 @@ int cmd_dump(int argc, char **argv)
             }
             break;
         case OPT_LIMIT:
-            if (ft_opt_uint(&p, "limit", v, UINT64_MAX, &limit) < 0)
+        case OPT_LIMIT_OLD:
+            if (ft_opt_uint(&p, dump_opts[k].name, v, UINT64_MAX, &limit) < 0)
                 return FT_EXIT_BAD_INPUT;
             break;
         }

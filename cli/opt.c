@@ -88,6 +88,8 @@ void ft_opt_usage(FILE *out, const char *usage, const char *about,
     fprintf(out, "\noptions:\n");
     for (int k = 0; opts[k].name; k++) {
         char left[64];
+        if (!opts[k].help)
+            continue; /* an old name kept working, not listed */
         snprintf(left, sizeof left, "%s%c%s--%s%s%s",
                  opts[k].short_name ? "-" : "",
                  opts[k].short_name ? opts[k].short_name : ' ',
@@ -115,19 +117,42 @@ int ft_opt_uint(const ft_optparse *p, const char *name, const char *s,
     return 0;
 }
 
-int ft_opt_seconds(const ft_optparse *p, const char *name, const char *s,
-                   double *out)
+/* A duration: a decimal number of seconds, or with a unit, "s" or "ms"
+ * (every timeout of every command is in seconds; "ms" keeps the old
+ * milliseconds of analyze's --timeout writable). */
+static int duration(const ft_optparse *p, const char *name, const char *s,
+                    int zero, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v <= 0 || v > 1e9) {
-        fprintf(stderr, "%s: --%s expects a positive number of seconds, "
-                "got '%s'\n", p->cmd, name, s);
+    if (end != s && !strcmp(end, "ms"))
+        v /= 1000;
+    else if (end != s && !strcmp(end, "s"))
+        ;
+    else if (*end)
+        v = -1;
+    if (!*s || s[0] == '-' || errno || !isfinite(v) || v < 0 ||
+        (v == 0 && !zero) || v > 1e9) {
+        fprintf(stderr, "%s: --%s expects a %snumber of seconds (500ms, "
+                "1.5 and 2s are all right), got '%s'\n", p->cmd, name,
+                zero ? "" : "positive ", s);
         return -1;
     }
     *out = v;
     return 0;
+}
+
+int ft_opt_seconds(const ft_optparse *p, const char *name, const char *s,
+                   double *out)
+{
+    return duration(p, name, s, 0, out);
+}
+
+int ft_opt_seconds0(const ft_optparse *p, const char *name, const char *s,
+                    double *out)
+{
+    return duration(p, name, s, 1, out);
 }
 
 ft_reader *ft_cli_open_trace(const char *path)

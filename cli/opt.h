@@ -13,7 +13,7 @@ typedef struct ft_opt {
     const char *name;       /* long name without dashes */
     char short_name;        /* single-letter alias, 0 if none */
     const char *value_name; /* NULL for a flag, else e.g. "N" */
-    const char *help;
+    const char *help;       /* NULL: accepted, not listed (an old name) */
 } ft_opt;
 
 enum {
@@ -47,6 +47,9 @@ int ft_opt_uint(const ft_optparse *p, const char *name, const char *s,
                 uint64_t max, uint64_t *out);
 int ft_opt_seconds(const ft_optparse *p, const char *name, const char *s,
                    double *out);
+/* The same, 0 allowed (the options where 0 means "no bound"). */
+int ft_opt_seconds0(const ft_optparse *p, const char *name, const char *s,
+                    double *out);
 
 /* Trace plumbing shared by the commands that read a trace. */
 #include "recorder/trace.h"

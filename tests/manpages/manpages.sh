@@ -45,6 +45,14 @@ for c in $cmds; do
             grep -qF -- "$(roff "$o")" "$page" ||
                 fail "docs/man/foretell-$c.1 lacks ${sub:+$sub }$o (rerun scripts/gen_man.py)"
             grep -qx -- "$o" comp_opts.txt || fail "completion of '$c $sub' lacks $o"
+            # the guides document every long option (batch: docs/batch.md)
+            case $o in --help|--*) ;; *) continue ;; esac
+            [ "$o" = --help ] && continue
+            guide=$src/docs/user-guide.md
+            [ "$c" = batch ] && guide="$guide $src/docs/batch.md"
+            # shellcheck disable=SC2086
+            cat $guide | grep -qE -- "$o([^a-z-]|\$)" ||
+                fail "docs/user-guide.md does not document '$c${sub:+ $sub}' $o"
         done
     done
 done

@@ -121,6 +121,21 @@ static void test_record_bad_output_and_uninstrumented(void **state)
     assert_int_equal(run("record", "--timeout", "soon", "--", FAKE_PROG,
                          NULL), 2);
     ASSERT_IN(err, "--timeout expects a positive number");
+    /* every time in seconds, a fraction or a unit: 5x and -1 are not */
+    assert_int_equal(run("record", "--timeout", "5x", "--", FAKE_PROG,
+                         NULL), 2);
+    ASSERT_IN(err, "500ms, 1.5 and 2s are all right");
+    assert_int_equal(run("record", "--timeout", "-1", "--", FAKE_PROG,
+                         NULL), 2);
+    assert_int_equal(run("record", "-o", "u.ftrace", "--timeout", "30000ms",
+                         "--grace", "0.5", "--", FAKE_PROG, NULL), 0);
+    assert_int_not_equal(run("analyze", "--timeout", "1ms", "--time", "0.5",
+                             "u.ftrace", NULL), 2);
+    assert_int_equal(run("analyze", "--timeout", "two", "u.ftrace", NULL), 2);
+    ASSERT_IN(err, "--timeout expects a number of seconds");
+    assert_int_equal(run("analyze", "--time", "0.25s", "--timeout", "0",
+                         "--bogus", "u.ftrace", NULL), 2);
+    ASSERT_IN(err, "--bogus");
 }
 
 static void test_record_exit_status_and_end(void **state)
@@ -214,10 +229,16 @@ static void test_dump_stats_check(void **state)
     assert_int_equal(run("dump", "d.ftrace", "--kind", "write", NULL), 0);
     assert_null(strstr(out, "read"));
     ASSERT_IN(out, " write ");
+    /* -n is --max ("at most N"); --limit, its old name, still reads */
+    assert_int_equal(run("dump", "d.ftrace", "-n", "2", NULL), 0);
+    assert_int_equal((int)(strchr(strchr(out, '\n') + 1, '\n') -
+                           out + 1), (int)strlen(out));
     assert_int_equal(run("dump", "d.ftrace", "--limit", "2", NULL), 0);
     assert_int_equal((int)(strchr(strchr(out, '\n') + 1, '\n') -
                            out + 1), (int)strlen(out));
-    assert_int_equal(run("dump", "--json", "-t", "1", "d.ftrace", NULL), 0);
+    /* -T: -t is --time wherever else it appears */
+    assert_int_equal(run("dump", "--json", "-t", "1", "d.ftrace", NULL), 2);
+    assert_int_equal(run("dump", "--json", "-T", "1", "d.ftrace", NULL), 0);
     ASSERT_IN(out, "{\"index\":2,\"tid\":1,\"kind\":\"thread_start\"");
     assert_null(strstr(out, "\"tid\":0"));
     assert_int_equal(run("dump", "d.ftrace", "--kind", "bogus", NULL), 2);
