@@ -116,9 +116,22 @@ static void print_text(const fx_opts *o, const fx_result *r)
 {
     for (int i = 0; i < r->nbugs; i++) {
         const fx_bug *b = &r->bugs[i];
-        printf("%s: error: %s (%s) in schedule %" PRIu64 "\n",
-               b->site[0] ? b->site : "?", fx_failure_name(b->failure),
-               b->detail, b->schedule_no);
+        /* a deadlock's or hang's site lists every thread's (the key that
+         * tells bugs apart): the first is the error's location, the
+         * others are notes, each a location of its own */
+        const char *site = b->site[0] ? b->site : o->argv[0];
+        const char *comma = strchr(site, ',');
+        printf("%.*s: error: %s (%s) in schedule %" PRIu64 "\n",
+               comma ? (int)(comma - site) : (int)strlen(site), site,
+               fx_failure_name(b->failure), b->detail, b->schedule_no);
+        while (comma) {
+            const char *next = strchr(comma + 1, ',');
+            int n = next ? (int)(next - comma - 1) : (int)strlen(comma + 1);
+            printf("%.*s: note: another thread %s here\n", n, comma + 1,
+                   b->failure == FR_DEADLOCK ? "of the deadlock waits"
+                                             : "of the hung run stands");
+            comma = next;
+        }
         printf("  saved: %s%s%s\n  reproduce: FORETELL_STRATEGY='%s'\n",
                b->trace, b->schedule[0] ? ", " : "", b->schedule, b->spec);
         if (b->failure == FR_HANG && b->schedule[0]) {

@@ -59,8 +59,13 @@ static void report_text(FILE *f, const char *prog, const fr_outcome *o,
     }
     for (int i = 0; i < o->nlast_switches; i++) {
         const fr_switch *s = &o->last_switches[i];
-        fprintf(f, "%s: note: switch thread %d -> thread %d (event %llu)\n",
-                s->site, s->from, s->to, (unsigned long long)s->index);
+        /* an event without a site (a thread's start or exit) is located
+         * at the program, as compilers locate what has no line */
+        fprintf(f, "%s: note: switch thread %d -> thread %d%s%s (event "
+                   "%llu)\n",
+                s->site[0] ? s->site : prog, s->from, s->to,
+                s->site[0] ? "" : " at its ", s->site[0] ? "" : s->what,
+                (unsigned long long)s->index);
     }
     fprintf(f, "foretell replay: %s after %llu events, %.3f s; schedule "
                "steps followed %llu/%llu\n",
@@ -98,6 +103,8 @@ static void report_json(const fr_outcome *o, const char *trace)
         ft_json_kint(&j, "to", o->last_switches[i].to);
         ft_json_kuint(&j, "index", o->last_switches[i].index);
         ft_json_kstr(&j, "site", o->last_switches[i].site);
+        if (o->last_switches[i].what[0])
+            ft_json_kstr(&j, "event", o->last_switches[i].what);
         ft_json_end_object(&j);
     }
     ft_json_end_array(&j);

@@ -95,10 +95,11 @@ static void note_switch(scan *sc, const ft_reader *r, const ft_event *ev)
         s->from = sc->cur;
         s->to = (int)ev->tid;
         s->index = ev->index;
+        s->site[0] = s->what[0] = 0;
         if (ev->site)
             ft_site_format(r, ev->site, s->site, sizeof s->site);
         else
-            snprintf(s->site, sizeof s->site, "(%s)", ft_kind_name(ev->kind));
+            snprintf(s->what, sizeof s->what, "%s", ft_kind_name(ev->kind));
     }
     sc->cur = (int)ev->tid;
 }

@@ -83,7 +83,9 @@ const char *fr_failure_name(int failure); /* "abort", "deadlock", ... */
 typedef struct fr_switch {
     int from, to;
     uint64_t index;         /* event index in the trace */
-    char site[160];
+    char site[160];         /* file:line of that event, "" when it has
+                               none (a thread's start or exit) */
+    char what[24];          /* then its kind: "thread_start", ... */
 } fr_switch;
 
 #define FR_LAST_SWITCHES 8

@@ -86,5 +86,13 @@ case $rj in
 *'"failure":"misuse"'*'"diverged":false'*) [ $rrc = 1 ] || fail "replay: exit $rrc, expected 1" ;;
 *) fail "replay of the saved schedule: $rj" ;;
 esac
+# as text: every location line is file:line (or the program): kind: message
+"$F" replay --schedule ex/bug-1.schedule -o rp2.ft --timeout 10 -- ./destroy \
+    >/dev/null 2>rp.txt
+grep -q "destroy_race.c:30: error: misuse: thread 0 destroys a mutex that thread 1 holds" rp.txt ||
+    fail "replay text: $(cat rp.txt)"
+if grep -v '^foretell replay: ' rp.txt | grep -qvE '^[^ (][^ ]*: (error|warning|note): '; then
+    fail "replay text: a line that is not file:line: kind: message: $(cat rp.txt)"
+fi
 [ $fails = 0 ] || exit 1
 echo "misuse: ok"

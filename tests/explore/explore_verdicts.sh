@@ -44,6 +44,15 @@ case $json in
 *"abba.c:$la"*) echo "ok: one deadlock, at the blocked threads' sites" ;;
 *) fail "abba: the deadlock's site lacks abba.c:$la: $json" ;;
 esac
+# as text, every location line is file:line: kind: message (the key's
+# sites one per line: the error's, then a note per other thread)
+"$bin/foretell" explore --all --strategy random --seed 0 --budget 60 \
+    -o "$work/oab2" -- "$work/abba" >"$work/abba.txt" 2>/dev/null
+grep -E '^[^ ]*abba\.c:[0-9]+: error: deadlock ' "$work/abba.txt" >/dev/null &&
+    grep -E '^[^ ,]*abba\.c:[0-9]+: note: another thread of the deadlock waits here$' \
+        "$work/abba.txt" >/dev/null && ! grep -q 'abba\.c:[0-9]*,' "$work/abba.txt" &&
+    echo "ok: the deadlock's sites one per line" ||
+    fail "abba: deadlock text: $(cat "$work/abba.txt")"
 
 # Heap corruption, at the write that corrupts.
 build underflow "$P/underflow.c"
