@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch.h - `foretell batch`: many recorded traces (collected by CI)
  * analyzed in bulk into one results store, the findings deduplicated by
  * fingerprint across traces and builds, for reports and baselines.

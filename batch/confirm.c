@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* confirm.c - `foretell batch confirm`: one witness per finding that has
  * no replay yet (the replayable occurrence in the trace with the
  * smallest hash), replayed against the program (the trace's recorded

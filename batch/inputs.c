@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inputs.c - which traces a batch analyzes: paths given one by one,
  * directories walked for trace files, @lists of paths; each trace's
  * content hash (SHA-256), which is its identity in the store, so a trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c - `foretell batch analyze`: the traces of this shard that the
  * store does not have yet, analyzed by up to N child processes at once
  * (worker.c), each result committed to the store as it arrives (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store.c - the results store of `foretell batch`: an SQLite database
  * (docs/batch.md, "The store", has the schema).  Traces are keyed by
  * content hash, findings by fingerprint, occurrences by both.  Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store_internal.h - what store.c, store_read.c and confirm.c share of
  * the store: the connection, cached statements, error helpers. */
 #ifndef FORETELL_BATCH_STORE_INTERNAL_H

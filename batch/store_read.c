@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store_read.c - what the reports read back from a store: every finding
  * with its totals and one representative occurrence (in the trace with
  * the smallest hash: a store and the merge of its shards pick the same),

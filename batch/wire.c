@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wire.c - a trace's result as bytes, from the child that analyzed it to
  * the batch that stores it: one msgpack array in a fixed field order
  * (both ends are this file, built together).  The decoder checks every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker.c - one trace of a batch, analyzed as `foretell analyze` would
  * (predict/'s pipeline with the same options, every property kind that
  * --kinds names): what the trace says about its run, the figures, and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_cmd.h - the parts of `foretell analyze` (cmd_analyze.c parses the
  * options and runs predict/'s pipeline; analyze_stats.c prints the stage ii
  * figures; analyze_report.c prints the findings for people and tools). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_confirm.c - `foretell analyze TRACE --confirm -- PROG [ARGS]`:
  * replays every predicted schedule against the program (replay/confirm.h)
  * and says, per violation, whether it was confirmed, confirmed after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_findings.c - the findings of the property kinds (predict/
  * kind.h) as people and tools read them: one group per static bug (kind
  * and the sites of its events, the fingerprint batch analysis keys on),

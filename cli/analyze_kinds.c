@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_kinds.c - the property kinds in `foretell analyze` (predict/
  * kind.h): which ones run (--kinds), making and solving their candidates,
  * writing their schedules, and replaying them.  Also where analyze finds

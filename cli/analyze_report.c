@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_report.c - what `foretell analyze` tells about its findings:
  * observed violations (the recorded run itself was not serializable for a
  * region) with the three events that show it, predicted violations with

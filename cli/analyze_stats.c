@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_stats.c - `foretell analyze --stats` (and --mats, --cxt,
  * --itrans): builds the concurrent trace model and runs the stage ii
  * reductions, then prints the figures of the paper's tables IV (n, e, l,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch_cmd.h - the parts of `foretell batch` (cmd_batch.c: the
  * subcommands analyze, merge and confirm; batch_report.c: report, with
  * JUnit XML and JSON lines; batch_sarif.c: SARIF and baselines;

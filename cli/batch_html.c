@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch_html.c - `foretell batch report --html DIR`: one static page,
  * DIR/index.html, readable without a server or scripts: the totals, a
  * table of findings by kind, then the findings of each kind, most traces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch_report.c - `foretell batch report`: what a store holds, for
  * people (compiler-style lines, the HTML page: batch_html.c) and for
  * tools: SARIF for code scanning (batch_sarif.c), JUnit XML with a test

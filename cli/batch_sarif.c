@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch_sarif.c - a store as one SARIF 2.1.0 log, as GitHub code
  * scanning and other SARIF consumers take it: one rule per finding kind,
  * one result per finding with its fingerprint in partialFingerprints

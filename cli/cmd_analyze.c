@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_analyze.c - `foretell analyze TRACE`: BEST stages ii-iv on a recorded
  * (or STD) trace.  By default: infer and prune atomic regions, report the
  * violations the recorded run already shows, predict violating schedules

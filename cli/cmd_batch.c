@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_batch.c - `foretell batch`: many traces collected by CI analyzed
  * into one results store (batch/batch.h), and what is done with it:
  *   analyze  the traces (files, directories, @lists) of this shard

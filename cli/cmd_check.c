@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_check.c - `foretell check`: verifies that a trace is sequentially
  * consistent (every read returns the last write), which a recorded trace
  * must be.  Violations are listed compiler-style so editors can jump to

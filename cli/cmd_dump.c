@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_dump.c - `foretell dump`: a trace as text, one event per line, or
  * as JSON Lines.  Heap addresses are also named by the allocation that
  * owns them (site#count+offset), which is what stays the same from run to

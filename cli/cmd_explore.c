@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_explore.c - `foretell explore`: runs an instrumented program under
  * many schedules chosen by a strategy (replay/explore.h) and reports the
  * distinct failures, each saved as a trace, the strategy spec that

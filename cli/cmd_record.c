@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_record.c - `foretell record`: runs an instrumented program with
  * FORETELL_TRACE pointing at a temporary file beside the output, waits for
  * it (with an optional timeout: SIGTERM, then SIGKILL after a grace

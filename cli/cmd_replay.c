@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_replay.c - `foretell replay`: runs an instrumented program under a
  * schedule (a predicted one, --schedule, or the switches of a recorded
  * run, --trace) with the replay harness (replay/replay.h), records the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_stats.c - `foretell stats`: what a trace contains, in one screen:
  * events by kind and by thread, sync objects by kind, shared variables
  * (addresses touched by two or more threads - the candidates for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_symbolize.c - `foretell symbolize`: adds function, file, line,
  * column and the line's text for traces' sites (libdw, see
  * recorder/symbolize.c).  `record` does this itself; the command is for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands.h - the subcommands of `foretell`, one function each, and the
  * exit codes they share.  main.c holds the table; each cmd_*.c file owns
  * one command's option parsing and output and calls the stage libraries. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.c - the JSON emitter (see json.h).  Writes straight to a FILE:
  * nothing is buffered here, so arbitrarily long outputs (dump of a big
  * trace) cost no memory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.h - a small streaming JSON emitter for the commands' --json output
  * (dump, stats, check, and the analysis commands).  It tracks nesting and
  * commas itself, so callers just say begin/key/value/end; strings are

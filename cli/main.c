@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - `foretell`: dispatches to a subcommand through one table, as
  * git does, so that adding a command is one line here and one file.  It
  * also checks that standard output was written: output to a full disk or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* opt.c - the shared option parser (see opt.h).  Deliberately not
  * getopt_long: the subcommands need "--" handling that hands the rest of
  * the command line to a program (record), consistent messages naming the

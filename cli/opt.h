@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* opt.h - option parsing shared by the subcommands: long options
  * (--name, --name=value, --name value), single-letter aliases, "--", and
  * --help, with error messages that name the command and the option.  A

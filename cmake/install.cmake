@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake/install.cmake: what `cmake --install` puts where, the package
 # files other builds find foretell with (find_package(foretell) and
 # pkg-config), and the Debian package (`cpack -G DEB`; docs/user-guide.md, "Installing foretell").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* build.c - turns trace events into CTM transitions: one transition per
  * memory access or sync operation, variables interned by (address, kind)
  * in an open-addressing table, arrays grown geometrically so nothing is

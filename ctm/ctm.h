@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ctm.h - the concurrent trace model (CTM, BEST stage i): threads, their
  * program-ordered transitions with guards and updates, variables and sync
  * objects, built from one recorded trace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.c - questions asked of a built CTM: which transitions are shared,
  * which pairs are dependent, what must happen before what (fork/join
  * clocks), and sub-models for slicing.  Dependence is defined here once so

@@ -59,3 +59,4 @@ int main(int argc, char **argv)
     printf("transfers = %d\n", transfers);
     return transfers == 2 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -72,3 +72,4 @@ int main()
     assert(acct.balance() >= 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

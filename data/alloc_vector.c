@@ -77,3 +77,4 @@ int main(void)
     printf("allocated = %d\n", allocated);
     return allocated == 2 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -58,3 +58,4 @@ int main(void)
     assert(balance[0] >= 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

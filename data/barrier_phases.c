@@ -57,3 +57,4 @@ int main(void)
            serial_rounds);
     return bad;
 }
+/* SPDX-License-Identifier: MIT */

@@ -87,3 +87,4 @@ int main(void)
     printf("z = %d, y = %d\n", z, y);
     return y == 0 && z == 2 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

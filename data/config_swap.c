@@ -82,3 +82,4 @@ int main(void)
     assert(stale_reads == 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

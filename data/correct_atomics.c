@@ -59,3 +59,4 @@ int main(void)
     printf("total %ld (want %ld)\n", result, want);
     return ok ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -101,3 +101,4 @@ int main(void)
            lookups_found);
     return bad || lookups_found > NWORDS;
 }
+/* SPDX-License-Identifier: MIT */

@@ -45,3 +45,4 @@ int main(void)
     assert(hits == NTHREADS * ROUNDS);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

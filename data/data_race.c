@@ -35,3 +35,4 @@ int main(void)
     printf("counter = %d\n", counter);
     return counter == 2 * ROUNDS ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -58,3 +58,4 @@ int main(void)
     printf("frees = %d\n", frees);
     return frees == 1 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

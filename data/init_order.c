@@ -40,3 +40,4 @@ int main(void)
     printf("logged %d line(s)\n", lines_logged);
     return lines_logged == 1 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

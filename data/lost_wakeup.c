@@ -54,3 +54,4 @@ int main(void)
     printf("ready = %d\n", ready);
     return ready == 1 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

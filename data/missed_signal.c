@@ -47,3 +47,4 @@ int main(void)
     printf("consumed = %d\n", consumed);
     return consumed == 1 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -47,3 +47,4 @@ int main(void)
     printf("session %d: %d hit(s)\n", the_session.id, the_session.hits);
     return the_session.hits == 1 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

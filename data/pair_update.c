@@ -66,3 +66,4 @@ int main(void)
     printf("range = [%d, %d]\n", range_lo, range_hi);
     return range_hi - range_lo == 5 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

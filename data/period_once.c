@@ -59,3 +59,4 @@ int main(void)                /* ln.19 */
     printf("done = %d, waiters = %ld\n", done, waiters);
     return done == 1 && waiters == 0 && lock == NULL ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

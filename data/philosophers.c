@@ -43,3 +43,4 @@ int main(void)
     printf("meals = %d\n", total);
     return total == N ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

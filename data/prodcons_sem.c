@@ -66,3 +66,4 @@ int main(void)
     printf("consumed sum = %ld\n", consumed_sum);
     return consumed_sum == (long)ITEMS * (ITEMS + 1) / 2 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -56,3 +56,4 @@ int main(int argc, char **argv)
     printf("reorder %d: a = %d, b = %d\n", n, a, b);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

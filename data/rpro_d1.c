@@ -47,3 +47,4 @@ int main(void)
     printf("done = %d\n", done);
     return done == 2 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -70,3 +70,4 @@ int main(void)
            statements, lookups);
     return connections == 2 && statements == 1 && lookups == 1 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

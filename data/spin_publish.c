@@ -60,3 +60,4 @@ int main(void)
     printf("spin_publish: %d\n", value);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

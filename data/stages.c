@@ -68,3 +68,4 @@ int main(int argc, char **argv)
     printf("stages %d: token %d, result %d\n", nstages, token, result);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -96,3 +96,4 @@ int main(int argc, char **argv)
     printf("treiber: %d nodes\n", count);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

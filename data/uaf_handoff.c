@@ -55,3 +55,4 @@ int main(void)
     printf("total = %d\n", total);
     return total == 42 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -126,3 +126,4 @@ int main(int argc, char **argv)
     printf("figure %d: a = %d, b = %d\n", figure, a, b);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze.c - the stage iii driver: interns the trace's objects, has
  * regions.c collect the regions, fills in what each region touches, and
  * decides its status before properties are generated:

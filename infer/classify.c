@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* classify.c - the one place that says what each trace event kind means to
  * stage iii: which object it reads or writes (for conflicts and observed
  * serializability), whether that object is data or synchronisation, and

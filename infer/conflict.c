@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conflict.c - which of a region's accesses can conflict with another
  * thread's access that may run concurrently with the region, i.e. is not
  * ordered before or after it by must happen-before in every run.  Used to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* infer.h - stage iii of BEST (paper sections V and VI): decide which code
  * regions the programmer meant to be atomic (e-transactions), drop those that
  * cannot be violated, report those the observed run already violates, and

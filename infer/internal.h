@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h - what the files of infer/ share and nobody else needs: how a
  * trace event maps to an access of an object, and the region-building
  * helpers that inference, annotations and spec functions have in common. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c - moves a foretell trace file into an fi_trace and back, through
  * the recorder's reader and writer.  Kept apart from the rest of ft_infer so
  * that programs which never touch trace files (the STD tools, the checker

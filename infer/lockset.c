@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lockset.c - proves regions atomic by mutual exclusion, the common case
  * of a region inside one critical section.  If a thread holds lock L
  * exclusively (mutex or write lock) from before a region's first event to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mat.c - the bridge from stage ii to stage iii: turns the i-transactions
  * of reduce/'s MAT analysis (thread, transition positions) into trace event
  * ranges and proves the regions that lie inside one of them (paper section

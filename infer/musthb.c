@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* musthb.c - must happen-before: the order between events of different
  * threads that holds in every run of the CTM, not just the observed one.
  * Fork precedes everything of the child, everything of a child precedes its

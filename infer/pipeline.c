@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline.c - stage iii in one call, as `foretell analyze` runs it:
  * regions and their statuses, the MAT proof with the i-transactions of a
  * CTM built from the same events and reduced by reduce/, then properties.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* props.c - atomicity properties from the regions left open (paper section
  * VI): one causal atomicity property CA(r) per open region, and one causal
  * mutual atomicity property CMA(r1, r2) per pair of open regions of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* regions.c - where atomic regions come from: the code layout rules of the
  * paper's section V (inferred e-transactions), the user's annotations
  * (REGION_BEGIN/END events, which STD begin/end also become) and functions

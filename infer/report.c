@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c - what `foretell analyze --regions/--properties` prints: one
  * line per region or property for people, or one JSON document for tools.
  * Variables are printed by name when the trace came with names (STD

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* serial.c - observed serializability: for every region, is the observed
  * trace conflict-serializable when that region is a transaction and every
  * other event is a unary one?  This is the region's causal atomicity (CA)

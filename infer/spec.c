@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spec.c - the spec file naming functions whose bodies the user states are
  * atomic: one function name per line, '#' starts a comment, surrounding
  * blanks and blank lines are ignored.  Names must be C identifiers (with

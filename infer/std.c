@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* std.c - RAPID's "STD" text trace format, in and out, so that traces from
  * other recorders can be analyzed here and ours compared with RAPID's
  * checkers.  A line is "thread|op(decor)|loc", op one of r w acq rel fork

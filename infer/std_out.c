@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* std_out.c - writes an fi_trace in RAPID's STD format: the exporter used
  * by the round-trip tests and to hand our recorded traces to RAPID.  Only
  * what STD can say is written: accesses (atomics as plain r/w), lock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace_mem.c - fi_trace, the in-memory event stream the inference works
  * on: growable event and site arrays, site deduplication (the STD importer
  * creates one site per distinct location, so it must not be quadratic) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* u64map.h - a small open-addressing hash map from 64-bit keys to dense
  * 32-bit ids, shared by the variable interning, the STD importer and
  * exporter.  Private to infer/: keys are addresses or (namespace, key)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decide.c - the cheap decisions, made before any solver call
  * (docs/prediction.md, "deciding without the solver"): a property holds
  * when the value order proves it (vorder*.c), and is violated when a

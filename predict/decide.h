@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decide.h - internal to predict/: the decisions made before any solver
  * call (decide.c; docs/prediction.md, "deciding without the solver").
  * A property kind plugs in with two things: a proof that it holds from

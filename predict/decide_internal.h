@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decide_internal.h - internal to decide.c and decide_witness.c: the
  * decider's state (the executor, the greedy scheduler, the reachability
  * marks) and the witness they cut from a violating run.  Split so that

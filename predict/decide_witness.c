@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decide_witness.c - the witness of a violation the decider's search
  * found (decide.c): which of the run's steps make the violation (the
  * monitor's reachability, walked back from the closing step along the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exec.c - exact execution of a schedule prefix of a CTM: the guards and
  * updates of docs/ctm.md, the data rule of docs/prediction.md ("data"),
  * and a monitor of the property's reachability that says when the prefix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exec.h - internal to predict/: exact execution of a schedule prefix of
  * a CTM (exec.c) and the greedy search for violating schedules built on it
  * (decide.c).  The executor is a third implementation of the model's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* findav.c - per-property prediction: slice the CTM for the property,
  * merge and MAT-reduce the slice (reduce/), encode it (smt/), then either
  * one SMT call on sched and the direct violation condition, or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* finding.c - findings in a form every consumer shares, whatever their
  * kind: a kind name, a message, the events that make the finding (each
  * with its code site: module, file, function, line and the source line's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind.h - property kinds: every kind of concurrency bug foretell predicts
  * from one run besides BEST's causal atomicity (CA, CMA: findav.c), behind
  * one interface, one file per kind (kind_*.c), so that a new kind touches

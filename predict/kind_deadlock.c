@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_deadlock.c - lock-order deadlocks: threads t1..tk (k = 2..4), each
  * holding a lock L_i and asking for L_{i+1}, which t_{i+1} holds (L_{k+1}
  * = L_1).  Once every t_i stands at its acquisition, no one can release

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_order.c - reads from another write: order violations, and null
  * dereferences as their sharpest case.
  *

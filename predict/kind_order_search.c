@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_order_search.c - order and null-dereference properties
  * (kind_order.c) decided without the solver, as decide.c decides
  * atomicity: they hold when the value order (vorder.c) leaves r no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_race.c - data races: two accesses of one memory variable by two
  * threads, at least one a write and not both atomic, that a feasible
  * prefix brings together: both threads stand at them at once (smt/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_race_search.c - data races (kind_race.c) found without the
  * solver, as kind_order_search.c finds order violations: a race between
  * x and a later y (trace order) is a prefix in which x's thread stands at

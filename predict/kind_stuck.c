@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_stuck.c - lost wake-ups and other waits left for good: a feasible
  * prefix after which thread t waits at W (a condition wait that a notify
  * woke in the recorded run, a blocking semaphore wait, a barrier) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kind_uaf.c - use after free: a heap object freed by one thread and
  * accessed by another before the free in the recorded run, where a
  * feasible prefix runs the free first and then the access (every read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kinds.c - what every property kind of kind.h shares: the registry,
  * solving one property (slice for its targets or the whole model, the
  * schedule formula of smt/ without the CXT restriction, the kind's goal,

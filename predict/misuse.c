@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* misuse.c - pthread API misuse the recorded run itself shows: the
  * runtime reports, as MISUSE events (trace.h), an unlock of a mutex
  * another thread holds or nobody holds, and the destruction of a mutex

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline.c - stages ii-iv on one trace, the orchestration behind
  * `foretell analyze`: the trace is loaded once into infer/'s in-memory
  * form (foretell or STD), and the CTM, the MAT proof of stage iii and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict.h - BEST stage iv (paper section VIII, algorithm FindAV): for
  * each CA or CMA property, find a feasible schedule of the recorded run
  * that violates it or prove that none exists, and write it as a schedule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c - what a user reads about a property: a compiler-style text
  * diagnostic (the regions with file:line, the interleaving that breaks
  * them, the variables) and the same facts as one JSON object for tools. */

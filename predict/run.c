@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c - solving many properties: a pool of worker threads takes the
  * next unsolved property from a shared counter; each property gets its
  * own slice and Z3 context, so workers share only the (read-only) CTM,

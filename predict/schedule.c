@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schedule.c - schedule files (docs/schedule-format.md): the witness of a
  * predicted violation as text the replay harness reads, one step per
  * line.  Reading goes through the parser the runtime uses too

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* serial.c - is_serializable of FindAV for one concrete schedule: the
  * schedule is conflict-serializable w.r.t. an e-transaction (CA) unless
  * some access of another thread is reached from the region and reaches

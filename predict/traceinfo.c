@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* traceinfo.c - what reports and schedule files need from the trace and
  * the CTM does not keep: each transition's per-thread event index (the
  * numbering the replay runtime uses), its event kind, and the sites'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trim.c - the smallest witness: the solver orders every transition it
  * schedules before the last violating access, including ones the
  * violation does not need (another thread running ahead).  Those steps

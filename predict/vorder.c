@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vorder.c - the value order: what the recorded values alone force on
  * every schedule the prediction admits (docs/prediction.md, "value
  * order").  Under the data rule a read its thread goes past returns its

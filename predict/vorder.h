@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vorder.h - internal to the value order (vorder.c builds it,
  * vorder_holds.c asks it about properties): the clocks, the critical
  * sections, and the lookups both sides use. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vorder_holds.c - what the value order proves about a property
  * (docs/prediction.md, "the value order"): a CMA property whose regions
  * it orders holds; a CA property holds when no conflicting transition of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vorder_sem.c - what a semaphore wait adds to the value order
  * (vorder.c, docs/prediction.md): a wait that succeeds found the count
  * positive, so at least (waits before it since the init) + 1 - (initial

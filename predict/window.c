@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* window.c - prediction on a window of a long trace.  A property's slice
  * holds every earlier transition it depends on, and on a lock-heavy
  * trace that is nearly the whole run: no solver decides it.  Instead the

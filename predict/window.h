@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* window.h - internal to predict/: how findav.c (one property on one
  * model) and window.c (the windows of a long trace) call each other. */
 #ifndef FORETELL_PREDICT_WINDOW_H

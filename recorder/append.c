@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* append.c - adding chunks to a finished trace: `foretell record` appends
  * END with the status it observed, `foretell symbolize` appends SYMBOLS.
  * Bytes already written are never rewritten (a trace is evidence), and a

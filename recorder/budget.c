@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* budget.c - the time bound and progress reports of long commands
  * (ft_budget in trace.h): one clock read per poll, and the stages poll
  * every few thousand steps, so bounding costs nothing measurable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.c - the consistency checker: replays a trace against a shadow of
  * memory and verifies that every read returns the last value written to
  * each byte.  A recorded trace must be sequentially consistent (execution

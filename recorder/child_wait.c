@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* child_wait.c - waiting for a program under test with a wall-clock bound
  * (SIGTERM at the bound, SIGKILL after a grace period), shared by
  * `foretell record` and the replay harness.  It sleeps in poll(2) on a

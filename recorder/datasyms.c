@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* datasyms.c - naming addresses by the global and static variables that
  * hold them.  The symboliser appends each instrumented module's data
  * symbols (ELF STT_OBJECT with a size) as DATA chunks after the run, so

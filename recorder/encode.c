@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* encode.c - chunk framing and CRC-32C for trace writers (the runtime and
  * the tools that produce traces).  Kept free of libc allocation and stdio
  * so that the runtime can call it from a crash handler. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* encode.h - the msgpack encoder on the recorder's hot path, and chunk
  * framing.  Hand-inlined because msgpack-c's packer costs 33-44 ns an event
  * and this costs 7-10 (../shared/notes/runtime-findings.md); the bytes are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event_encode.c - the one table of which wire fields each event kind has,
  * on the encoding side.  The reader's decoder (reader_decode.c) mirrors it;
  * docs/trace-format.md is the normative description of both. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event_format.c - the per-kind field list behind every event printer
  * (see event_format.h).  The field names are the ones the format spec
  * uses, so a dump reads like docs/trace-format.md. */

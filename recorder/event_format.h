@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event_format.h - an event's fields as named, typed values, so every
  * printer (dump's text and JSON, replay and explore messages) shows the
  * same names for the same wire fields (docs/trace-format.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* foretell.h - annotations a program under test may use to state its own
  * atomic regions.  Include it and bracket a region:
  *

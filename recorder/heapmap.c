@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heapmap.c - live heap objects as an ordered set of disjoint intervals
  * (glibc's tsearch red-black tree).  The comparator calls two intervals
  * equal when they overlap; live blocks never overlap, so this is a total

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heapmap.h - live heap objects while streaming a trace, so that an
  * address can be named by the allocation that owns it: (site, count) is
  * stable across runs whatever address ASLR gave the block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* input_file.c - opening a file foretell reads (trace, STD text, spec,
  * schedule) without ever blocking on it.  open(2) of a FIFO for reading
  * waits for a writer, and reading a character device may never end, so a

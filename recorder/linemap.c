@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* linemap.c - the real source of a line whose file does not exist.  A
  * source with `#line N "file"` directives (generated code, or a program
  * whose text was rewritten before it was compiled) makes the line table

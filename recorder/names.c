@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* names.c - the printable side of a trace: event kind names (the
  * lowercase spelling users type after --kind) and site lookup/formatting
  * ("file:line", or "function", or "module+0xoff", or "?"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outfile.c - files the user names as outputs (a trace, a schedule, a
  * directory of saved bugs).  What was at the path stays there, whole,
  * until the new content is complete: it is written to a temporary file

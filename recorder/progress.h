@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.h - the progress page: what the runtime (recorder/rt/progress.c)
  * tells the harness that started the program (replay/progress.c) WHILE the
  * program runs, which the status channel cannot (docs/replay.md, "The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader.c - opening a trace and streaming its events.  Open reads the
  * HEADER, then walks every chunk frame (16-byte head, 5-byte tail), seeking
  * over EVENTS bodies and decoding metadata chunks, and notes where the

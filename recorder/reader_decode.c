@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader_decode.c - the event decoder: the reader's hot path.  A bounded,
  * hand-written msgpack decoder for EVENTS bodies, because going through
  * msgpack-c objects costs several times more per event and loading must

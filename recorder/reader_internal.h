@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader_internal.h - the reader's private state, shared by the files that
  * implement it: reader.c (frames, streaming), reader_meta.c (msgpack-c
  * decoding of header/sites/modules/symbols/end), reader_decode.c (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader_meta.c - decoding the metadata chunks (HEADER, SITES, MODULES,
  * SYMBOLS, END) with msgpack-c.  These are small and read once, so the
  * generic decoder is fine here; the hot EVENTS path has its own decoder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader_pipe.c - ft_reader_next_batch: events decoded ahead on a second
  * thread, so that a consumer doing real work per event (the CTM builder)
  * overlaps with reading, CRC-checking and decoding the trace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schedule_parse.c - the schedule file grammar (docs/schedule-format.md)
  * as a line-at-a-time state machine, shared by the CLI and the runtime
  * (schedule_parse.h says why).  Every count and id taken from the file is

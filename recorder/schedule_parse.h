@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schedule_parse.h - the one parser of schedule files
  * (docs/schedule-format.md), line by line, for both readers: the CLI's
  * ft_schedule_read (predict/schedule.c) and the runtime's schedule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* source.c - source lines by file and line number, for the symboliser
  * (which records the line of every site in the trace's SOURCE chunk
  * while the sources are at hand) and for findings of traces that lack

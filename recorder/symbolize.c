@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* symbolize.c - resolving a trace's sites to function, file, line and
  * column with libdw, after the run, so that the runtime never touches
  * DWARF.  Each module's ELF is opened by the path recorded in the trace

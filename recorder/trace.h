@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace.h - the public face of foretell's trace format: event kinds, the
  * decoded event record, and the streaming reader every later stage uses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace_path.c - FORETELL_TRACE patterns, so that a whole test suite run
  * under the runtime writes one trace per process instead of every
  * process overwriting one file: %p the process id, %e the program's

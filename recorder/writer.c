@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* writer.c - writes a trace from decoded events: used by generators,
  * importers and tests.  (The runtime encodes straight into its buffer with
  * encode.h; both produce the format of docs/trace-format.md.) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lockset.c - the lockset/HB pass: the set of locks each thread holds
  * after each of its transitions (interned, so a transition stores one
  * uint32), and the tests built on it and on must-HB: which context

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mat.c - MAT-based partial-order reduction (BEST section VII): for every
  * pair of threads, the mutually atomic transaction pairs reachable from
  * the initial control states; their end-to-begin context switches form

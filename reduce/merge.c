@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* merge.c - the reduction driver and its first pass: every transition
  * with no shared access joins the next transition of its thread, so each
  * block holds at most one shared transition (trailing local transitions

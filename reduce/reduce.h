@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reduce.h - BEST stage ii: shrink the interleaving space of a CTM without
  * losing any feasible behaviour (docs/reduction.md has the algorithms and
  * their soundness arguments).

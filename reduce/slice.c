@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* slice.c - property-preserving slicing (BEST section IV, "merging and
  * slicing").  We do not know the program's control and data dependences,
  * so every program-order predecessor of a kept transition is kept: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* binary_check.c - whether the program about to be replayed is the binary
  * a trace recorded.  A schedule names per-thread event indexes and sites
  * of one build; after a rebuild the same schedule diverges somewhere

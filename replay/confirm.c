@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* confirm.c - fr_confirm: replays a predicted schedule and, when the
  * program departs from it, refines: the diverged run is recorded to its
  * end (divergence "continue"), analyzed again with the same options, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* confirm.h - confirming predicted violations (`foretell analyze
  * --confirm`): replay each predicted schedule against the real program;
  * the violation is confirmed when the schedule is followed up to its

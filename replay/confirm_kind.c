@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* confirm_kind.c - fr_confirm_kind: replays the witness of a property
  * kind's finding (predict/kind.h) and checks that the run shows what the
  * kind predicts: a deadlock for a lock cycle (the runtime's deadlock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explore.c - the exploration driver: a calibration run without
  * preemption (estimates for the strategies, and the first schedule), then
  * runs planned by the chosen strategy, several at once when the strategy's

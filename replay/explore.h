@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explore.h - schedule exploration (`foretell explore`): runs a program
  * many times, each run under one schedule chosen by a strategy, and
  * reports the distinct failures found, each saved with its trace and a

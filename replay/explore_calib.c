@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explore_calib.c - what the strategies need to know about a program
  * before exploring it, read from one run recorded without preemption:
  * threads (PCT's n), events (PCT's k), lock acquisitions (RPro's k for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explore_run.c - one exploration run: start the program under the
  * runtime with FORETELL_TRACE/FORETELL_STRATEGY (and the decision log for
  * the systematic strategies) and the progress page, poll it without

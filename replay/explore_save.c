@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explore_save.c - the schedule of an explored run, from its trace: the
  * replay harness's fr_schedule_from_trace (one step per maximal run of a
  * thread's events, docs/schedule-format.md), written with the strategy

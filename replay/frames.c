@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames.c - where a failure is in the program's own code.  The event a
  * failure is found at may lie in library code: std::vector::at's range
  * check (inlined from a system header, or an out-of-line instance with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* from_trace.c - the schedule of a recorded run: where its threads
  * switched.  `foretell replay --trace` follows it to repeat a run, and
  * --save-schedule writes it for a failing run, so the failure can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hapset.h - the internals of the HaPSet strategy (Wang, Said and Gupta,
  * "Coverage guided systematic concurrency testing", paper 002): DPOR
  * (Flanagan and Godefroid's backtracking, the paper's algorithms 2-3)

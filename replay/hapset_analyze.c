@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hapset_analyze.c - one finished run replayed over the HaPSet search
  * state, state by state in the run's order, as algorithm 5 interleaves
  * learning and backtracking while the run goes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hapset_internal.h - the search state shared by hapset_search.c (the
  * stack, the HaPSet, next prefix) and hapset_analyze.c (a run replayed
  * over that state: learning and guided backtracking). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hapset_run.c - one run as the HaPSet search sees it: its decisions
  * (from the decision log, FORETELL_EXPLORE_LOG) and its blocks of events
  * (from the trace), each event reduced to its statement and the objects

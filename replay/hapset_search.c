@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hapset_search.c - the HaPSet search state kept in the driver between
  * runs (paper 002): the DPOR stack of decision states with their enabled,
  * backtrack and done sets (algorithm 2), and the history-aware

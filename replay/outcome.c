@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outcome.c - what happened in a run, read from its trace: the runtime's
  * own reports (DIVERGE, HEAP_ERROR, DEADLOCK + BLOCKED, SIGNAL, the END
  * reason) first, the wait status second.  Also checks a replayed trace

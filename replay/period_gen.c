@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* period_gen.c - Period's schedule generator and schedule prefixes (Wen
  * et al., ICSE'22, sections 3.2 and 3.4), pure functions of a slice, a
  * period count and a prefix, so that the tests can check them against a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c - the harness's side of the progress page
  * (recorder/progress.h): a one-page memfd per run slot, handed to the
  * program as FORETELL_PROGRESS_FD, from which the harness learns while the

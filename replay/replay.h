@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay.h - the harness side of replay and exploration: runs a program
  * built with foretell-cc under the controlled scheduler (the same runtime
  * as recording, with another policy chosen by environment variables), with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c - fr_run: one controlled run of an instrumented program.  Sets the
  * runtime's environment (trace, schedule, strategy, bounds), disables ASLR
  * so that addresses repeat between a recording and its replays, enforces

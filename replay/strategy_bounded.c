@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_bounded.c - iterative preemption bounding (ICB, Musuvathi and
  * Qadeer, PLDI'07) and iterative delay bounding (IDB, Emmi, Qadeer and
  * Rakamaric, POPL'11) as stateless search: one fresh process per

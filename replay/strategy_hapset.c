@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_hapset.c - `--strategy hapset` (Wang, Said and Gupta, paper
  * 002): stateless DPOR guided by history-aware predecessor sets with
  * continuous learning.  One fresh process per schedule; the search state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_period.c - Period (Wen et al., ICSE'22) as a driver strategy:
  * algorithm 1 of the paper.  Jobs pair a dynamic key-point slice with a
  * schedule prefix; the first is the slice of one key point per thread with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_period.h - Period (Wen et al., ICSE'22, paper 003): the schedule
  * generator, schedule prefixes and the job list of the feedback analyser,
  * exposed for the tests; the driver strategy is fx_strategy_period

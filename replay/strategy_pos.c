@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_pos.c - POS, partial order sampling (Yuan, Yang and Gu,
  * CAV'18): each run is decided in the runtime from its seed alone
  * (recorder/rt/policy_pos.c), so runs are independent and go in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_random.c - the seeded strategies: each run is planned from its
  * own seed (base seed + run number), so runs are independent and can go
  * in parallel.  random, pct and rpro are decided entirely in the runtime

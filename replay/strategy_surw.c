@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strategy_surw.c - SURW, selectively uniform random walk (Zhao, Wolff,
  * Mathur and Roychoudhury, ASPLOS'25).  The runtime walks
  * (recorder/rt/policy_surw.c); the driver chooses each run's interesting

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # build.sh [DIR [cmake args...]] - configures and builds foretell into DIR
 # (default build/).  Used by demo.sh and test.sh so both build the same way.
 set -eu

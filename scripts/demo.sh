@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # demo.sh - the main job on a bundled example: installs what is missing,
 # builds foretell, compiles data/best_fig2.c (the running example of the
 # BEST paper) with foretell-cc, records one run (it passes), predicts from

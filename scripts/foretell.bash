@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for foretell (installed as
 # share/bash-completion/completions/foretell).  Commands and options are
 # read from foretell's own --help (`foretell --help`, `foretell CMD

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """gen_man.py FORETELL DIR - writes DIR/foretell-CMD.1 for every command of
 `FORETELL --help`, from the command's own --help text (synopsis,
 description, options; batch: each of its commands), with the exit codes

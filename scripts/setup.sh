@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # setup.sh - installs the Debian packages foretell needs, only those missing.
 # Idempotent: a second run installs nothing and does not touch apt's lists.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test.sh - the whole test suite: installs what is missing, builds, runs
 # every test with ctest, then rebuilds foretell's own code with ASan+UBSan
 # and runs the suite again that way, then builds Release with clang.

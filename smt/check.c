@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.c - a solver call that keeps its time limit.  Z3's "timeout"
  * parameter is polled by the search, not by every step before it: on a
  * long window of the lock-heavy bench trace one check ran for minutes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* data.c - the data rule that keeps a predicted prefix executable by the
  * real program (docs/prediction.md, "data"): a read of a shared variable
  * that its thread goes past must return the value it returned in the

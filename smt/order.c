@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* order.c - the skeleton of the schedule formula: one integer position per
  * block, executed blocks first (a permutation of 0 .. nblocks-1 whose
  * prefix 0 .. N-1 is the executed schedule), program order, the CXT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* smt.h - the Z3 encoding of BEST stage iv (paper section VIII): a
  * quantifier-free formula over one (sliced, merged, MAT-reduced) CTM whose
  * models are exactly the feasible schedule prefixes that take context

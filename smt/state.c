@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state.c - where a schedule prefix leaves the threads: a thread has
  * begun, finished, stands at a block (its earlier blocks ran with their
  * reads matched, the block did not), holds a lock at the end, and the

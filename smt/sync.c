@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sync.c - synchronisation semantics over block positions: critical
  * sections of mutexes (recursive ones counted by nesting, cond waits
  * splitting them) and rwlocks are disjoint across threads, failed trylocks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viol.c - the violation side of the formula: the conflict edges between
  * blocks of different threads, NAV (paper eqn. 1) over the i-transaction
  * boundaries inside the regions, and the direct encoding of a violation

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - `foretell batch` on many CI-like traces, against a
 # shell loop of `foretell analyze` calls on the same traces in the same
 # run.  Not a test: nothing is asserted, figures are printed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_rate.sh BUILD_DIR [N] - schedules per second of `foretell explore`
 # (random strategy, -j 1 and -j 2) on small data/ programs, next to the
 # rate of plain fork+exec of the same program built natively (no runtime,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_shapes.sh BUILD_DIR [SEEDS [BUDGET [STRATEGIES]]] - the shapes of
 # issue 21 at 10, 20, 50 and 100 threads: "one checker among N setters"
 # (data/reorder.c, N setters and one checker) and "N stages and one

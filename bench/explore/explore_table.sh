@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_table.sh BUILD_DIR [SEEDS [BUDGET [STRATEGIES]]] - for every buggy
 # program of data/examples.tsv and every strategy: schedules to the first
 # bug (mean over the seeds that found it), success rate over SEEDS seeds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_serial.c - events per second of the observed-serializability
  * check (infer/serial.c) on large generated traces.  Not a test: numbers
  * depend on the machine.  The trace is generated before timing; threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* infer_table.c - the paper's table IV columns for stage iii over traces:
  * threads n, events e, regions ia, left after removing proved and
  * non-conflicting ones ra, left after removing observed violations ra',

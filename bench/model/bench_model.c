@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_model.c - cost of stage i and the linear passes of stage ii on
  * big traces: `bench_model gen N OUT` writes a synthetic N-event trace
  * (threads running lock-protected and racy updates of shared variables

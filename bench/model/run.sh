@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] [SIZES] - builds bench_model against the libraries of
 # BUILD_DIR (default build-bench, configured RelWithDebInfo if missing),
 # generates traces of each size (default "1000000 10000000 100000000") in

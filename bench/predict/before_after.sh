@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # before_after.sh OLD_FORETELL NEW_FORETELL TRACE... - `foretell analyze`
 # of two builds on the same traces, one after the other in the same run
 # (issue 16): per trace, the whole command's wall time, its stages

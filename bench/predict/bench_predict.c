@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_predict.c - stage iv costs, for bench/predict/run.sh: per-property
  * solve time (median, p90, max), FindAV iterations and formula size, in
  * the default configuration and with each reduction switched off (no

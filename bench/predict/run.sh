@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] [TRACE...] - stage iv costs (bench_predict.c): per
 # property solve time (median, p90, max, seconds), FindAV iterations and
 # formula size (blocks, asserts) in the default configuration (direct),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dense.c - access-dense kernel for the recorder benchmark: two threads
  * sweep a shared read-only table and write their own output slots, so
  * almost every instruction is an instrumented memory access and there is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dense_bound.c - a lower bound for any recorder of dense.c: the same two
  * sweeps run at once, each thread encoding its own READ/WRITE events (the
  * runtime's bytes, recorder/encode.h) into private 1 MiB chunks that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* locks.c - lock-heavy kernel for the recorder benchmark: four threads
  * take one of eight mutexes at random and update the counter it guards,
  * so the run is mostly lock/unlock pairs with one shared read and write in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh [BUILD_DIR] - recording overhead of foretell against native and
 # against libtsan (gcc -fsanitize=thread), same programs, same run.  Not a
 # test: nothing is asserted, times are printed (docs/benchmarks.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* workq.c - the "realistic" program of the recorder benchmark: a producer
  * fills a bounded work queue (mutex + two condition variables), three
  * workers take items, hash a small generated word for each and count it in

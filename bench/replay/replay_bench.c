@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay_bench.c - the program replay_bench.sh runs under each policy
  * (not a test).  Like tests/rt/bench/rt_bench.c, but it also reports CPU
  * time (CLOCK_PROCESS_CPUTIME_ID), which a loaded 2-core machine distorts

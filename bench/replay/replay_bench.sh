@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # replay_bench.sh BUILD_DIR [ACCESSES [YIELDS]] - the cost of replay, same
 # run ratios (not a test: speed is never asserted).  Uses
 # tests/rt/bench/rt_bench.c: a loop of instrumented accesses (a key point

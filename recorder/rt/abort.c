@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* abort.c - where a program gave up.  A failed assert() or a call to
  * abort() raises SIGABRT from inside libc, whose code is not
  * instrumented, so the thread's last recorded site is the access before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* annotate.c - the entry points of the annotation header (recorder/
  * foretell.h): foretell_atomic_begin() / foretell_atomic_end() in a
  * program built with foretell-cc (which defines __FORETELL__) record

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cancel.c - pthread_cancel, modelled.  A recorded thread never waits in a
  * real cancellation point: it waits on the runtime's futex, which no
  * cancellation reaches, so a thread cancelled while blocked in a condvar

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cxx.c - the parts of libstdc++ that call pthreads from inside the
  * shared library, where -Wl,--wrap cannot reach them: std::thread's start,
  * join and detach, std::condition_variable's wait and notify, and

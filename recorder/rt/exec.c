@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exec.c - the exec family.  execve replaces the process: the events in
  * the open chunk, and those the writer thread had not written yet, would
  * vanish with it (a program that ran threads and then exec'd left an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fence.c - the asymmetric fence behind the watchdog's handshake.  A hook
  * sets in_hook and then reads has_baton; the watchdog (and a signal
  * handler quiescing the holder) clears has_baton and then reads in_hook.

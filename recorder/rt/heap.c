@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap.c - malloc and friends (C) and operator new/delete (C++).  Heap
  * objects are named by allocation site and per-site count (the MALLOC
  * event's count), which is stable across runs whatever address ASLR gives.

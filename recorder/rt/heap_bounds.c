@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap_bounds.c - heap corruption found at the write that causes it (the
  * heap oracle, ft_rt.heap_check).  A program that writes before its block
  * overwrites the malloc chunk header; one that writes past its end, the

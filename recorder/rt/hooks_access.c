@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hooks_access.c - the plain memory-access and function hooks that
  * -fsanitize=thread code calls, in every spelling gcc and clang emit
  * (aligned, unaligned, volatile, _pc, compound read-write, ranges, vptr).

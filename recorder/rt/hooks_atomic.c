@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hooks_atomic.c - the __tsan_atomic* entry points.  They replace the
  * atomic instruction, so the runtime performs the operation itself (always
  * seq_cst: stronger than any order asked for, and we serialise anyway)

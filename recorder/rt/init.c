@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* init.c - start and end of a recorded run.  __tsan_init (called by every
  * instrumented translation unit's constructor) lands here once: read the
  * environment, open the trace, adopt the main thread as tid 0, install the

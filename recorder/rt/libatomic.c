@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libatomic.c - libatomic's generic entry points (__atomic_load, _store,
  * _exchange, _compare_exchange).  clang emits these calls directly for
  * atomics wider than the lock-free size (e.g. _Atomic __int128), so no

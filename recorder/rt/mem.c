@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem.c - memcpy, memmove and memset.  gcc and clang emit them as plain
  * libc calls (also for large struct copies), so they are caught with
  * --wrap (and __tsan_mem* for newer LLVM).  The copy is done here, under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* modules.c - the module table (executable and shared objects, with load
  * base, size and GNU build id) and the HEADER chunk that carries it.  A PC
  * outside every known module triggers a re-scan (dlopen), whose new

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* objtab.c - the table of modelled sync objects (mutexes, rwlocks,
  * condvars, semaphores, barriers, once controls), keyed by address.  Fixed
  * size, open addressing, mmap'd on first use: no malloc under the baton.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_explore.c - the in-process exploring policies that
  * FORETELL_STRATEGY selects, each deciding one whole run from its seed:
  *   random:seed=X                     uniform choice among the enabled

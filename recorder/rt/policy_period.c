@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_period.c - the in-process half of Period (Wen et al., ICSE'22;
  * the driver is replay/strategy_period.c): FORETELL_STRATEGY=
  * "period:p=T.C,T.C,...,T.C" runs the program as a series of periods.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_pos.c - partial order sampling, `pos:seed=X` (Yuan, Yang and
  * Gu, "Partial Order Aware Concurrency Sampling", CAV'18, algorithm 2):
  * every event gets a random priority; the enabled event of highest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_pos.h - pending-event bookkeeping shared by the POS and SURW
  * policies (policy_pos.c, policy_surw.c). */
 #ifndef FORETELL_POLICY_POS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_prefix.c - the in-process half of the stateless systematic
  * strategies (ICB, IDB: replay/strategy_bounded.c): FORETELL_STRATEGY=
  * "prefix:at=S.T,S.T,..." makes thread T run at decision point S (steps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_record.c - the recording policy: the running thread keeps the
  * baton until it blocks, yields, sleeps or exits, or until a quantum of
  * FORETELL_QUANTUM key points expires; then the next enabled thread runs,

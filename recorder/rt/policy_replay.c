@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_replay.c - the replay policies.  "none" is the deterministic
  * default after a schedule: no preemption, round-robin at blocking points,
  * a timed wait expires only when nothing else can run (sched.c).  The

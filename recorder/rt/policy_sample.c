@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_sample.c - random draws for the exploring policies (see
  * policy_sample.h).  No state beyond the caller's ft_rng, no libc calls:
  * it runs inside the program under test. */

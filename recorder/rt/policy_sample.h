@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_sample.h - the random draws of the exploring policies (PCT,
  * RPro, PCTVB change points; priority permutations), kept apart from the
  * runtime so that unit tests can check their distributions directly. */

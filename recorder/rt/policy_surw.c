@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy_surw.c - selectively uniform random walk,
  * `surw:seed=X[:v=VAR,...]:w=COUNTS` (Zhao, Wolff, Mathur and
  * Roychoudhury, "Selectively Uniform Concurrency Testing", ASPLOS'25, as

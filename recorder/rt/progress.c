@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c - the runtime's side of the progress page (recorder/progress.h):
  * maps the page the harness passed in FORETELL_PROGRESS_FD, says the
  * runtime is there, and publishes the run's progress at each watchdog

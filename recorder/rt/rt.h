@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt.h - private interface between the parts of foretell's runtime: the
  * thread table and baton (sched.c), the scheduling policy, the trace buffer
  * (tracebuf.c), the sync-object models (objtab.c, sync_*.c) and the hooks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_emit.h - the recording fast path of plain accesses, inlined into the
  * hooks (hooks_access.c): the site table's lookup when the site is known
  * and the READ/WRITE encoder.  Calls into tracebuf.c for these two cost

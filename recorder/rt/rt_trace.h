@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_trace.h - what tracebuf.c (event and site chunks) and modules.c
  * (module table, header) share; the rest of the runtime uses rt.h. */
 #ifndef FORETELL_RT_TRACE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sched.c - the baton: one recorded thread runs at a time.  Owns the
  * thread table, the scheduler lock, parking on per-thread futexes, blocking
  * on modelled objects, timed-wait expiry and deadlock detection.  Every

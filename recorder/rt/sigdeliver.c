@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sigdeliver.c - the program's signal handlers run in the recorded order.
  * An asynchronous signal interrupts whichever thread the kernel picks: a
  * thread parked for the baton, or one inside the runtime.  Its handler's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signals.c - a run that dies still leaves a readable trace.  Crash
  * signals (SEGV, BUS, FPE, ILL, ABRT) and SIGTERM/SIGINT/SIGALRM append a
  * SIGNAL event, flush the trace with write(2) only (async-signal-safe),

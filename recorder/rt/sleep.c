@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sleep.c - sleeping and yielding.  A sleep is recorded, gives the baton
  * away for its real duration (other threads run meanwhile) and takes it
  * back after; a yield lets the policy run another enabled thread.  Both

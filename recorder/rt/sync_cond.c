@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sync_cond.c - condition variables, modelled.  A waiter releases the
  * modelled mutex and blocks on the condvar; signal hands one waiter (the
  * policy chooses; recording picks the oldest) back to the mutex queue,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sync_mutex.c - pthread mutexes (normal, recursive, errorcheck; static
  * initialisers included) and spinlocks, modelled: owner and recursion
  * count live in the object table, a contended lock blocks the thread in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sync_rwlock.c - reader-writer locks, modelled: a reader count and a
  * writer in the object table; waiting readers and writers block in the
  * scheduler and all retry when the lock is released (the policy decides

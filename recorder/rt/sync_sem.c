@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sync_sem.c - semaphores, barriers and pthread_once, modelled: counts,
  * arrivals and once state live in the object table and waiting is
  * blocking in the scheduler.  A semaphore first seen without sem_init

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tbio.c - writes the trace's EVENTS chunks (each with the SITES chunk
  * that must precede it) from a writer thread.  The recorded program runs
  * one thread at a time (the baton), so on a machine with two cores the

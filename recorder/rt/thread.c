@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* thread.c - thread lifecycle under the baton: create (tids in creation
  * order, main = 0), start, exit, join and detach.  A thread's exit is
  * recorded from a pthread key destructor, which glibc runs after the start

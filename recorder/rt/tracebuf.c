@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tracebuf.c - the trace writer of the runtime: one global EVENTS chunk
  * built in place (only the baton holder appends), the site table mapping
  * return addresses to dense ids, SITES chunks ahead of the events naming

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* watchdog.c - a helper thread (not a program thread, never recorded)
  * that keeps the serialised run moving.  When the baton holder has reached
  * no hook for FORETELL_WATCHDOG_MS while another thread could run (it is

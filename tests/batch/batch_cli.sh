@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # batch_cli.sh - `foretell batch analyze` and `report` end to end on
 # recorded runs of the data/ programs: traces analyzed in parallel into a
 # store whose keys and fingerprints Python recomputes from the documented

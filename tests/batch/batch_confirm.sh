@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # batch_confirm.sh - replaying witnesses from a store: `batch confirm`
 # replays one witness per finding against each trace's recorded command
 # (the bugs of best_fig2 and vb_figures fail when replayed: abort, or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # batch_fingerprint.sh - the same bug in two builds is one finding: the
 # program built twice, in two directories, the second time with lines
 # added above the bug and the whole file re-indented (every line number

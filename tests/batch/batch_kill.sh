@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # batch_kill.sh - a batch killed at any point leaves a store that a rerun
 # completes, with nothing lost or counted twice: the store of an
 # uninterrupted run is compared with one built by runs killed (SIGKILL)

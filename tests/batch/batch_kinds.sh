@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # batch_kinds.sh - `foretell batch` and the property kinds besides
 # atomicity (predict/kind.h): two recorded runs each of data/ programs
 # with a deadlock, a use after free, a null dereference and a data race

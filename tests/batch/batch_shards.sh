@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # batch_shards.sh - job arrays: four shards (chosen by --shard, by
 # Slurm's SLURM_ARRAY_TASK_* with a MIN and a STEP, and by Kubernetes'
 # JOB_COMPLETION_INDEX with --shard-count) analyze disjoint traces that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ci_recipe.sh - docs/ci.md's recipe, followed on a small CMake project
 # built with foretell-cc: its tests run under ctest with a FORETELL_TRACE
 # pattern in the environment (one trace per test process: a test that

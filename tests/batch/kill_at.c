@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kill_at.c - fault injection for the store's crash test: preloaded
  * into `foretell batch analyze`, it counts SQLite's writes and syncs
  * (pwrite64, fdatasync, fsync) and kills the process with SIGKILL at the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh - shared by the batch tests (sourced).  Environment: FT_BIN
 # (foretell), FT_INST (the data/ programs built with foretell-cc), FT_SRC
 # (the source tree), FT_WORK (scratch).  Sets $work and cds there.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # slurm.sh - the batch on a real job array: starts a one-node Slurm
 # cluster on this machine (Debian's slurm-wlm, authenticated by its own
 # munged; private configuration, key, sockets, ports and state under the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """storecheck.py - an independent reader of what `foretell batch` writes,
 for the tests in this directory: it reads the store with Python's own
 sqlite3 and the reports with json, jsonschema, xml.etree and html.parser,

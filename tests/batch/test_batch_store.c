@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_batch_store.c - batch/ without analysis: a trace's result through
  * the wire (round trip; every truncation and many corruptions refused or
  * decoded, never crashing), the store (one transaction per trace, a put

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fingerprint.c - the finding fingerprint (predict/finding.c) against
  * its documented key (docs/batch.md, "Fingerprints"): the key built here
  * by hand from the rule, byte for byte; what must not change it (event

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # confirm_cli.sh - analyze --confirm end to end on natural (passing) runs:
 # best_fig2's predicted violations replay to its assertion at the BUG line
 # s13; config_swap confirmed with an input its recording did not have

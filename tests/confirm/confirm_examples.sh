@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # confirm_examples.sh - every data/ atomicity-bug program that prediction
 # covers (docs/prediction.md lists the three it cannot: pair_update,
 # bank_transfer, account): record a run in which the bug did not happen,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # kinds_examples.sh - the property kinds beyond atomicity (predict/kind.h)
 # on data/ programs: record a run in which the bug did not happen, analyze
 # it (findings are replayed by default with the recorded program), and

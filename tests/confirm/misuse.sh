@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # misuse.sh - pthread API misuse (ThreadSanitizer's "unlock of a mutex by
 # a wrong thread" and "destroy of a locked mutex"): the runtime's MISUSE
 # event in the trace, analyze's errors for what the recorded run shows

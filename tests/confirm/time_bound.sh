@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # time_bound.sh - `analyze --time S` bounds the whole command on a trace
 # whose analysis cannot finish in S: the work queue of issue 16's shapes
 # (bench/predict/shapes/workqueue.c, 1000 items, ~11,000 events: 967

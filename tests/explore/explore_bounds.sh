@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_bounds.sh - an exploration is bounded and judges hangs by
 # progress (issues 15 and 21): busy-waiting threads are preempted (no
 # false hang), -t/--time covers the whole command for every strategy, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_estimates.sh - PCT's n and k come from earlier runs: the largest
 # thread and step counts seen so far, starting from the calibration run.
 # alloc_vector's non-preemptive run has fewer events than some of its

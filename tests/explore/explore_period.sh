@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_period.sh - `foretell explore --strategy period` end to end:
 # on Period's figure-1 program (data/period_once.c) it finds the three
 # bugs the paper reports (null dereference, use after free, double free)

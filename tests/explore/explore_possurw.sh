@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_possurw.sh - `foretell explore --strategy pos|surw` end to end:
 # each finds the bugs of the reorder (one checker among setters) and
 # stages (N stages and one reader) examples, the saved FORETELL_STRATEGY

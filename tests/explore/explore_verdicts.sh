@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # explore_verdicts.sh - verdicts that are the program's, not the
 # runtime's (issue 21): a program's own exit status 84 is a bug of the
 # program, a program without the runtime is said to be one, a deadlock

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hapset_explore.sh - `foretell explore --strategy hapset` (and its
 # baseline, dpor) end to end on data/ examples: it finds the documented
 # bug of counter_rmw, abba_deadlock and best_fig2 (the assertion, among

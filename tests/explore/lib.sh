@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh - what the explore shell tests share (sourced, with NAME set):
 # a work directory removed on exit, failure counting, and expect_bug, the
 # check that a bug `foretell explore` finds is saved, reproduced by its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_explore_test.sh - `foretell explore` end to end on the data/
 # examples (built with foretell-cc): each strategy finds its paper's bug
 # with a fixed seed and budget, the saved FORETELL_STRATEGY reproduces the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_explore_bounded.c - the ICB/IDB enumeration (replay/
  * strategy_bounded.c) on a tiny model: n threads of k steps each, no
  * synchronisation, decision points exactly where the runtime's prefix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_explore_hapset.c - the HaPSet/DPOR search (replay/hapset_*.c) on
  * small models: threads of reads, writes and critical sections, run by a
  * simulator of recorder/rt/policy_prefix.c (decision points where two or

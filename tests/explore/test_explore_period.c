@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_explore_period.c - Period's schedule generation (replay/
  * period_gen.c, strategy_period.c) on models:
  *  - the generator against a brute-force oracle: every sequence of p

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_explore_possurw.c - the decision rules of POS and SURW
  * (recorder/rt/policy_sample.c, as policy_pos.c and policy_surw.c apply
  * them) run on models: threads of events, each touching an object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_explore_sample.c - the random draws of the exploring policies
  * (recorder/rt/policy_sample.c) against their specifications: PCT's
  * change points are distinct and uniform over [1, k]; RPro's first point

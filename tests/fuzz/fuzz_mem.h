@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_mem.h - the fuzz targets' way to hand bytes to a parser: a trace
  * reader over them (fuzz_trace), a read-only stdio stream over them
  * (fmemopen; an empty input gets an empty stream, which fmemopen cannot

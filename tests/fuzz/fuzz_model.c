@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_model.c - libFuzzer target for loading the model from a trace: any
  * bytes are opened as a trace, loaded into infer/'s event stream
  * (fi_trace_read, as fi_trace_load does), turned into the concurrent trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_reader.c - libFuzzer target for the trace reader: any bytes are
  * opened as a trace, every event is streamed (twice, across a rewind),
  * and the consumers that trust decoded events (consistency checker, heap

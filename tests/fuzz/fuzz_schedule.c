@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_schedule.c - libFuzzer target for the schedule parsers: any bytes
  * are read both as `foretell replay` reads a schedule file
  * (ft_schedule_read over a stream) and as the runtime does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_spec.c - libFuzzer target for the spec reader (infer/spec.c):
  * any bytes are read as a spec file of atomic function names. */
 #include "infer/infer.h"

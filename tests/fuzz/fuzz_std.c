@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_std.c - libFuzzer target for the RAPID STD text reader
  * (infer/std.c): any bytes are read as an STD trace into an fi_trace.
  * Whatever the input, the reader must not crash, read out of bounds, or

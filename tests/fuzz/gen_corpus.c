@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_corpus.c - writes the fuzzer's seed corpus with ft_writer: small
  * traces covering every event kind and chunk kind, thread switches, wide
  * content, a trace without END, truncated and bit-flipped variants.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay_main.c - runs the fuzz target over files and directories without
  * libFuzzer, so gcc builds (and the sanitizer suite) replay the seed
  * corpus and any crash reproducer: replay_reader FILE|DIR... */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* atomic_oracle.c - see atomic_oracle.h. */
 #include "atomic_oracle.h"
 

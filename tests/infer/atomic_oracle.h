@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* atomic_oracle.h - brute-force atomicity of regions: every schedule
  * prefix of a small CTM (tests/model's enumerator, no read-value guards)
  * is checked for a path of must-stay-ordered transition pairs that leaves

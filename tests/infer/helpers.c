@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helpers.c - see helpers.h.  The oracle deliberately shares nothing with
  * infer/serial.c: it builds the dependence graph edge by edge and searches
  * it, so a bug in the clocks cannot hide in both. */

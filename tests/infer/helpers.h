@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helpers.h - building small traces by hand for the stage iii tests, and
  * the brute-force serializability oracle the vector-clock checker is
  * compared with. */

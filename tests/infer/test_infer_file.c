@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_infer_file.c - STD text -> fi_trace -> foretell trace file (writer)
  * -> fi_trace (reader) -> STD text gives the same text back, and the
  * analysis of the reloaded trace finds the same regions as the analysis of

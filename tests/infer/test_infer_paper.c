@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_infer_paper.c - the BEST paper's running example (figure 2: threads
  * ma and mb, shared x, y, z, locks l1 l2, condition s).  Inference must find
  * exactly tr1 (s2-s3 in ma), tr2 (s13 in mb) and tr3 (s10 in ma); with the

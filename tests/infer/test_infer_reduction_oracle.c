@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_infer_reduction_oracle.c - the atomicity proofs of stage iii against
  * brute force.  Every region that infer drops from prediction because it
  * cannot be violated (proved by MAT, a single conflicting event, a lock held

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_infer_rules.c - the inference rules of paper section V one by one
  * (shared non-synchronisation accesses, one procedure, maxd, no
  * happens-before transition inside, notify allowed, two critical sections

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_infer_serial.c - the observed-serializability checker (one pass,
  * vector clocks) against the brute-force dependence-graph oracle on
  * thousands of generated traces, plus the textbook cases by hand.  Every

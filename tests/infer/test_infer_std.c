@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_infer_std.c - RAPID STD import and export: round trips on generated
  * traces keep every event (names, locations, values), errors name the line,
  * and begin/end become user-stated regions. */

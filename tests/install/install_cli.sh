@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install_cli.sh MODE BUILD WORK - foretell as a user gets it.
 #   tree: `cmake --install BUILD --prefix WORK/root/usr`, then check.
 #   deb:  `cpack -G DEB` from BUILD, the package unpacked with dpkg-deb -x
@@ -55,6 +56,11 @@ for f in "$root/usr/include/foretell.h" "$doc/user-guide.md" "$doc/LICENSE" \
          "$root/usr/share/bash-completion/completions/foretell"; do
     [ -f "$f" ] || fail "$f not installed"
 done
+# Debian policy: the package's copyright file, machine-readable
+grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+    "$doc/copyright" 2>/dev/null && grep -q '^License: MIT$' "$doc/copyright" &&
+    grep -q '^ Permission is hereby granted' "$doc/copyright" ||
+    fail "$doc/copyright missing or not in Debian's format"
 rt=$(find "$root/usr/lib" -name libforetell_rt.a | head -1)
 [ -n "$rt" ] || fail "libforetell_rt.a not installed under $root/usr/lib"
 

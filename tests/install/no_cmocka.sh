@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # no_cmocka.sh SRC WORK - configures foretell with -DFORETELL_TESTS=OFF
 # while pkg-config denies knowing cmocka (a wrapper around the real one),
 # and checks that the default configuration (tests on) does need it.

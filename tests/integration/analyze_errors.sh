@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # analyze_errors.sh FORETELL MKFIG2 DIR - `foretell analyze` on bad input
 # and on STD input: each bad case exits 2 with a message that names the
 # file or option at fault (and, for a damaged trace, the byte offset and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # analyze_examples.sh NAME SCHEDCHECK [ANALYZE-OPTION...] - `foretell
 # analyze` (with the extra options given) on a natural run
 # of data/ example NAME (a row of data/examples.tsv) in which the bug did

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze_schedcheck.c - test helper for analyze_examples.sh: parses each
  * schedule file named on the command line with ft_schedule_read (the
  * parser the replay harness uses) and checks what any violation witness

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* it.c - process, manifest and trace helpers of the integration tests
  * (it.h).  Programs are started with posix_spawn so that a test sees the
  * exact exit status foretell or the program produced. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* it.h - shared helpers of the integration tests: running foretell and the
  * example programs (posix_spawn), reading data/examples.tsv, loading a
  * trace into memory, and checking a trace against the semantics of the

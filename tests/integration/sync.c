@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sync.c - an oracle for recorded traces: replays the events against
  * simple models of the pthread primitives and of the heap, and reports any
  * event that a correct pthreads implementation could not have produced at

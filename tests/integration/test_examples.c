@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_examples.c - every program of data/examples.tsv, recorded.  Run as
  * `test_examples NAME` (one ctest test per manifest row).
  *

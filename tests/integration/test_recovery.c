@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_recovery.c - runs that do not end well: a program killed with
  * SIGKILL mid-run (the trace still reads, the events of every complete
  * chunk are recovered, no END from the runtime), `foretell record

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # wrapper_projects.sh - builds a small multi-file project with make and with
 # CMake using CC=foretell-cc (the way users build their programs), checks
 # that the result is instrumented and linked with foretell's runtime, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # io_cli.sh - what foretell does to the files it writes and the programs
 # it runs, when things go wrong (issue 15, data loss and write errors):
 #   outputs   an existing trace survives a typo in the program's name or

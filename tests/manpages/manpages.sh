@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # manpages.sh FORETELL SRC - see CMakeLists.txt.  Reads the man pages as
 # roff source (an option "--out" is written "\-\-out" there).
 set -u

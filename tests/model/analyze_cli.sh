@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # analyze_cli.sh FORETELL MKFIG2 TMPDIR - `foretell analyze` on the paper's
 # figure-2 trace: the table IV/V figures in both output forms, the lists,
 # and exit status 2 with a message naming the file on bad input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.c - the oracle-backed properties of the reductions (see
  * check.h): collect a key per feasible prefix, sort, and compare. */
 #include "check.h"

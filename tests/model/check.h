@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.h - the property checks that compare the reductions with the
  * oracle on one model; shared by the randomized tests and the figure-2
  * test.  Each returns 0 when the property holds and prints what failed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fig2.h - the running example of the BEST paper (figure 2): threads Ma
  * and Mb, statements s1-s16, locks L1 and L2, condvar S, variables x, y
  * and z, recorded in the order of the observed run. */

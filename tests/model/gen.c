@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen.c - the random trace generator: threads pick random operations
  * that are possible in the current state (locks only when free, waits only
  * with their mutex held, ...), a random scheduler interleaves them, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen.h - random small traces for the model tests: a random program is
  * executed under the exact pthread semantics by a random scheduler and
  * its events are written with ft_writer, so every test goes through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_counter.c - runs of lock-protected counter updates, the shape of
  * bench/recorder/locks.c in miniature: workers bump counters under their
  * mutex, in one critical section or split in two (an atomicity bug), and

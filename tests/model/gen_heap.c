@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_heap.c - runs around a shared heap object: main allocates it
  * (MALLOC of a 16-byte block), may fork two workers first (and join them
  * last); the threads read

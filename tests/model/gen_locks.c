@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_locks.c - runs of nested critical sections: two workers take two
  * or three locks (mutexes, recursive mutexes, rwlocks in either mode) nested
  * in random orders, touch shared variables inside, and release them,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mkfig2.c - writes the paper's figure-2 run as a trace file, for the
  * `foretell analyze` command test (tests/model/analyze_cli.sh). */
 #include "fig2.h"

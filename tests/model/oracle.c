@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle.c - exact execution of a CTM for the reference enumerator: one
  * state record holding every thread's position and every object's state,
  * copied at each step of a depth-first walk.  The semantics are the table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oracle.h - the reference enumerator for small CTMs: a depth-first walk
  * over every interleaving of the unmerged model under the exact sync
  * semantics (and, by default, the recorded read values), written

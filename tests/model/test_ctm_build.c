@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ctm_build.c - building the CTM from traces: transitions and their
  * program order, variable interning and sharedness, the operations each
  * event kind becomes, must-HB from fork/join, merging of local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fig2.c - the paper's running example (figure 2) rebuilt as a
  * trace: its CTM (figure 2b), the behaviours of its generalization that
  * section IV names (the observed run, a lost notification that leaves Ma

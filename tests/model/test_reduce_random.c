@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_reduce_random.c - the reductions against the oracle over thousands
  * of generated traces (2 and 3 threads; locks, trylocks, recursive
  * mutexes, condvars, semaphores, rwlocks, fork/join): CXT keeps a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* avcheck.c - transition-level reference for the data rule and for
  * (mutual) conflict-serializability; see avcheck.h. */
 #include "avcheck.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* avcheck.h - the independent side of the prediction tests: decides for
  * one schedule prefix of the whole (unsliced, unmerged) CTM whether it
  * obeys the data rule of docs/prediction.md and whether it violates a CA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kindcheck.c - transition-level reference for the property kinds; see
  * kindcheck.h.  Lock ownership is simulated from the prefix itself. */
 #include "kindcheck.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kindcheck.h - the independent side of the property-kind tests
  * (test_kinds_random.c): for one schedule prefix of the whole CTM, as the
  * brute-force enumerator (tests/model/oracle.c) walks them, whether it

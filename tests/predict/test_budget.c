@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_budget.c - `analyze --time` stops every stage (ft_budget, issue 16):
  * the budget is made to run out the first time a given stage reports
  * (its progress hook moves the deadline into the past), and the pipeline

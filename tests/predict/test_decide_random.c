@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_decide_random.c - the decisions made without the solver
  * (predict/decide.c, exec.c, vorder_holds.c) against brute force on
  * generated traces:

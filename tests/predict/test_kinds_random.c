@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kinds_random.c - the property kinds of predict/kind.h against the
  * brute-force enumerator on thousands of generated traces.  For each
  * kind: every candidate is predicted violated if and only if some

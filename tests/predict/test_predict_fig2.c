@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_predict_fig2.c - stage iv on the BEST paper's running example
  * (figure 2, section VIII): CA(tr1), CA(tr2) and CMA(tr1, tr2) are each
  * predicted violated, in both modes, with witnesses that the independent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_predict_random.c - prediction against brute force on thousands of
  * generated traces: for a CA and a CMA property per trace, a violation is
  * predicted (direct encoding, FindAV, and without slicing) if and only if

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_schedule.c - schedule files (docs/schedule-format.md): what
  * ft_schedule_write writes ft_schedule_read reads back field for field,
  * and every malformed input the format document lists is rejected with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bad_input.sh - hostile and careless input to every reader and to every
 # command that runs a program (issue 15): nothing hangs, nothing sizes a
 # table by an id from the file, and each case exits with its documented

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # replay_cli.sh - `foretell replay` end to end: a recorded watchdog steal
 # replayed at the same point; a binary other than the recorded one named
 # by its build id; (c) hand-edited schedules

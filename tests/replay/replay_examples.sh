@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # replay_examples.sh - every data/ program: record runs with random seeds
 # and quantum 1 (rich interleavings; ASLR off and the heap oracle on, as in
 # replay, so heap addresses repeat), replay each with `foretell replay

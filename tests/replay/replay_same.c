@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay_same.c - test helper: do two traces hold the same run?  Walks
  * both event streams in step and compares thread, kind, site (file:line,
  * not the id) and, where both events touch the same address, every value

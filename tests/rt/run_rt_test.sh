@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run_rt_test.sh NAME - one runtime/wrapper test (see CMakeLists.txt).
 # Environment: FT_BIN (foretell-cc's directory), FT_DUMP (tracedump),
 # FT_PROGS (test programs), FT_WORK (scratch directory).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tracedump.c - an independent decoder for the runtime's tests: reads a
  * trace with msgpack-c (not the project's reader), checks every chunk's
  * frame and CRC, prints one line per event ("tid KIND field..."; addresses

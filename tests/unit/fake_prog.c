@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fake_prog.c - stands in for a program built with foretell-cc in the
  * record tests: writes a small trace (2 threads, a lock, shared accesses)
  * to $FORETELL_TRACE like the runtime would, then does what argv[1] says:

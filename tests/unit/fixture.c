@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture.c - helpers shared by the trace tests (see fixture.h). */
 #include "fixture.h"
 

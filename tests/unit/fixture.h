@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture.h - shared helpers for the trace tests: a seeded generator of
  * random but valid events of every kind (with the extreme values of every
  * field), writing event arrays as traces with ft_writer, loading files,

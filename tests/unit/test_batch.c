@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_batch.c - ft_reader_next_batch, which decodes ahead on a second
  * thread, against ft_reader_next on the same bytes: the same events
  * (fields, indices, wide contents), the same end, the same error (path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_check.c - the consistency checker: hand-made consistent and
  * inconsistent traces (with the report a user sees), then thousands of
  * random traces over a tiny address space compared with a brute-force

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cli.c - the record, dump, stats, check and symbolize commands as a
  * user runs them: exit codes (the program's own status, 128+signal, 127
  * for a missing program, 2 for bad input or a damaged trace, 1 for

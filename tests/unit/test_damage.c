@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_damage.c - the reader against damaged and hostile input: a trace
  * truncated at every byte offset recovers exactly the events of its
  * complete chunks and names where it stopped; random byte flips never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_heapmap.c - naming addresses by their heap object, against a
  * brute-force list of live blocks: random malloc/free/realloc sequences
  * (including overlapping "lost free" allocations) and lookups of random

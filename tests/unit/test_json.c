@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_json.c - the JSON emitter used by --json outputs: commas and
  * nesting, escaping of quotes, control characters and invalid UTF-8,
  * exact 64-bit integers, and JSON Lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_msgpack.c - the bytes foretell writes are ordinary msgpack, and the
  * hand-written event decoder agrees with msgpack-c.  msgpack-c walks whole
  * files (every chunk is a 4-array [kind, seq, bin body, crc]; every body is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_roundtrip.c - what the writer writes, the reader reads back field
  * by field: every event kind with the extreme values of every field,
  * address deltas across the whole 64-bit range, thread switches, traces

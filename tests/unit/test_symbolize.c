@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_symbolize.c - symbolisation with libdw on a real binary (this test
  * itself, built with -g): a site taken from a real return address comes
  * back as the calling function, this file and the line of the call

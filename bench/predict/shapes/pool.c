@@ -115,3 +115,4 @@ int main(int argc, char **argv)
     free(res);
     return p.sum == want && p.busy == 0 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

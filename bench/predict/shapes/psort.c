@@ -121,3 +121,4 @@ int main(int argc, char **argv)
     free(th);
     return ok ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -97,3 +97,4 @@ int main(int argc, char **argv)
            stats.total, stats.max, want);
     return stats.max == want ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

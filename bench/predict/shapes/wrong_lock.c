@@ -45,3 +45,4 @@ int main(int argc, char **argv)
     printf("hits %ld misses %ld of %d\n", hits, misses, NTHREADS * rounds);
     return hits == NTHREADS * rounds && misses == NTHREADS * rounds ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

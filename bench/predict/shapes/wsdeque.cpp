@@ -122,3 +122,4 @@ int main(int argc, char **argv)
     free(taken);
     return bad ? 1 : 0;
 }
+/* SPDX-License-Identifier: MIT */

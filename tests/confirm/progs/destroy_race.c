@@ -32,3 +32,4 @@ int main(void)
     printf("total %d\n", total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

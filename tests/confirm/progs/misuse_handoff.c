@@ -28,3 +28,4 @@ int main(void)
     printf("ready %d\n", ready);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -38,3 +38,4 @@ int main(void)
     pthread_join(t2, 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -73,3 +73,4 @@ int main(void)
         abort();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

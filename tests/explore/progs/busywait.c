@@ -32,3 +32,4 @@ int main(void)
     assert(total == N);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

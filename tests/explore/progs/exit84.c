@@ -18,3 +18,4 @@ int main(int argc, char **argv)
     pthread_join(t, 0);
     return argc > 1 ? atoi(argv[1]) : 84;
 }
+/* SPDX-License-Identifier: MIT */

@@ -18,3 +18,4 @@ int main(void)
     pthread_join(t, 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

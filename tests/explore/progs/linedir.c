@@ -19,3 +19,4 @@ int main(void)
     assert(x == 2); /* always fails: physical line 19 */
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

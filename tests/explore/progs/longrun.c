@@ -28,3 +28,4 @@ int main(int argc, char **argv)
         pthread_join(t[i], 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -26,3 +26,4 @@ int main(void)
     printf("%d\n", sum);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -47,3 +47,4 @@ int main(int argc, char **argv)
     pthread_join(t, 0);
     return ticks > 0 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

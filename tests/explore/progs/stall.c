@@ -23,3 +23,4 @@ int main(void)
     pthread_join(t, 0);
     return got;
 }
+/* SPDX-License-Identifier: MIT */

@@ -21,3 +21,4 @@ int main()
     pthread_join(t, 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_bench.c - micro-benchmark of the runtime (not a test: speed is never
  * asserted).  Built with foretell-cc; rt_bench.sh runs it natively-
  * instrumented (passthrough) and recorded.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # rt_bench.sh BUILD_DIR - runs rt_bench passthrough and recorded; prints
 # the per-access fast-path cost and the forced-switch cost.  Not a test.
 set -eu

@@ -35,3 +35,4 @@ int main(void)
     pthread_join(y, NULL);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -25,3 +25,4 @@ int main(void)
     for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
     return balance == 20 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -60,3 +60,4 @@ int main(void)
     printf("ok\n");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

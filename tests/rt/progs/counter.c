@@ -27,3 +27,4 @@ int main(void)
     printf("counter=%ld\n", counter);
     return counter == 2000 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

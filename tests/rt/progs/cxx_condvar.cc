@@ -34,3 +34,4 @@ int main()
     std::printf("sum=%ld turn=%d\n", sum, turn);
     return sum == 60 && turn == 60 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -33,3 +33,4 @@ int main()
     std::printf("total=%ld\n", total);
     return total == 600 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

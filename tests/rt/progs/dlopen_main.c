@@ -19,3 +19,4 @@ int main(int argc, char **argv)
     printf("lib_counter=%d\n", *counter);
     return *counter == 10 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -34,3 +34,4 @@ int main(void)
     printf("value=%d child=%d\n", value, WEXITSTATUS(status));
     return value == 2 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -66,3 +66,4 @@ int main(void)
     puts("ok");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

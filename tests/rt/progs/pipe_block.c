@@ -28,3 +28,4 @@ int main(void)
     printf("produced=%d\n", produced);
     return produced == 42 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

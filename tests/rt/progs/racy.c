@@ -79,3 +79,4 @@ int main(void)
     free(shared_ptr);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

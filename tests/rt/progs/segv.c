@@ -23,3 +23,4 @@ int main(void)
     puts("not reached");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

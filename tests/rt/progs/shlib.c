@@ -11,3 +11,4 @@ void lib_bump(void)
     lib_counter++;
     pthread_mutex_unlock(&lib_lock);
 }
+/* SPDX-License-Identifier: MIT */

@@ -23,3 +23,4 @@ int main(void)
     printf("lib_counter=%d\n", lib_counter);
     return lib_counter == 100 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

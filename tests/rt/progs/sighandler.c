@@ -39,3 +39,4 @@ int main(void)
     printf("shared=%d hits=%d\n", shared, hits);
     return shared == 55 && hits == 5 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

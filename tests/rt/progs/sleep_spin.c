@@ -44,3 +44,4 @@ int main(void)
     printf("done spins>0=%d yields>0=%d\n", spins > 0, yields > 0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -25,3 +25,4 @@ void main(void)
     pthread_join(t, 0);
     last(g + 40);
 }
+/* SPDX-License-Identifier: MIT */

@@ -19,3 +19,4 @@ int main()
     std::printf("g=%d\n", g);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -24,3 +24,4 @@ int main(void)
     for (;;)
         usleep(1000);
 }
+/* SPDX-License-Identifier: MIT */

@@ -97,3 +97,4 @@ int main(void)
                ? 0
                : 1;
 }
+/* SPDX-License-Identifier: MIT */
