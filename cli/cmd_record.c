@@ -179,6 +179,49 @@ static void summarise(ft_reader *r, const char *path, uint64_t *events,
     free(seen);
 }
 
+/* Prediction reorders what the run did; a run in which one worker thread
+ * did nearly everything (a thread pool whose first worker drained the
+ * queue within its quantum) leaves it little: say so, with what to do.
+ * Traces past this many events are not decoded again for it. */
+#define MATERIAL_MAX_EVENTS 1000000
+
+static void check_material(const char *trace, const char *output,
+                           uint64_t events, uint64_t threads)
+{
+    if (threads < 3 || events > MATERIAL_MAX_EVENTS)
+        return; /* main and at least two workers */
+    ft_error err;
+    ft_reader *r = ft_reader_open(trace, &err);
+    if (!r)
+        return;
+    uint64_t *per = calloc(threads + 1, sizeof *per), total = 0;
+    ft_event ev;
+    while (per && ft_reader_next(r, &ev) == 1)
+        if (ev.tid != 0 && ev.tid <= threads &&
+            ev.kind != FT_EV_FUNC_ENTRY && ev.kind != FT_EV_FUNC_EXIT) {
+            per[ev.tid]++;
+            total++;
+        }
+    ft_reader_close(r);
+    uint64_t top = 0, busy = 0;
+    uint32_t who = 0;
+    for (uint32_t t = 1; per && t <= threads; t++) {
+        busy += per[t] > 0;
+        if (per[t] > top) {
+            top = per[t];
+            who = t;
+        }
+    }
+    /* two or more workers ran, and one of them did 90% of their events */
+    if (per && busy >= 2 && total >= 200 && top * 10 >= total * 9)
+        fprintf(stderr, "%s: warning: thread %u ran %.0f%% of the worker "
+                "threads' events: the run gives prediction little to "
+                "reorder; record again with a smaller --quantum (100) or "
+                "another --seed (docs/user-guide.md, record)\n", output,
+                who, 100.0 * (double)top / (double)total);
+    free(per);
+}
+
 static int exit_code_of(int status)
 {
     if (WIFEXITED(status))
@@ -378,6 +421,8 @@ int cmd_record(int argc, char **argv)
                 output, strerror(errno));
         return FT_EXIT_INTERNAL;
     }
+    if (!damaged && !write_failed)
+        check_material(dest, output, events, threads);
     char how[160];
     fprintf(stderr, "foretell: trace %s: %" PRIu64 " events, %" PRIu64
             " thread%s, %s\n", output, events, threads,
