@@ -54,6 +54,8 @@ typedef struct walk {
     thread_walk *th;
     uint32_t nthreads;
     uint64_t *fn_of_site, *file_of_site;
+    uint64_t *base_of_site; /* the function's name without its C++
+                               parameter list (spec files name those) */
     uint64_t *spec_ids;
     int has_func_events;
 } walk;
@@ -94,13 +96,42 @@ static int grow_frames(walk *w, thread_walk *tw)
     return 0;
 }
 
+/* The id of a demangled C++ name without its parameter list and what
+ * follows it ("Account::withdraw(int) const" -> "Account::withdraw");
+ * 0 for a name without one. */
+static uint64_t base_name_id(const char *fn)
+{
+    const char *close = fn ? strrchr(fn, ')') : NULL;
+    if (!close)
+        return 0;
+    int depth = 0;
+    for (const char *p = close; p >= fn; p--) {
+        depth += *p == ')';
+        depth -= *p == '(';
+        if (depth == 0) {
+            size_t n = (size_t)(p - fn);
+            while (n && fn[n - 1] == ' ')
+                n--;
+            if (!n || n >= 4096)
+                return 0;
+            char buf[4096];
+            memcpy(buf, fn, n);
+            buf[n] = 0;
+            return fi_str_id(buf);
+        }
+    }
+    return 0;
+}
+
 static int is_spec(const walk *w, uint32_t site)
 {
-    uint64_t fn = site < w->a->trace->nsites + 1 ? w->fn_of_site[site] : 0;
+    int in = site < w->a->trace->nsites + 1;
+    uint64_t fn = in ? w->fn_of_site[site] : 0;
+    uint64_t base = in ? w->base_of_site[site] : 0;
     if (!fn)
         return 0;
     for (size_t i = 0; i < w->a->opt.nspec; i++)
-        if (w->spec_ids[i] == fn)
+        if (w->spec_ids[i] == fn || w->spec_ids[i] == base)
             return 1;
     return 0;
 }
@@ -284,11 +315,14 @@ int fi_collect_regions(fi_analysis *a)
     w.th = calloc(t->nthreads ? t->nthreads : 1, sizeof *w.th);
     w.fn_of_site = calloc(t->nsites + 1, sizeof *w.fn_of_site);
     w.file_of_site = calloc(t->nsites + 1, sizeof *w.file_of_site);
+    w.base_of_site = calloc(t->nsites + 1, sizeof *w.base_of_site);
     w.spec_ids = calloc(a->opt.nspec + 1, sizeof *w.spec_ids);
-    if (!w.th || !w.fn_of_site || !w.file_of_site || !w.spec_ids)
+    if (!w.th || !w.fn_of_site || !w.file_of_site || !w.base_of_site ||
+        !w.spec_ids)
         goto out;
     for (uint32_t s = 1; s <= t->nsites; s++) {
         w.fn_of_site[s] = fi_str_id(t->sites[s - 1].function);
+        w.base_of_site[s] = base_name_id(t->sites[s - 1].function);
         w.file_of_site[s] = fi_str_id(t->sites[s - 1].file);
     }
     for (size_t i = 0; i < a->opt.nspec; i++)
@@ -318,6 +352,7 @@ out:
     free(w.th);
     free(w.fn_of_site);
     free(w.file_of_site);
+    free(w.base_of_site);
     free(w.spec_ids);
     return rc;
 }

@@ -231,6 +231,26 @@ static const char *inlined_into(Dwfl_Module *mod, Dwarf_Addr a, int *line)
     return found;
 }
 
+/* libstdc++'s demangler (the Itanium C++ ABI's entry point, C linkage). */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len,
+                     int *status);
+
+/* A C++ symbol as people read it ("(anonymous namespace)::spend(void*)"
+ * for "_ZN12_GLOBAL__N_15spendEPv"), in buf; anything else as it is. */
+static const char *demangled(const char *fn, char *buf, size_t len)
+{
+    if (!fn || fn[0] != '_' || fn[1] != 'Z')
+        return fn;
+    int status = -1;
+    char *d = __cxa_demangle(fn, NULL, NULL, &status);
+    if (d && status == 0 && strlen(d) < len) {
+        memcpy(buf, d, strlen(d) + 1);
+        fn = buf;
+    }
+    free(d);
+    return fn;
+}
+
 static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
                 int line, int col)
 {
@@ -341,7 +361,9 @@ static int emit_data(ft_appender *ap, const module_dw *m, uint32_t index,
             GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0 ||
             sym.st_shndx == SHN_UNDEF || sym.st_value < base)
             continue;
-        const char *name = elf_strptr(elf, best_sh.sh_link, sym.st_name);
+        char dbuf[1024];
+        const char *name = demangled(
+            elf_strptr(elf, best_sh.sh_link, sym.st_name), dbuf, sizeof dbuf);
         size_t nl = name ? strlen(name) : 0;
         if (!nl || nl > 1024)
             continue;
@@ -418,7 +440,9 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
             continue;
         Dwarf_Addr a = (m->is_exec ? r->modules[s->module].base : 0) +
                        s->offset - 1 + m->bias;
-        const char *fn = dwfl_module_addrname(m->mod, a);
+        char dbuf[4096];
+        const char *fn = demangled(dwfl_module_addrname(m->mod, a), dbuf,
+                                   sizeof dbuf);
         int line = 0, col = 0;
         const char *file = find_line(m->mod, a, &line, &col);
         if ((!fn && !file) || (retry && !file))

@@ -303,6 +303,16 @@ cxx_threads)
     [ "$(count ' THREAD_EXIT')" = 3 ] || fail "thread exits"
     # thread_local destructors run before THREAD_EXIT and are recorded
     [ "$(count ' MUTEX_LOCK ')" = 3 ] || fail "thread_local destructor locks"
+    # C++ names demangled by the symboliser, as people read them; a spec
+    # file names a function without its parameter list
+    "$FT_BIN/foretell" symbolize x.ft >/dev/null 2>&1 || fail "symbolize"
+    "$FT_BIN/foretell" dump x.ft >names.txt 2>&1
+    grep -q '(work(int))$' names.txt || fail "work(int) not demangled: $(grep -m3 'cxx_threads.cc' names.txt)"
+    grep -q '(Tally::~Tally())$' names.txt || fail "Tally::~Tally() not demangled"
+    ! grep -q '(_Z' names.txt || fail "a mangled name is left: $(grep -m1 '(_Z' names.txt)"
+    echo work >spec.txt
+    "$FT_BIN/foretell" analyze --regions --spec spec.txt x.ft >regions.txt 2>&1
+    grep -q ' work(int) .*\[spec\]' regions.txt || fail "spec 'work' does not name work(int): $(head -3 regions.txt)"
     ;;
 cxx_condvar)
     "$CXX" -O1 -o cv "$P/cxx_condvar.cc" || fail build
