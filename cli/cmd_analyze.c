@@ -46,6 +46,9 @@ static const ft_opt opts[] = {
     {"maxd", 0, "N", "inference: max source-line span of a region (default "
                      "10)"},
     {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
+    {"system-regions", 0, NULL,
+     "inference: also regions in system headers (libstdc++, libc code "
+     "inlined into the program), left out by default"},
     {"std", 0, NULL,
      "TRACE is in RAPID's STD text format (default: detected from the "
      "first byte or a .std extension)"},
@@ -80,7 +83,7 @@ static const ft_opt opts[] = {
 
 enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
        O_MAXD,
-       O_SPEC,
+       O_SPEC, O_SYSREG,
        O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_NO_CONFIRM, O_KINDS, O_REFINE,
        O_TAILS, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
@@ -214,6 +217,9 @@ static int parse(struct args *a, int argc, char **argv)
             if (ft_opt_uint(&p, "maxd", value, 1000000, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
             a->fo.maxd = (uint32_t)n;
+            break;
+        case O_SYSREG:
+            a->fo.system_regions = 1;
             break;
         case O_MODE:
             if (strcmp(value, "direct") == 0)

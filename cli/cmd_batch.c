@@ -58,6 +58,7 @@ static const ft_opt analyze_opts[] = {
     {"stop-after", 0, "N", "analyze: stop a trace once N are predicted"},
     {"maxd", 0, "N", "analyze: max source-line span of a region"},
     {"spec", 0, "FILE", "analyze: functions whose bodies are atomic"},
+    {"system-regions", 0, NULL, "analyze: also regions in system headers"},
     {"kinds", 0, "LIST",
      "analyze: what to predict, comma-separated: atomicity (CA/CMA), "
      "deadlock, lost-wakeup, order, null-deref, use-after-free, data-race, "
@@ -75,7 +76,7 @@ static const ft_opt analyze_opts[] = {
 
 enum { A_STORE, A_JOBS, A_SHARD, A_SHARD_COUNT, A_REDO, A_RETRY,
        A_TRACE_TIME, A_TIME, A_QUIET, A_TIMEOUT, A_MODE, A_MAXIT, A_STOP,
-       A_MAXD, A_SPEC, A_KINDS, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
+       A_MAXD, A_SPEC, A_SYSREG, A_KINDS, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
        A_WORK, A_COUNT };
 
 /* The numeric options: where each goes and its bound. */
@@ -170,6 +171,7 @@ static int parse_analyze(analyze_args *a, int argc, char **argv)
         case A_SHARD: a->shard = v; break;
         case A_WORK: a->work = v; break;
         case A_SPEC: a->ao.spec = v; break;
+        case A_SYSREG: a->ao.infer.system_regions = 1; break;
         case A_KINDS: {
             char why[512];
             int64_t m = ft_pkind_parse_mask(v, why, sizeof why);

@@ -165,6 +165,9 @@ typedef struct fi_options {
     const char *const *spec_functions; /* bodies stated atomic */
     size_t nspec;
     uint32_t max_cma;     /* stop generating CMA properties after this */
+    int system_regions;   /* also infer regions in system headers and
+                             library sources (libstdc++'s, libc's: code
+                             inlined into the program); default 0 */
     /* NULL, or a time bound: fi_analyze and fi_properties stop between
      * passes once it is spent (the analysis is then partial: a->stopped) */
     ft_budget *budget;

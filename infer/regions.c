@@ -65,6 +65,12 @@ static int close_cand(walk *w, uint32_t tid, candidate *c)
     if (!c->open)
         return 0;
     c->open = 0;
+    /* the layout of a system header's code says what its authors meant
+     * as a unit, not the program's: left out unless asked for */
+    const ft_site *s = fi_trace_site_get(w->a->trace, c->site);
+    if (!w->a->opt.system_regions && s && s->file &&
+        ft_path_is_system(s->file))
+        return 0;
     if (fi_add_region(w->a, tid, c->first, c->last, FI_SRC_INFERRED,
                       c->site) < 0)
         return -1;

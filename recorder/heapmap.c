@@ -115,7 +115,10 @@ const char *ft_heap_obj_name(const ft_reader *r, const ft_heap_obj *o,
                              uint64_t addr, char *buf, size_t len)
 {
     char site[256];
-    ft_site_format(r, o->site, site, sizeof site);
+    /* allocated in code inlined from a system header (std::vector's
+     * new_allocator.h): named by where that code entered the program */
+    if (!ft_site_format_user(r, o->site, site, sizeof site))
+        ft_site_format(r, o->site, site, sizeof site);
     if (addr == o->addr)
         snprintf(buf, len, "%s#%llu", site, (unsigned long long)o->count);
     else
