@@ -313,6 +313,10 @@ cxx_threads)
     echo work >spec.txt
     "$FT_BIN/foretell" analyze --regions --spec spec.txt x.ft >regions.txt 2>&1
     grep -q ' work(int) .*\[spec\]' regions.txt || fail "spec 'work' does not name work(int): $(head -3 regions.txt)"
+    # regions in libstdc++'s code are left out unless asked for
+    ! grep -q ' /usr/include/' regions.txt || fail "a region in a system header: $(grep -m1 /usr/include regions.txt)"
+    "$FT_BIN/foretell" analyze --regions --system-regions x.ft >sysreg.txt 2>&1
+    grep -q ' /usr/include/c++/' sysreg.txt || fail "--system-regions: no region in libstdc++"
     ;;
 cxx_condvar)
     "$CXX" -O1 -o cv "$P/cxx_condvar.cc" || fail build
