@@ -11,10 +11,23 @@
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A thread's open function activations: their call sites (the first
+ * MAX_DEPTH of them; depth counts them all, so exits stay paired). */
+#define MAX_DEPTH 4096
+#define MAX_TIDS 65536
+
+typedef struct calls {
+    uint32_t *site;
+    uint32_t depth, cap;
+} calls;
 
 struct ft_heapmap {
     void *root;
     uint64_t live, peak;
+    calls *thr;
+    uint32_t nthr;
 };
 
 static int cmp_interval(const void *a, const void *b)
@@ -38,6 +51,9 @@ void ft_heapmap_free(ft_heapmap *h)
     if (!h)
         return;
     tdestroy(h->root, free);
+    for (uint32_t t = 0; t < h->nthr; t++)
+        free(h->thr[t].site);
+    free(h->thr);
     free(h);
 }
 
@@ -57,7 +73,12 @@ static int add(ft_heapmap *h, const ft_event *ev)
     ft_heap_obj *o = malloc(sizeof *o);
     if (!o)
         return -1;
-    *o = (ft_heap_obj){ev->addr, ev->value, ev->site, ev->value2, ev->index};
+    *o = (ft_heap_obj){ev->addr, ev->value, ev->site, ev->value2, ev->index,
+                       {0}};
+    const calls *c = ev->tid < h->nthr ? &h->thr[ev->tid] : NULL;
+    uint32_t n = c ? (c->depth < c->cap ? c->depth : c->cap) : 0;
+    for (uint32_t i = 0; i < FT_HEAP_CALLERS && i < n; i++)
+        o->caller[i] = c->site[n - 1 - i];
     /* an interval wrapping past 2^64 is clipped to the top of memory */
     if (o->addr + o->size < o->addr)
         o->size = UINT64_MAX - o->addr;
@@ -85,9 +106,53 @@ static void drop(ft_heapmap *h, uint64_t addr)
     h->live--;
 }
 
+static calls *thread_calls(ft_heapmap *h, uint32_t tid)
+{
+    if (tid >= MAX_TIDS)
+        return NULL;
+    if (tid >= h->nthr) {
+        uint32_t n = h->nthr ? h->nthr : 8;
+        while (n <= tid)
+            n *= 2;
+        calls *t = realloc(h->thr, n * sizeof *t);
+        if (!t)
+            return NULL;
+        for (uint32_t i = h->nthr; i < n; i++)
+            t[i] = (calls){0};
+        h->thr = t;
+        h->nthr = n;
+    }
+    return &h->thr[tid];
+}
+
+static int enter(ft_heapmap *h, const ft_event *ev)
+{
+    calls *c = thread_calls(h, ev->tid);
+    if (!c)
+        return ev->tid >= MAX_TIDS ? 0 : -1;
+    if (c->depth < MAX_DEPTH && c->depth == c->cap) {
+        uint32_t n = c->cap ? 2 * c->cap : 16;
+        uint32_t *s = realloc(c->site, n * sizeof *s);
+        if (!s)
+            return -1;
+        c->site = s;
+        c->cap = n;
+    }
+    if (c->depth < c->cap)
+        c->site[c->depth] = (uint32_t)ev->value;
+    c->depth++;
+    return 0;
+}
+
 int ft_heapmap_update(ft_heapmap *h, const ft_event *ev)
 {
     switch (ev->kind) {
+    case FT_EV_FUNC_ENTRY:
+        return enter(h, ev);
+    case FT_EV_FUNC_EXIT:
+        if (ev->tid < h->nthr && h->thr[ev->tid].depth)
+            h->thr[ev->tid].depth--;
+        return 0;
     case FT_EV_MALLOC:
         return ev->addr ? add(h, ev) : 0;
     case FT_EV_FREE:
@@ -114,15 +179,25 @@ uint64_t ft_heapmap_peak(const ft_heapmap *h) { return h->peak; }
 const char *ft_heap_obj_name(const ft_reader *r, const ft_heap_obj *o,
                              uint64_t addr, char *buf, size_t len)
 {
-    char site[256];
-    /* allocated in code inlined from a system header (std::vector's
-     * new_allocator.h): named by where that code entered the program */
-    if (!ft_site_format_user(r, o->site, site, sizeof site))
-        ft_site_format(r, o->site, site, sizeof site);
-    if (addr == o->addr)
-        snprintf(buf, len, "%s#%llu", site, (unsigned long long)o->count);
-    else
-        snprintf(buf, len, "%s#%llu+%llu", site, (unsigned long long)o->count,
-                 (unsigned long long)(addr - o->addr));
+    char raw[256], user[256], off[32] = "";
+    ft_site_format(r, o->site, raw, sizeof raw);
+    /* allocated in a system header's code (std::vector's
+     * new_allocator.h): named by where that code entered the program,
+     * inlined, or by the innermost caller in the program's own code, with
+     * the allocating site's file:line and count after it, which keep two
+     * blocks allocated there apart ("main.cc:30[new_allocator.h:137#1]") */
+    int named = ft_site_format_user(r, o->site, user, sizeof user) != NULL;
+    for (int i = 0; !named && i < FT_HEAP_CALLERS && o->caller[i]; i++)
+        named = ft_site_format_user(r, o->caller[i], user, sizeof user) != NULL;
+    if (addr != o->addr)
+        snprintf(off, sizeof off, "+%llu", (unsigned long long)(addr - o->addr));
+    if (named && strcmp(user, raw) != 0) {
+        const char *base = strrchr(raw, '/');
+        snprintf(buf, len, "%s[%s#%llu]%s", user, base ? base + 1 : raw,
+                 (unsigned long long)o->count, off);
+    } else {
+        snprintf(buf, len, "%s#%llu%s", raw, (unsigned long long)o->count,
+                 off);
+    }
     return buf;
 }

@@ -9,11 +9,18 @@
 
 #include "recorder/trace.h"
 
+#define FT_HEAP_CALLERS 4
+
 typedef struct ft_heap_obj {
     uint64_t addr, size;
     uint32_t site;      /* allocation site */
     uint64_t count;     /* allocation number at that site, from 1 */
     uint64_t alloc_index; /* event index of the MALLOC/REALLOC */
+    /* the call sites of the allocating thread's innermost open function
+     * activations (FUNC_ENTRY), innermost first, 0 past the last: a block
+     * allocated inside a system header's code is named by the first of
+     * them in the program's own code */
+    uint32_t caller[FT_HEAP_CALLERS];
 } ft_heap_obj;
 
 typedef struct ft_heapmap ft_heapmap;
@@ -21,8 +28,9 @@ typedef struct ft_heapmap ft_heapmap;
 ft_heapmap *ft_heapmap_new(void);
 void ft_heapmap_free(ft_heapmap *h);
 
-/* Applies MALLOC, FREE and REALLOC; ignores other kinds.  0, or -1 when
- * out of memory. */
+/* Applies MALLOC, FREE and REALLOC, and follows each thread's calls
+ * (FUNC_ENTRY, FUNC_EXIT) for the callers of an allocation; ignores other
+ * kinds.  0, or -1 when out of memory. */
 int ft_heapmap_update(ft_heapmap *h, const ft_event *ev);
 
 /* The live object containing addr, or NULL. */
@@ -32,7 +40,8 @@ const ft_heap_obj *ft_heapmap_find(const ft_heapmap *h, uint64_t addr);
 uint64_t ft_heapmap_live(const ft_heapmap *h);
 uint64_t ft_heapmap_peak(const ft_heapmap *h);
 
-/* "site#count+off" (site as ft_site_format prints it) into buf. */
+/* "site#count+off" into buf: the site as ft_site_format_user prints it,
+ * else the first of the callers it prints, else as ft_site_format does. */
 const char *ft_heap_obj_name(const ft_reader *r, const ft_heap_obj *o,
                              uint64_t addr, char *buf, size_t len);
 

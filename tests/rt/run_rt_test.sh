@@ -317,6 +317,10 @@ cxx_threads)
     ! grep -q ' /usr/include/' regions.txt || fail "a region in a system header: $(grep -m1 /usr/include regions.txt)"
     "$FT_BIN/foretell" analyze --regions --system-regions x.ft >sysreg.txt 2>&1
     grep -q ' /usr/include/c++/' sysreg.txt || fail "--system-regions: no region in libstdc++"
+    # a block std::vector allocated is named by the program's line that
+    # grew the vector, the allocating header's site after it
+    grep -q 'heap@[^ ]*cxx_threads\.cc:[0-9]*\[[a-z_]*\.h:[0-9]*#1\]' sysreg.txt ||
+        fail "libstdc++'s blocks not named by the program's line: $(grep -m1 -o 'heap@[^ ]*' sysreg.txt)"
     ;;
 cxx_condvar)
     "$CXX" -O1 -o cv "$P/cxx_condvar.cc" || fail build

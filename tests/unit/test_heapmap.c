@@ -110,10 +110,58 @@ static void test_against_brute_force(void **state)
     }
 }
 
+/* Each allocation keeps its thread's innermost call sites, innermost
+ * first, whatever the other threads' calls and returns in between:
+ * checked against a stack per thread kept here, on random call trees. */
+static void test_callers(void **state)
+{
+    (void)state;
+    enum { NT = 3, DEPTH = 64 };
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        rng g = {seed};
+        ft_heapmap *h = ft_heapmap_new();
+        assert_non_null(h);
+        uint32_t stack[NT][DEPTH];
+        uint32_t depth[NT] = {0};
+        uint64_t addr = 0x1000;
+        for (int op = 0; op < 300; op++) {
+            ft_event ev = {0};
+            ev.tid = (uint32_t)(rng_below(&g, NT));
+            uint32_t t = ev.tid, r = (uint32_t)rng_below(&g, 3);
+            if (r == 0 && depth[t] < DEPTH) {
+                ev.kind = FT_EV_FUNC_ENTRY;
+                ev.site = 1;
+                ev.value = 100 + rng_below(&g, 1000);
+                stack[t][depth[t]++] = (uint32_t)ev.value;
+            } else if (r == 1 && depth[t]) {
+                ev.kind = FT_EV_FUNC_EXIT;
+                depth[t]--;
+            } else {
+                ev.kind = FT_EV_MALLOC;
+                ev.site = 7;
+                ev.addr = addr;
+                ev.value = 16;
+                ev.value2 = (uint64_t)op + 1;
+                addr += 64;
+            }
+            assert_int_equal(ft_heapmap_update(h, &ev), 0);
+            if (ev.kind != FT_EV_MALLOC)
+                continue;
+            const ft_heap_obj *o = ft_heapmap_find(h, ev.addr + 3);
+            assert_non_null(o);
+            for (uint32_t i = 0; i < FT_HEAP_CALLERS; i++)
+                assert_int_equal(o->caller[i],
+                                 i < depth[t] ? stack[t][depth[t] - 1 - i] : 0);
+        }
+        ft_heapmap_free(h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_brute_force),
+        cmocka_unit_test(test_callers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
