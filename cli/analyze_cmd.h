@@ -32,6 +32,10 @@ typedef struct analyze_out {
 /* The regions the recorded run already violates, compiler style. */
 void analyze_print_observed(FILE *out, const ft_pipeline *pl);
 void analyze_print_misuse(FILE *out, const ft_pipeline *pl);
+/* The source line of trace event ev under its location, as compilers
+ * print it ("   38 |     if (balance >= amount)"), when the trace has
+ * its text (SOURCE chunk); nothing otherwise. */
+void analyze_print_source(FILE *out, const ft_pipeline *pl, uint64_t ev);
 /* Each predicted violation (and each property left unknown) compiler
  * style, then the summary line. */
 void analyze_print_text(FILE *out, const analyze_out *ao);

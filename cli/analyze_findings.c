@@ -264,6 +264,8 @@ static void print_group(FILE *out, const analyze_out *ao, const finding *f,
                                                   sizeof site));
         locks_held(pl, x, held, sizeof held);
         fprintf(out, "; locks held: %s\n", held[0] ? held : "none");
+        if (x < c->ntrans)
+            analyze_print_source(out, pl, c->event[x]);
         for (uint32_t d = 0; st && d < st[e].n; d++) {
             site_text(pl, st[e].site[d], site, sizeof site, &fn);
             if (d > 0 && !strcmp(site, "?:0"))

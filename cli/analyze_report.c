@@ -66,6 +66,16 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
     }
 }
 
+void analyze_print_source(FILE *out, const ft_pipeline *pl, uint64_t ev)
+{
+    if (!pl->names || ev >= pl->trace.nev)
+        return;
+    uint32_t id = pl->trace.ev[ev].site;
+    const ft_site *s = id ? ft_reader_site(pl->names, id) : NULL;
+    if (s && s->text && s->text[0])
+        fprintf(out, "    %5u | %s\n", s->line, s->text);
+}
+
 /* The function of event i's site, "?" if none. */
 static const char *event_function(const fi_trace *t, uint64_t i)
 {
@@ -90,12 +100,15 @@ void analyze_print_misuse(FILE *out, const ft_pipeline *pl)
         fprintf(out, "  thread %u event %" PRIu64 " at %s (%s)\n", m->tid,
                 m->event, event_site(t, m->event, s1, sizeof s1),
                 event_function(t, m->event));
+        analyze_print_source(out, pl, m->event);
         if (m->holder >= 0 && m->taken != UINT64_MAX)
             fprintf(out, "  %s held by thread %lld since event %" PRIu64
                          " at %s (%s)\n",
                     name, (long long)m->holder, m->taken,
                     event_site(t, m->taken, s1, sizeof s1),
                     event_function(t, m->taken));
+        if (m->holder >= 0 && m->taken != UINT64_MAX)
+            analyze_print_source(out, pl, m->taken);
         else if (m->holder >= 0)
             fprintf(out, "  %s held by thread %lld\n", name,
                     (long long)m->holder);

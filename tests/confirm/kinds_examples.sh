@@ -72,6 +72,13 @@ bug double_free order double_free
 bug uaf_handoff use-after-free uaf_handoff
 bug null_deref null-deref null_deref
 bug data_race data-race data_race
+# as text: each event of a finding with the source line under it, as
+# compilers print it
+"$F" analyze abba_deadlock.ft -o out-text -q --no-confirm --kinds deadlock \
+    >abba.txt 2>&1
+grep -qE '^ +[0-9]+ \| .*pthread_mutex_lock\(' abba.txt ||
+    fail "abba_deadlock: no source line under the events: $(head -8 abba.txt)"
+
 clean correct_locked correct_locked
 clean correct_atomics correct_atomics
 clean prodcons_sem prodcons_sem

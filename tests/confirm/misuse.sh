@@ -35,6 +35,11 @@ grep -q "gate held by thread 0 since event [0-9]* at .*misuse_handoff.c:23 (main
 grep -q "misuse_handoff.c:27: error: destroy of a locked mutex (gate) in thread 0" h.txt ||
     fail "analyze: no destroy error: $(cat h.txt)"
 grep -q "; 2 API misuse observed" h.txt || fail "analyze: summary lacks the count"
+# the source line under each location, as compilers print it
+grep -q '^ *16 |     pthread_mutex_unlock(&gate); /\* BUG: main holds it \*/$' h.txt ||
+    fail "analyze: no source line under the unlock: $(cat h.txt)"
+grep -q '^ *23 |     pthread_mutex_lock(&gate);$' h.txt ||
+    fail "analyze: no source line under the holder's lock"
 "$F" analyze -q --no-confirm --json -o out-h h.ft >h.json 2>/dev/null
 python3 - h.json <<'PY' || fail "analyze --json: misuse entries wrong"
 import json, sys
