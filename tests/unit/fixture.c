@@ -55,7 +55,7 @@ const unsigned fx_kinds[] = {
     FT_EV_REALLOC, FT_EV_FUNC_ENTRY, FT_EV_FUNC_EXIT, FT_EV_SLEEP,
     FT_EV_YIELD, FT_EV_REGION_BEGIN, FT_EV_REGION_END, FT_EV_STEAL,
     FT_EV_DEADLOCK, FT_EV_SIGNAL, FT_EV_ABORT, FT_EV_THREAD_CANCEL,
-    FT_EV_THREAD_CANCELED,
+    FT_EV_THREAD_CANCELED, FT_EV_MISUSE,
 };
 const size_t fx_nkinds = sizeof fx_kinds / sizeof fx_kinds[0];
 
@@ -202,6 +202,12 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
     case FT_EV_ABORT:
     case FT_EV_THREAD_CANCELED:
         ev->site = e32(r);
+        break;
+    case FT_EV_MISUSE:
+        ev->site = e32(r);
+        ev->addr = rng_edge(r);
+        ev->arg = e32(r);
+        ev->value = e32(r);
         break;
     default:
         fail_msg("fixture does not know kind %u", kind);

@@ -54,6 +54,7 @@ static const char *wire_fields(unsigned kind)
     case FT_EV_ABORT: case FT_EV_THREAD_CANCELED:
         return "s";
     case FT_EV_STEAL: case FT_EV_SIGNAL: return "v";
+    case FT_EV_MISUSE: return "sagv";
     default: return NULL;
     }
 }
