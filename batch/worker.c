@@ -213,6 +213,7 @@ static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
     co.tails = o->tails;
     co.infer = &o->infer;
     co.predict = &o->predict;
+    co.recorded = pl;
     for (size_t k = 0; k < r->ngroups; k++) {
         fb_group *g = &r->groups[k];
         int atomicity = g->f.prop < pl->nprops;

@@ -54,6 +54,7 @@ typedef struct analyze_confirm_opts {
     int progress;             /* a progress line on a terminal */
     double until;             /* --time's end (ft_now), 0 none: findings
                                  not replayed by then stay unconfirmed */
+    const ft_pipeline *recorded; /* its API misuse is no replay's failure */
 } analyze_confirm_opts;
 
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program

@@ -23,6 +23,7 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     o->timeout_s = co->timeout_s;
     o->tails = co->tails;
     o->until = co->until;
+    o->recorded = co->recorded;
 }
 
 int analyze_confirm_skip(const fr_confirm_opts *o, fr_confirmation *c)

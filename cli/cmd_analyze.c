@@ -510,7 +510,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
             fr_check_binary(a->path, a->prog[0], stderr);
         analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
                                    a->tails, &a->fo, &a->po,
-                                   !a->flag[O_QUIET], b ? b->until : 0};
+                                   !a->flag[O_QUIET], b ? b->until : 0, pl};
         exit_code = analyze_confirm(&ao, &co);
         if (exit_code == FT_EXIT_OK)
             exit_code = analyze_confirm_kinds(&ao, &co);

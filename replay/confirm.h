@@ -29,6 +29,10 @@ typedef struct fr_confirm_opts {
     double until;             /* CLOCK_MONOTONIC s (ft_now), 0 none: no
                                  replay (tail, refinement) starts after
                                  it; one started keeps its timeout_s */
+    const ft_pipeline *recorded; /* the recorded run's analysis, or NULL:
+                                 a replay's API misuse at a call where the
+                                 recorded run misused it too is not a
+                                 failure the schedule caused */
 } fr_confirm_opts;
 
 void fr_confirm_opts_default(fr_confirm_opts *o);

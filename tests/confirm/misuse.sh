@@ -65,6 +65,26 @@ assert len(f) == 2 and all(r["observed"] for r in f), rows
 assert len({r["fingerprint"] for r in f}) == 2, f
 PY
 
+# a misuse every schedule makes proves no other finding: the replayed
+# witnesses of misuse_race.c's race run into the unlock the recorded run
+# made too, and stay "reached", not bugs
+"$FT_BIN/foretell-cc" -O1 -g -o mrace "$P/misuse_race.c" || fail "build misuse_race"
+"$F" record -o mr.ft -- ./mrace >/dev/null 2>&1 || fail "record misuse_race"
+"$F" analyze -q --json -o out-mr mr.ft >mr.json 2>mr.err
+rc=$?
+[ $rc = 1 ] || fail "misuse_race: analyze exit $rc ($(cat mr.err))"
+python3 - mr.json <<'PY' || fail "misuse_race: a finding proved by the recorded run's own misuse"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["misuse"]) == 1, d["misuse"]
+races = [f for f in d["findings"] if f["kind"] == "data-race"]
+assert races, d["findings"]
+for f in d["findings"]:
+    c = f["confirmation"]
+    assert not f["bug"] and c["failure"] == "none", f
+    assert "misuse the recorded run showed too" in (c["detail"] or ""), c
+PY
+
 # a correct program's run: no misuse
 "$F" record -o c.ft -- "$FT_INST/correct_locked" >/dev/null 2>&1 || fail "record correct_locked"
 "$F" analyze -q --no-confirm --kinds atomicity --json -o out-c c.ft >c.json 2>/dev/null
