@@ -27,13 +27,18 @@
  * leaving out pairs whose threads hold a common lock (not both as
  * readers) just before them: such a pair cannot stand at once.  Grouped
  * by the unordered pair of sites, per_group dynamic instances each, so a
- * loop racing a thousand times gives one static race. */
+ * loop racing a thousand times gives one static race.  A read walks back
+ * over the variable's writes only (a flag a thread spins on has millions
+ * of reads: walking them for every read was quadratic, and ran a 380,000
+ * event ring buffer past `--time`), and no access walks back over more
+ * than SCAN accesses in all (atomics that cannot race each other). */
 #include "predict/kind.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define WALK 16 /* conflicting accesses of a thread walked back per access */
+#define SCAN 4096 /* accesses walked back per access, at most */
 
 typedef struct sitepair {
     uint32_t a, b, n;
@@ -105,31 +110,50 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
     uint32_t *first = calloc(c->nvars + 2, sizeof *first);
     uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
     uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
+    /* the same for the writes alone */
+    uint32_t *wfirst = calloc(c->nvars + 2, sizeof *wfirst);
+    uint32_t *wacc = malloc(sizeof *wacc * (c->ntrans + 1));
     uint32_t *walked = malloc(sizeof *walked * (nt + 1));
     uint8_t *stop = malloc(nt + 1);
     sitepair *pairs = NULL;
     size_t npairs = 0, cap = 0;
     int rc = -1;
-    if (!first || !acc || !fill || !walked || !stop)
+    if (!first || !acc || !fill || !walked || !stop || !wfirst || !wacc)
         goto out;
     for (uint32_t x = 0; x < c->ntrans; x++)
-        if (is_access(c, x) && c->vars[c->obj[x]].shared)
+        if (is_access(c, x) && c->vars[c->obj[x]].shared) {
             first[c->obj[x] + 1]++;
-    for (uint32_t v = 0; v < c->nvars; v++)
+            wfirst[c->obj[x] + 1] += ft_ctm_writes(c, x) != 0;
+        }
+    for (uint32_t v = 0; v < c->nvars; v++) {
         first[v + 1] += first[v];
+        wfirst[v + 1] += wfirst[v];
+    }
     for (uint32_t x = 0; x < c->ntrans; x++)
         if (is_access(c, x) && c->vars[c->obj[x]].shared)
             acc[first[c->obj[x]] + fill[c->obj[x]]++] = x;
+    memset(fill, 0, sizeof *fill * (c->nvars + 1));
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (is_access(c, x) && c->vars[c->obj[x]].shared &&
+            ft_ctm_writes(c, x))
+            wacc[wfirst[c->obj[x]] + fill[c->obj[x]]++] = x;
     rc = 0;
     for (uint32_t v = 0; v < c->nvars && rc == 0; v++) {
+        uint32_t wq = wfirst[v]; /* the writes before acc[q] end here */
         for (uint32_t q = first[v]; q < first[v + 1] && rc == 0; q++) {
             uint32_t y = acc[q];
             int yw = ft_ctm_writes(c, y), ya = atomic_access(s, y);
             memset(walked, 0, sizeof *walked * nt);
             memset(stop, 0, nt);
             stop[c->tid[y]] = 1;
-            for (uint32_t k = q; k-- > first[v] && rc == 0;) {
-                uint32_t x = acc[k], t = c->tid[x];
+            while (wq < wfirst[v + 1] && wacc[wq] < y)
+                wq++;
+            /* a read races only with writes: walk those */
+            const uint32_t *list = yw ? acc : wacc;
+            uint32_t lo = yw ? first[v] : wfirst[v], k = yw ? q : wq;
+            for (uint32_t scanned = 0; k-- > lo && rc == 0 &&
+                                       scanned++ < SCAN;) {
+                uint32_t x = list[k], t = c->tid[x];
                 if (stop[t] || (!yw && !ft_ctm_writes(c, x)) ||
                     (ya && atomic_access(s, x)))
                     continue;
@@ -162,6 +186,8 @@ out:
     free(first);
     free(acc);
     free(fill);
+    free(wfirst);
+    free(wacc);
     free(walked);
     free(stop);
     free(pairs);
