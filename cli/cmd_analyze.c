@@ -7,6 +7,7 @@
  * the stage ii figures.  This file parses options and picks the output;
  * predict/pipeline.c does the work, analyze_report.c the printing. */
 #include "cli/analyze_cmd.h"
+#include "cli/json.h"
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "predict/kind.h"
@@ -316,6 +317,9 @@ typedef struct watchdog {
     int disarmed;
     const talk *k;
     ft_budget *b;
+    int json;           /* --json: the document says what happened */
+    const char *path;
+    int printing;       /* the report is being written (atomic): wait */
 } watchdog;
 
 static void *watchdog_main(void *arg)
@@ -325,13 +329,36 @@ static void *watchdog_main(void *arg)
     double whole, frac = modf(w->at, &whole);
     struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
     int rc = 0;
-    while (!w->disarmed && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&w->cv, &w->mu, &at);
+    for (;;) {
+        while (!w->disarmed && rc != ETIMEDOUT)
+            rc = pthread_cond_timedwait(&w->cv, &w->mu, &at);
+        /* a report half written would be cut: let it finish */
+        if (w->disarmed || !__atomic_load_n(&w->printing, __ATOMIC_ACQUIRE))
+            break;
+        at.tv_sec += WATCHDOG_GRACE_S;
+        rc = 0;
+    }
     if (!w->disarmed) {
-        fprintf(stderr, "%sforetell analyze: error: --time %.0f s ran out "
-                        "in %s, which did not stop in time; nothing decided\n",
-                w->k->open ? "\n" : "", w->b->seconds,
-                w->k->current ? w->k->current : "loading");
+        const char *stage = w->k->current ? w->k->current : "loading";
+        char msg[200];
+        snprintf(msg, sizeof msg, "--time %.0f s ran out in %s, which did "
+                 "not stop in time; nothing decided", w->b->seconds, stage);
+        fprintf(stderr, "%sforetell analyze: error: %s\n",
+                w->k->open ? "\n" : "", msg);
+        if (w->json) {
+            /* machines get a document too: what stopped, nothing found */
+            ft_json j;
+            ft_json_init(&j, stdout);
+            ft_json_begin_object(&j);
+            ft_json_kstr(&j, "trace", w->path);
+            ft_json_kstr(&j, "stopped_in", stage);
+            ft_json_kstr(&j, "error", msg);
+            ft_json_key(&j, "findings");
+            ft_json_begin_array(&j);
+            ft_json_end_array(&j);
+            ft_json_end_object(&j);
+            ft_json_line(&j);
+        }
         fflush(stdout);
         _exit(FT_EXIT_UNDECIDED);
     }
@@ -520,6 +547,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         }
         exit_code = ok;
     }
+    __atomic_store_n(&w->printing, 1, __ATOMIC_RELEASE);
     if (a->flag[O_JSON])
         analyze_print_json(stdout, &ao);
     else
@@ -559,7 +587,7 @@ int cmd_analyze(int argc, char **argv)
     talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, NULL, 0};
     ft_budget b = {0, a.time_s, stage_progress, &k, 0};
     watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
-                  &k, &b};
+                  &k, &b, a.flag[O_JSON], a.path, 0};
     pthread_t wth;
     int armed = 0;
     if (a.time_s) {

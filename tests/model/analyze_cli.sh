@@ -42,7 +42,10 @@ json=$("$foretell" analyze --json -q --time 2 -o "$dir/many" "$dir/many.std" \
 rc=$?
 # a loaded machine may spend the 2 s and the watchdog's grace in the
 # reduction, which does not poll: then the watchdog exits 5 naming it
+# (its --json document says so: "stopped_in" and "error")
 if [ $rc -eq 5 ] && grep -q "ran out in reduction" "$dir/many.err"; then
+    echo "$json" | grep -q '"stopped_in":"reduction","error":"--time 2 s ran out in reduction' ||
+        fail "--time: the watchdog's JSON: $json"
     json='{"violated":0,"predict_seconds":0,"stopped_in":"reduction"}'
 fi
 echo "$json" | grep -q '"not_solved":[1-9]\|"stopped_in":"' ||
