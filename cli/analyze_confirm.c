@@ -144,10 +144,15 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
             fprintf(out, "  failing run as a schedule: %s\n",
                     c->failing_schedule);
     }
+    size_t fail = 0;
+    for (size_t i = 0; i < ao->pl->nprops; i++)
+        fail += ao->schedule[i] && ao->confirm[i].status != FR_SPURIOUS &&
+                ao->confirm[i].status != FR_NOT_RUN &&
+                ao->confirm[i].outcome.failure != FR_OK;
     if (n)
         fprintf(out, "confirmation: %zu of %zu predicted violations "
-                "confirmed\n",
-            analyze_confirmed(ao), n);
+                "confirmed, %zu of them fail the program\n",
+                analyze_confirmed(ao), n, fail);
 }
 
 void analyze_json_confirm(ft_json *j, const analyze_out *ao, size_t i)
