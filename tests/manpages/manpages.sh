@@ -57,6 +57,12 @@ for c in $cmds; do
         done
     done
 done
+# every FORETELL_ environment variable the sources read is in the guide
+for v in $(grep -rhoE '"FORETELL_[A-Z0-9_]+"' "$src/recorder" "$src/replay" "$src/cli" \
+               "$src/predict" "$src/smt" "$src/batch" --include=*.c | tr -d '"' | sort -u); do
+    grep -q -- "\`$v\`" "$src/docs/user-guide.md" ||
+        fail "docs/user-guide.md (Environment variables) does not name $v"
+done
 # a command the table does not have is an error, by name
 "$ft" help no-such-command >/dev/null 2>err.txt; r=$?
 [ $r = 2 ] || fail "'foretell help no-such-command' exit $r, not 2"
