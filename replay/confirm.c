@@ -126,14 +126,8 @@ static void known_misuse(const fr_confirm_opts *o, fr_outcome *out)
         if (strcmp(site, out->site) != 0)
             continue;
         out->failure = FR_OK;
-        static const char head[] = "no failure but the API misuse the "
-                                   "recorded run showed too: ";
-        size_t n = strlen(out->detail), h = sizeof head - 1;
-        if (n + h >= sizeof out->detail)
-            n = sizeof out->detail - h - 1;
-        memmove(out->detail + h, out->detail, n);
-        memcpy(out->detail, head, h);
-        out->detail[n + h] = 0;
+        fr_detail_prepend(out, "no failure but the API misuse the recorded "
+                               "run showed too: ");
         return;
     }
 }

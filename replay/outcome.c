@@ -19,6 +19,18 @@ static const char *const failure_names[FR_NFAILURES] = {
     "deadlock", "hang", "exit", "diverged", "heap-corruption", "misuse",
 };
 
+void fr_detail_prepend(fr_outcome *o, const char *head)
+{
+    size_t n = strlen(o->detail), h = strlen(head);
+    if (h >= sizeof o->detail)
+        h = sizeof o->detail - 1;
+    if (n + h >= sizeof o->detail)
+        n = sizeof o->detail - h - 1;
+    memmove(o->detail + h, o->detail, n);
+    memcpy(o->detail, head, h);
+    o->detail[n + h] = 0;
+}
+
 const char *fr_failure_name(int failure)
 {
     return failure >= 0 && failure < FR_NFAILURES ? failure_names[failure]
@@ -255,15 +267,8 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
         out->failure = FR_DEADLOCK;
         if (!out->detail[0])
             snprintf(out->detail, sizeof out->detail, "no thread can run");
-        else {
-            static const char head[] = "no thread can run: ";
-            size_t n = strlen(out->detail), h = sizeof head - 1;
-            if (n + h >= sizeof out->detail)
-                n = sizeof out->detail - h - 1;
-            memmove(out->detail + h, out->detail, n);
-            memcpy(out->detail, head, h);
-            out->detail[n + h] = 0;
-        }
+        else
+            fr_detail_prepend(out, "no thread can run: ");
     } else if (!strcmp(reason, "diverged") ||
                (WIFEXITED(wait_status) && code == 83 && sc->diverge_seen)) {
         out->failure = FR_DIVERGED;

@@ -126,6 +126,9 @@ typedef struct fr_outcome {
                                errno (ENOENT: exit 127, else 126) */
 } fr_outcome;
 
+/* Puts head before o->detail (what does not fit is cut from the end). */
+void fr_detail_prepend(fr_outcome *o, const char *head);
+
 /* Runs the program once.  0 when the run happened (whatever its outcome,
  * which *out describes); -1 with err set when the input is to blame
  * (program missing or not executable: out->exec_errno, errno ENOENT or
