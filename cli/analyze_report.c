@@ -94,9 +94,13 @@ void analyze_print_misuse(FILE *out, const ft_pipeline *pl)
         const ft_misuse *m = &pl->misuse[k];
         const char *name = var_name(pl, m->obj, buf, sizeof buf);
         fprintf(out, "%s: error: %s (%s) in thread %u, observed in the "
-                     "recorded run\n",
+                     "recorded run",
                 event_site(t, m->event, s1, sizeof s1),
                 ft_misuse_title(m->what), name, m->tid);
+        if (m->instances > 1)
+            fprintf(out, " (%" PRIu64 " times; the first shown)",
+                    m->instances);
+        fputc('\n', out);
         fprintf(out, "  thread %u event %" PRIu64 " at %s (%s)\n", m->tid,
                 m->event, event_site(t, m->event, s1, sizeof s1),
                 event_function(t, m->event));
@@ -127,6 +131,7 @@ static void json_misuse(ft_json *j, const ft_pipeline *pl)
         ft_json_kstr(j, "mutex", var_name(pl, m->obj, buf, sizeof buf));
         ft_json_kuint(j, "thread", m->tid);
         ft_json_kuint(j, "event", m->event);
+        ft_json_kuint(j, "instances", m->instances);
         ft_json_kstr(j, "site", event_site(t, m->event, site, sizeof site));
         ft_json_kstr(j, "function", event_function(t, m->event));
         if (m->holder >= 0) {

@@ -7,6 +7,7 @@
  * in every schedule that reaches them, so they are reported as observed,
  * with where the holder took the mutex; what a reordering could add is
  * left to `foretell explore`, whose runs report them the same way. */
+#define _GNU_SOURCE /* qsort_r */
 #include "predict/predict.h"
 
 #include <stdlib.h>
@@ -21,53 +22,132 @@ const char *ft_misuse_title(unsigned what)
     }
 }
 
-/* The event at which thread tid last took obj before event end, or
- * UINT64_MAX. */
-static uint64_t taken_at(const fi_trace *t, uint32_t tid, uint64_t obj,
-                         uint64_t end)
+static int cmp_u64(const void *a, const void *b)
 {
-    for (uint64_t i = end; i-- > 0;) {
-        const ft_event *e = &t->ev[i];
-        if (e->tid != tid)
-            continue;
-        if ((e->kind == FT_EV_MUTEX_LOCK && e->addr == obj && e->rc == 0) ||
-            (e->kind == FT_EV_COND_WAKE && e->obj2 == obj))
-            return i;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of obj in the sorted objs[0, n), or n. */
+static size_t obj_index(const uint64_t *objs, size_t n, uint64_t obj)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (objs[mid] < obj)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return UINT64_MAX;
+    return lo < n && objs[lo] == obj ? lo : n;
+}
+
+static uint32_t site_of(const fi_trace *t, uint64_t ev)
+{
+    return ev < t->nev ? t->ev[ev].site : 0;
+}
+
+/* The static misuse: what, the call's site, the holder's lock's site;
+ * then the first event. */
+static int cmp_static(const void *a, const void *b, void *arg)
+{
+    const fi_trace *t = arg;
+    const ft_misuse *x = a, *y = b;
+    uint64_t kx[4] = {x->what, site_of(t, x->event), site_of(t, x->taken),
+                      x->event};
+    uint64_t ky[4] = {y->what, site_of(t, y->event), site_of(t, y->taken),
+                      y->event};
+    for (int i = 0; i < 4; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+static int same_static(const fi_trace *t, const ft_misuse *x,
+                       const ft_misuse *y)
+{
+    return x->what == y->what &&
+           site_of(t, x->event) == site_of(t, y->event) &&
+           site_of(t, x->taken) == site_of(t, y->taken);
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    const ft_misuse *x = a, *y = b;
+    return (x->event > y->event) - (x->event < y->event);
 }
 
 int ft_misuse_list(const fi_trace *t, ft_misuse **out, size_t *n)
 {
-    size_t cap = 0;
     *out = NULL;
     *n = 0;
-    for (uint64_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
-        if (e->kind != FT_EV_MISUSE)
-            continue;
-        if (*n == cap) {
-            size_t nc = cap ? 2 * cap : 4;
-            ft_misuse *m = realloc(*out, nc * sizeof *m);
-            if (!m) {
-                free(*out);
-                *out = NULL;
-                *n = 0;
-                return -1;
-            }
-            *out = m;
-            cap = nc;
-        }
-        ft_misuse *m = &(*out)[(*n)++];
-        m->event = i;
-        m->what = e->arg;
-        m->tid = e->tid;
-        m->obj = e->addr;
-        m->holder = e->arg == FT_MISUSE_UNLOCK_UNLOCKED ? -1
-                                                         : (int64_t)e->value;
-        m->taken = m->holder >= 0
-                       ? taken_at(t, (uint32_t)m->holder, e->addr, i)
-                       : UINT64_MAX;
+    size_t m = 0;
+    for (uint64_t i = 0; i < t->nev; i++)
+        m += t->ev[i].kind == FT_EV_MISUSE;
+    if (!m)
+        return 0;
+    ft_misuse *v = calloc(m, sizeof *v);
+    uint64_t *objs = malloc(m * sizeof *objs);
+    uint64_t *last = malloc(m * sizeof *last);
+    if (!v || !objs || !last) {
+        free(v);
+        free(objs);
+        free(last);
+        return -1;
     }
+    /* the misused mutexes, sorted, each with its last acquisition so far:
+     * at a misuse, the holder is the thread that acquired it last */
+    size_t k = 0, no = 0;
+    for (uint64_t i = 0; i < t->nev; i++)
+        if (t->ev[i].kind == FT_EV_MISUSE)
+            objs[k++] = t->ev[i].addr;
+    qsort(objs, m, sizeof *objs, cmp_u64);
+    for (size_t i = 0; i < m; i++)
+        if (!no || objs[i] != objs[no - 1])
+            objs[no++] = objs[i];
+    for (size_t i = 0; i < no; i++)
+        last[i] = UINT64_MAX;
+    k = 0;
+    for (uint64_t i = 0; i < t->nev && k < m; i++) {
+        const ft_event *e = &t->ev[i];
+        uint64_t obj = e->kind == FT_EV_MUTEX_LOCK && e->rc == 0 ? e->addr
+                       : e->kind == FT_EV_COND_WAKE                ? e->obj2
+                       : e->kind == FT_EV_MISUSE                   ? e->addr
+                                                                   : 0;
+        size_t x = obj ? obj_index(objs, no, obj) : no;
+        if (x == no)
+            continue;
+        if (e->kind != FT_EV_MISUSE) {
+            last[x] = i;
+            continue;
+        }
+        ft_misuse *u = &v[k++];
+        u->event = i;
+        u->what = e->arg;
+        u->tid = e->tid;
+        u->obj = e->addr;
+        u->holder = e->arg == FT_MISUSE_UNLOCK_UNLOCKED ? -1
+                                                         : (int64_t)e->value;
+        u->taken = u->holder >= 0 && last[x] != UINT64_MAX &&
+                           t->ev[last[x]].tid == (uint32_t)u->holder
+                       ? last[x]
+                       : UINT64_MAX;
+        u->instances = 1;
+    }
+    free(objs);
+    free(last);
+    /* one entry per static misuse, its first event standing for it */
+    qsort_r(v, k, sizeof *v, cmp_static, (void *)t);
+    size_t g = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (g && same_static(t, &v[g - 1], &v[i])) {
+            v[g - 1].instances++;
+            continue;
+        }
+        v[g++] = v[i];
+    }
+    qsort(v, g, sizeof *v, cmp_event);
+    *out = v;
+    *n = g;
     return 0;
 }

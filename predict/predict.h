@@ -287,17 +287,22 @@ typedef struct ft_decide_stats {
                                   check did not: an internal defect */
 } ft_decide_stats;
 
-/* pthread API misuse the recorded run shows (misuse.c): each MISUSE
- * event, with the event at which the holder took the mutex. */
+/* pthread API misuse the recorded run shows (misuse.c), one entry per
+ * static misuse (what, the call's site, the site of the holder's lock):
+ * its first MISUSE event, with the event at which the holder took the
+ * mutex, and how many times the run did it. */
 typedef struct ft_misuse {
-    uint64_t event;   /* the MISUSE event (the misusing call's site) */
+    uint64_t event;   /* the first MISUSE event (the misusing call's site) */
     uint64_t taken;   /* the holder's lock of it, UINT64_MAX unknown */
     uint64_t obj;     /* the mutex */
     uint32_t what;    /* enum ft_misuse_what (recorder/trace.h) */
     uint32_t tid;     /* the misusing thread */
     int64_t holder;   /* the thread holding it, -1 none */
+    uint64_t instances; /* MISUSE events of this static misuse */
 } ft_misuse;
-/* The misuse in t, in trace order (*out malloc'd).  0, -1 out of memory. */
+/* The misuse in t, in trace order of their first events (*out
+ * malloc'd).  Linear in the trace (log of the misused mutexes' count).
+ * 0, -1 out of memory. */
 int ft_misuse_list(const fi_trace *t, ft_misuse **out, size_t *n);
 /* "destroy of a locked mutex", ... (as ThreadSanitizer words them). */
 const char *ft_misuse_title(unsigned what);

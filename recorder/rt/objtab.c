@@ -56,17 +56,18 @@ ft_obj *ft_obj_get(uintptr_t addr, int kind)
     return o;
 }
 
-void ft_obj_drop(uintptr_t addr)
+int ft_obj_drop(uintptr_t addr)
 {
     if (!tab)
-        return;
+        return -1;
     size_t h = hash(addr);
     for (unsigned n = 0; n < OBJ_CAP; n++, h = (h + 1) & (OBJ_CAP - 1)) {
         if (tab[h].addr == addr) {
             tab[h].addr = TOMB;
-            return;
+            return tab[h].owner;
         }
         if (tab[h].addr == 0)
-            return;
+            return -1;
     }
+    return -1;
 }

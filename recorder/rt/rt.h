@@ -442,7 +442,9 @@ typedef struct ft_obj {
     int inited;           /* semaphore: count taken from the real object */
 } ft_obj;
 ft_obj *ft_obj_get(uintptr_t addr, int kind);
-void ft_obj_drop(uintptr_t addr);
+/* Forgets addr's object; returns the thread that owned it (a mutex's
+ * holder), -1 for none or no object. */
+int ft_obj_drop(uintptr_t addr);
 
 /* ---- sync_mutex.c, for condvars (scheduler lock held) ---- */
 int ft_mutex_release_all(ft_thread *t, uintptr_t obj);

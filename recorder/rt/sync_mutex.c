@@ -106,15 +106,16 @@ static int release(ft_thread *t, uintptr_t obj, uintptr_t pc)
     int rc = 0;
     ft_lock();
     ft_obj *o = ft_obj_get(obj, FT_W_MUTEX);
-    int holder = o->owner;
-    ft_unlock();
-    if (holder != t->tid)
+    if (o->owner != t->tid) { /* rare: the event is written unlocked */
+        int holder = o->owner;
+        ft_unlock();
         emit_misuse(pc, obj,
                     holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
                                : FT_MISUSE_UNLOCK_OTHER,
                     holder);
-    ft_lock();
-    o = ft_obj_get(obj, FT_W_MUTEX);
+        ft_lock();
+        o = ft_obj_get(obj, FT_W_MUTEX);
+    }
     if (o->owner != t->tid && o->type != FT_MUTEX_NORMAL &&
         o->type != FT_MUTEX_SPIN) {
         rc = EPERM;
@@ -157,9 +158,7 @@ static void drop_obj(uintptr_t obj, uintptr_t pc)
     if (!t)
         return;
     ft_lock();
-    ft_obj *o = ft_obj_get(obj, FT_W_MUTEX);
-    int holder = o->owner;
-    ft_obj_drop(obj);
+    int holder = ft_obj_drop(obj);
     ft_unlock();
     if (holder >= 0)
         emit_misuse(pc, obj, FT_MISUSE_DESTROY_LOCKED, holder);

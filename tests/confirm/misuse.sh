@@ -48,10 +48,22 @@ m = d["misuse"]
 assert [x["what"] for x in m] == ["unlock of a mutex another thread holds",
                                   "destroy of a locked mutex"], m
 assert all(x["mutex"] == "gate" and x["holder"]["thread"] == 0 for x in m), m
+assert all(x["instances"] == 1 for x in m), m
 assert m[0]["thread"] == 1 and m[0]["function"] == "opener", m[0]
 assert m[0]["holder"]["site"].endswith("misuse_handoff.c:23"), m[0]
 assert m[1]["holder"]["site"].endswith("misuse_handoff.c:26"), m[1]
 PY
+
+# one static misuse made 50 times is one error with its count
+"$FT_BIN/foretell-cc" -O1 -g -o mloop "$P/misuse_loop.c" || fail "build misuse_loop"
+"$F" record -o ml.ft -- ./mloop >/dev/null 2>&1 || fail "record misuse_loop"
+"$F" analyze -q --no-confirm -o out-ml ml.ft >ml.txt 2>/dev/null
+[ "$(grep -c ': error: unlock of an unlocked mutex (m)' ml.txt)" = 1 ] &&
+    grep -q '(50 times; the first shown)' ml.txt ||
+    fail "misuse_loop: not one error with its count: $(head -3 ml.txt)"
+"$F" analyze -q --no-confirm --json -o out-ml ml.ft >ml.json 2>/dev/null
+python3 -c "import json,sys; m=json.load(open('ml.json'))['misuse']; assert len(m)==1 and m[0]['instances']==50, m" ||
+    fail "misuse_loop: JSON misuse entries"
 
 # batch keeps them as findings of kind misuse, observed
 "$F" batch analyze -q --store s.db h.ft >/dev/null 2>b.err ||
