@@ -14,8 +14,10 @@
 #include <string.h>
 
 /* A thread's open function activations: their call sites (the first
- * MAX_DEPTH of them; depth counts them all, so exits stay paired). */
-#define MAX_DEPTH 4096
+ * MAX_DEPTH of them; depth counts them all, so exits stay paired; deeper
+ * than that, an allocation's callers are not known).  At most MAX_TIDS
+ * threads are followed: a hostile trace costs at most 64 MB here. */
+#define MAX_DEPTH 256
 #define MAX_TIDS 65536
 
 typedef struct calls {
@@ -76,7 +78,7 @@ static int add(ft_heapmap *h, const ft_event *ev)
     *o = (ft_heap_obj){ev->addr, ev->value, ev->site, ev->value2, ev->index,
                        {0}};
     const calls *c = ev->tid < h->nthr ? &h->thr[ev->tid] : NULL;
-    uint32_t n = c ? (c->depth < c->cap ? c->depth : c->cap) : 0;
+    uint32_t n = c && c->depth <= c->cap ? c->depth : 0;
     for (uint32_t i = 0; i < FT_HEAP_CALLERS && i < n; i++)
         o->caller[i] = c->site[n - 1 - i];
     /* an interval wrapping past 2^64 is clipped to the top of memory */

@@ -155,6 +155,26 @@ static void test_callers(void **state)
         }
         ft_heapmap_free(h);
     }
+    /* deeper than the map follows: callers unknown, not outer frames;
+     * back within its depth, known again */
+    ft_heapmap *h = ft_heapmap_new();
+    assert_non_null(h);
+    ft_event ev = {.kind = FT_EV_FUNC_ENTRY, .site = 1};
+    for (uint32_t d = 0; d < 300; d++) {
+        ev.value = 1000 + d;
+        assert_int_equal(ft_heapmap_update(h, &ev), 0);
+    }
+    ft_event m = {.kind = FT_EV_MALLOC, .site = 7, .addr = 0x1000,
+                  .value = 8, .value2 = 1};
+    assert_int_equal(ft_heapmap_update(h, &m), 0);
+    assert_int_equal(ft_heapmap_find(h, 0x1000)->caller[0], 0);
+    ft_event x = {.kind = FT_EV_FUNC_EXIT};
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(ft_heapmap_update(h, &x), 0);
+    m.addr = 0x2000;
+    assert_int_equal(ft_heapmap_update(h, &m), 0);
+    assert_int_equal(ft_heapmap_find(h, 0x2000)->caller[0], 1000 + 199);
+    ft_heapmap_free(h);
 }
 
 int main(void)
