@@ -56,6 +56,7 @@ typedef struct walk {
     uint64_t *fn_of_site, *file_of_site;
     uint64_t *base_of_site; /* the function's name without its C++
                                parameter list (spec files name those) */
+    uint8_t *system_site;   /* in a system header: no inferred region */
     uint64_t *spec_ids;
     int has_func_events;
 } walk;
@@ -67,9 +68,7 @@ static int close_cand(walk *w, uint32_t tid, candidate *c)
     c->open = 0;
     /* the layout of a system header's code says what its authors meant
      * as a unit, not the program's: left out unless asked for */
-    const ft_site *s = fi_trace_site_get(w->a->trace, c->site);
-    if (!w->a->opt.system_regions && s && s->file &&
-        ft_path_is_system(s->file))
+    if (c->site <= w->a->trace->nsites && w->system_site[c->site])
         return 0;
     if (fi_add_region(w->a, tid, c->first, c->last, FI_SRC_INFERRED,
                       c->site) < 0)
@@ -322,13 +321,16 @@ int fi_collect_regions(fi_analysis *a)
     w.fn_of_site = calloc(t->nsites + 1, sizeof *w.fn_of_site);
     w.file_of_site = calloc(t->nsites + 1, sizeof *w.file_of_site);
     w.base_of_site = calloc(t->nsites + 1, sizeof *w.base_of_site);
+    w.system_site = calloc(t->nsites + 1, 1);
     w.spec_ids = calloc(a->opt.nspec + 1, sizeof *w.spec_ids);
     if (!w.th || !w.fn_of_site || !w.file_of_site || !w.base_of_site ||
-        !w.spec_ids)
+        !w.system_site || !w.spec_ids)
         goto out;
     for (uint32_t s = 1; s <= t->nsites; s++) {
         w.fn_of_site[s] = fi_str_id(t->sites[s - 1].function);
         w.base_of_site[s] = base_name_id(t->sites[s - 1].function);
+        w.system_site[s] = !a->opt.system_regions && t->sites[s - 1].file &&
+                           ft_path_is_system(t->sites[s - 1].file);
         w.file_of_site[s] = fi_str_id(t->sites[s - 1].file);
     }
     for (size_t i = 0; i < a->opt.nspec; i++)
@@ -359,6 +361,7 @@ out:
     free(w.fn_of_site);
     free(w.file_of_site);
     free(w.base_of_site);
+    free(w.system_site);
     free(w.spec_ids);
     return rc;
 }
