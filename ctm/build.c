@@ -126,6 +126,8 @@ void ft_ctm_free(ft_ctm *c)
     free(c->hb_first);
     free(c->hb_count);
     free(c->hb_pos);
+    if (c->code_owned)
+        free(c->code);
     free(c);
 }
 
@@ -644,7 +646,9 @@ ft_ctm *ft_ctm_build(ft_reader *r, ft_error *err)
         ft_ctm_free(c);
         return NULL;
     }
-    if (ft_ctm_finish(c)) {
+    uint32_t ns = ft_reader_nsites(r);
+    const ft_site *sites = ns ? ft_reader_site_at(r, 0) : NULL;
+    if (ft_ctm_finish(c) || (sites && ft_ctm_set_code(c, sites, ns))) {
         snprintf(err->message, sizeof err->message, "out of memory");
         ft_ctm_free(c);
         return NULL;

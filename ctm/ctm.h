@@ -104,6 +104,14 @@ typedef struct ft_ctm_slot {
     uint32_t state;
 } ft_ctm_slot;
 
+/* Where a site's machine code is, and how far straight-line code runs
+ * from it (ft_site.straight, recorder/straight.c). */
+typedef struct ft_ctm_code {
+    uint64_t offset;
+    uint32_t module;
+    uint32_t straight; /* bytes + 1; 0 unknown */
+} ft_ctm_code;
+
 typedef struct ft_ctm {
     /* transitions, by id (trace order) */
     uint32_t ntrans;
@@ -136,6 +144,12 @@ typedef struct ft_ctm {
     /* variables */
     uint32_t nvars;
     ft_ctm_var *vars;
+
+    /* sites' code by site id - 1 (ft_ctm_set_code); a subset shares its
+     * model's table (code_owned 0), so it must not outlive the model */
+    ft_ctm_code *code;
+    uint32_t ncode;
+    uint8_t code_owned;
 
     /* trace figures (table IV of the paper) */
     uint64_t nevents;      /* events read from the trace */
@@ -171,6 +185,20 @@ ft_ctm *ft_ctm_new(void);
 int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen);
 /* Computes per-thread sequences and sharedness.  0 ok, -1 out of memory. */
 int ft_ctm_finish(ft_ctm *c);
+
+/* Gives the model its sites' code (sites[i].id == i + 1, as readers and
+ * fi_trace keep them).  0 ok, -1 out of memory (the model then knows no
+ * spans). */
+int ft_ctm_set_code(ft_ctm *c, const ft_site *sites, uint32_t nsites);
+/* Does transition y run whatever value the earlier read x of the same
+ * thread returned: does y's site lie in the straight-line code that
+ * follows x's site (no jump, branch or return between)?  1 yes, 0 no,
+ * -1 not known (the trace has no spans for x: docs/prediction.md, the
+ * data rule, says what then). */
+int ft_ctm_runs_regardless(const ft_ctm *c, uint32_t x, uint32_t y);
+/* Where the straight-line code after x's site ends (module offset),
+ * UINT64_MAX when not known. */
+uint64_t ft_ctm_straight_end(const ft_ctm *c, uint32_t x);
 
 /* What RMW transition x writes (0 if x is not an RMW). */
 static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)

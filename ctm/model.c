@@ -232,6 +232,8 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
     s->cap_threads = nt + 1;
     s->nthreads = nt;
     s->nevents = c->nevents;
+    s->code = c->code; /* shared: the subset lives within c's lifetime */
+    s->ncode = c->ncode;
     memcpy(s->vars, c->vars, sizeof *s->vars * c->nvars);
     s->nvars = c->nvars;
     s->cap_vars = c->nvars + 1;
@@ -330,4 +332,52 @@ uint32_t ft_ctm_mem_lower(const uint64_t *mem, uint32_t n, uint64_t addr)
             b = mid;
     }
     return a;
+}
+
+int ft_ctm_set_code(ft_ctm *c, const ft_site *sites, uint32_t nsites)
+{
+    if (c->code_owned)
+        free(c->code);
+    c->code = NULL;
+    c->ncode = 0;
+    c->code_owned = 0;
+    int any = 0;
+    for (uint32_t i = 0; i < nsites && !any; i++)
+        any = sites[i].straight != 0;
+    if (!any) /* no spans: nothing to keep */
+        return 0;
+    c->code = malloc(sizeof *c->code * nsites);
+    if (!c->code)
+        return -1;
+    for (uint32_t i = 0; i < nsites; i++)
+        c->code[i] = (ft_ctm_code){sites[i].offset, sites[i].module,
+                                   sites[i].straight};
+    c->ncode = nsites;
+    c->code_owned = 1;
+    return 0;
+}
+
+int ft_ctm_runs_regardless(const ft_ctm *c, uint32_t x, uint32_t y)
+{
+    uint32_t sx = c->site[x], sy = c->site[y];
+    if (!c->code || sx == 0 || sx > c->ncode)
+        return -1;
+    const ft_ctm_code *a = &c->code[sx - 1];
+    if (!a->straight)
+        return -1;
+    if (sy == 0 || sy > c->ncode)
+        return 0;
+    const ft_ctm_code *b = &c->code[sy - 1];
+    /* y's site is the return address of its hook's call, which lies in
+     * the run when the address right after it is at most its end */
+    return b->module == a->module && b->offset > a->offset &&
+           b->offset - a->offset <= a->straight - 1;
+}
+
+uint64_t ft_ctm_straight_end(const ft_ctm *c, uint32_t x)
+{
+    uint32_t sx = c->site[x];
+    if (!c->code || sx == 0 || sx > c->ncode || !c->code[sx - 1].straight)
+        return UINT64_MAX;
+    return c->code[sx - 1].offset + c->code[sx - 1].straight - 1;
 }

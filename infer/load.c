@@ -51,6 +51,7 @@ int fi_trace_read_bounded(fi_trace *t, ft_reader *r, ft_budget *budget,
             mine->offset = s->offset;
             mine->line = s->line;
             mine->column = s->column;
+            mine->straight = s->straight;
             mine->function = s->function ? strdup(s->function) : NULL;
             mine->file = s->file ? strdup(s->file) : NULL;
             if ((s->function && !mine->function) || (s->file && !mine->file))

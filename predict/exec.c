@@ -51,6 +51,9 @@ struct ft_exec {
     uint32_t *pos;
     uint32_t *held;  /* locks held (acquisitions not yet released) */
     uint8_t *tflags;
+    uint32_t *changed; /* the region read of the thread that returned
+                          another value and bounds it most, or NONE
+                          (the data rule) */
     /* the property (active: journaled, so taking back the call that
      * set it takes the property back too) */
     uint8_t active;
@@ -145,6 +148,7 @@ void ft_exec_free(ft_exec *x)
     free(x->pos);
     free(x->held);
     free(x->tflags);
+    free(x->changed);
     free(x->rthr);
     free(x->ocls);
     free(x->j);
@@ -169,9 +173,11 @@ ft_exec *ft_exec_new(const ft_ctm *c)
     x->pos = malloc(nt * sizeof *x->pos);
     x->held = malloc(nt * sizeof *x->held);
     x->tflags = malloc(nt);
+    x->changed = malloc(nt * sizeof *x->changed);
     x->rthr = malloc(nt);
     if (!x->val || !x->cnt || !x->owner || !x->mflags || !x->kidx ||
-        !x->ocls || !x->pos || !x->held || !x->tflags || !x->rthr)
+        !x->ocls || !x->pos || !x->held || !x->tflags || !x->changed ||
+        !x->rthr)
         goto fail;
     uint64_t cells = 0;
     for (uint32_t v = 0; v < x->nv; v++) {
@@ -214,6 +220,7 @@ void ft_exec_reset(ft_exec *x)
         x->pos[t] = 0;
         x->held[t] = 0;
         x->tflags[t] = c->fork_trans[t] == FT_CTM_NONE ? T_STARTED : 0;
+        x->changed[t] = NONE;
         x->rthr[t] = 0;
     }
     x->waitseq = 0;
@@ -331,6 +338,12 @@ static int data_rule(const ft_exec *x, uint32_t id, int *mismatch)
     const ft_ctm *c = x->c;
     uint32_t t = c->tid[id];
     *mismatch = 0;
+    /* after a region read that returned another value, only what runs
+     * whatever it returned; without the code's spans, the region's end
+     * (below) */
+    if (x->changed[t] != NONE &&
+        ft_ctm_runs_regardless(c, x->changed[t], id) == 0)
+        return FT_EXEC_PAST;
     for (uint32_t g = 0; x->active && g < x->nreg; g++)
         if (x->has_shared[g] && t == x->prop.r[g].thread &&
             c->pos[id] > x->rend[g] && (x->tflags[t] & T_TAINTED))
@@ -647,6 +660,12 @@ int ft_exec_step(ft_exec *x, uint32_t id, int last_read)
     else if (why != FT_EXEC_OK)
         return why;
     int freeze = mismatch && !in_region(x, 0, id) && !in_region(x, 1, id);
+    /* of two such reads the one whose straight code ends first bounds
+     * the thread (in a real program both end at the same jump) */
+    if (mismatch && !freeze &&
+        (x->changed[t] == NONE || ft_ctm_straight_end(c, id) <
+                                      ft_ctm_straight_end(c, x->changed[t])))
+        set32(x, &x->changed[t], id);
     apply(x, id, mismatch);
     if (freeze)
         set8(x, &x->tflags[t], x->tflags[t] | T_FROZEN);

@@ -409,6 +409,8 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
                                                : r->nblocks < FT_CXT_MAX_BLOCKS;
     unsigned flags =
         (!cxt || start || r->stats.mat_abandoned) ? FT_SMT_NO_CXT : 0;
+    if (o->mode == FT_PREDICT_FINDAV)
+        flags |= FT_SMT_PAPER_DATA;
     res->verdict = solve_with(r, start, reg, nreg, o, deadline, flags, res);
     /* A violation through lock operations alone (another critical section
      * between two of the region's) changes nothing the program computes;

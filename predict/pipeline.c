@@ -257,7 +257,8 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
             return -1;
         }
     }
-    if (ft_ctm_finish(pl->ctm) < 0)
+    if (ft_ctm_finish(pl->ctm) < 0 ||
+        ft_ctm_set_code(pl->ctm, t->sites, t->nsites) < 0)
         goto oom;
     if (pl->stopped)
         goto stopped;

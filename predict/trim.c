@@ -9,7 +9,8 @@
  * on through program order, fork/join, reads-from (a write to a memory
  * variable before a read of it; not for the violating reads themselves,
  * whose values the data argument leaves free, unless that would let a
- * region's thread run past its region on a changed read) and
+ * region's thread run past its region, or past the straight-line code
+ * after the read, on a changed read) and
  * synchronisation (any two operations on the same object, except that a
  * mutex acquisition needs only the releases that leave the mutex free).
  * Every kept read keeps the last write before it, so it reads the same
@@ -87,6 +88,22 @@ static int in_regions(const ft_ctm *c, const ft_prop *p, uint32_t x)
     return 0;
 }
 
+/* Does a kept step after step j of its thread run only if j's read
+ * returned its value in the witness (ft_ctm_runs_regardless)?  Then that
+ * read keeps its write. */
+static int goes_on(const ft_ctm *c, const ft_presult *res,
+                   const uint8_t *keep, uint32_t j)
+{
+    uint32_t x = res->steps[j].trans;
+    for (uint32_t i = j + 1; i < res->nsteps; i++) {
+        uint32_t y = res->steps[i].trans;
+        if (keep[i] && c->tid[y] == c->tid[x] &&
+            ft_ctm_runs_regardless(c, x, y) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* The closure of the marked steps and of those already in keep;
  * free_reads: the violating reads inside the regions keep no write (see
  * depends). */
@@ -99,13 +116,12 @@ static void closure(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
             keep[j] = 1;
         if (!keep[j])
             continue;
+        uint32_t y = res->steps[j].trans;
+        int free_read = free_reads && res->steps[j].mark &&
+                        in_regions(c, p, y) && !goes_on(c, res, keep, j);
         for (uint32_t i = 0; i < j; i++)
             if (!keep[i] && (res->steps[i].mark ||
-                             depends(c, res->steps[i].trans,
-                                     res->steps[j].trans,
-                                     free_reads && res->steps[j].mark &&
-                                         in_regions(c, p,
-                                                    res->steps[j].trans))))
+                             depends(c, res->steps[i].trans, y, free_read)))
                 keep[i] = 1;
     }
 }

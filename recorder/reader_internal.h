@@ -147,7 +147,9 @@ int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
 int ft_meta_inlined(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
-/* Sorts the site table, merging SYMBOLS, SOURCE and INLINED into SITES
+int ft_meta_straight(ft_reader *r, const uint8_t *body, size_t n,
+                     uint64_t body_off);
+/* Sorts the site table, merging SYMBOLS, SOURCE, INLINED and STRAIGHT into SITES
  * entries; -1 with r->error set when the ids are not dense from 1
  * (docs/trace-format.md: consumers index tables by site id, so a hostile
  * id must not size them). */

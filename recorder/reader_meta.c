@@ -425,6 +425,31 @@ int ft_meta_inlined(ft_reader *r, const uint8_t *body, size_t n,
     return each_element(r, body, n, body_off, "INLINED", one_inlined);
 }
 
+/* STRAIGHT entries: sites with module RUN_MARK, merged like SYMBOLS. */
+#define RUN_MARK (UINT32_MAX - 3)
+
+static int one_straight(ft_reader *r, const msgpack_object *o)
+{
+    (void)r;
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint64_t id, span;
+    ft_site s = {.module = RUN_MARK, .offset = 0};
+    if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
+        get_uint(&a[1], UINT32_MAX, &span) < 0)
+        return -1;
+    s.id = (uint32_t)id;
+    s.straight = (uint32_t)span;
+    return push_site(r, &s);
+}
+
+int ft_meta_straight(ft_reader *r, const uint8_t *body, size_t n,
+                     uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "STRAIGHT", one_straight);
+}
+
 static int one_datasym(ft_reader *r, const msgpack_object *o)
 {
     if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
@@ -533,7 +558,9 @@ int ft_meta_finish_sites(ft_reader *r)
         int have_site = 0;
         for (; j < n && t[j].s.id == t[i].s.id; j++) {
             const ft_site *s = &t[j].s;
-            if (s->module == INL_MARK) {
+            if (s->module == RUN_MARK) {
+                merged.straight = s->straight;
+            } else if (s->module == INL_MARK) {
                 merged.user_file = s->user_file;
                 merged.user_line = s->user_line;
             } else if (s->module == SRC_MARK) {

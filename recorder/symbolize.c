@@ -23,6 +23,7 @@
  * for which the symbol table's function name is enough, and loading
  * libc6-dbg's compressed DWARF for them cost 170 ms per recorded run. */
 #include "recorder/reader_internal.h"
+#include "recorder/straight.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -62,6 +63,7 @@ typedef struct module_dw {
     GElf_Addr bias;
     int is_exec;
     int usable; /* 1 ok, 0 skipped */
+    ft_straight *code; /* spans of straight-line code, NULL unknown */
 } module_dw;
 
 static void hex(const unsigned char *b, int n, char *out, size_t len)
@@ -137,6 +139,7 @@ static void open_module(module_dw *m, const ft_module *tm, unsigned flags,
         }
     }
     m->usable = 1;
+    m->code = ft_straight_open(elf);
 }
 
 int ft_file_build_id(const char *path, char *out, size_t len)
@@ -293,6 +296,21 @@ static int emit_source(ft_appender *ap, ft_source_cache *src, uint32_t id,
     p = ft_put_str(p, text, (uint32_t)n);
     ft_appender_commit(ap, p);
     return 1;
+}
+
+/* How far straight-line code runs from the site (recorder/straight.c). */
+static int emit_straight(ft_appender *ap, uint32_t id, uint32_t span)
+{
+    if (!span)
+        return 0;
+    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_STRAIGHT, 32);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 2);
+    p = ft_put_uint(p, id);
+    p = ft_put_uint(p, span);
+    ft_appender_commit(ap, p);
+    return 0;
 }
 
 static int emit_inlined(ft_appender *ap, uint32_t id, const char *file,
@@ -454,6 +472,8 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         if (emit(&ap, s->id, fn, file, line, col) < 0)
             continue;
         emit_source(&ap, src, s->id, file, line > 0 ? (uint32_t)line : 0);
+        emit_straight(&ap, s->id,
+                      ft_straight_span(m->code, a - m->bias + 1));
         int uline = 0;
         const char *ufile = file && ft_path_is_system(file)
                                 ? inlined_into(m->mod, a, &uline)
@@ -484,8 +504,10 @@ out:
         ft_sources_free(srcs);
     free(srcs);
     for (uint32_t i = 0; mods && opened && i < r->nmodules; i++)
-        if (mods[i].dwfl)
+        if (mods[i].dwfl) {
+            ft_straight_close(mods[i].code);
             dwfl_end(mods[i].dwfl);
+        }
     free(mods);
     free(opened);
     ft_source_cache_free(src);

@@ -37,6 +37,8 @@ enum ft_chunk_kind {
     FT_CHUNK_SOURCE = 8,  /* body: [site, text] source lines */
     FT_CHUNK_INLINED = 9, /* body: [site, file, line]: where code inlined
                              from a system header entered the program */
+    FT_CHUNK_STRAIGHT = 10, /* body: [site, span]: bytes of code from the
+                               site up to its first jump, plus 1 */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -241,6 +243,9 @@ typedef struct ft_site {
     uint32_t user_line;
     const char *text;     /* the source line at file:line when the trace
                              was symbolised (SOURCE), NULL unknown */
+    uint32_t straight;    /* bytes of machine code from the site's address
+                             up to the first jump, branch or return, plus
+                             1 (STRAIGHT); 0 unknown */
 } ft_site;
 
 typedef struct ft_module {

@@ -4,7 +4,7 @@
 # Idempotent: a second run installs nothing and does not touch apt's lists.
 set -eu
 pkgs="build-essential cmake pkg-config clang libz3-dev
-      libmsgpack-dev libcmocka-dev libdw-dev libelf-dev python3
+      libmsgpack-dev libcmocka-dev libdw-dev libelf-dev libcapstone-dev python3
       libsqlite3-dev libssl-dev libjansson-dev python3-jsonschema
       slurm-wlm munge procps"
 missing=""

@@ -4,7 +4,9 @@
  * that its thread goes past must return the value it returned in the
  * recorded run, from a write whose own value is certain or from the known
  * initial value; reads inside the property's regions (the violating
- * accesses) and the last executed read of a thread may return anything.
+ * accesses) and the last executed read of a thread may return anything,
+ * a violating read's thread then running on only as far as its code
+ * runs whatever the read returned (ft_ctm_runs_regardless).
  * A region's thread may run past the region only if all of the region's
  * reads matched.  A write is certain when no read of its thread before it
  * (itself, for an RMW) may have returned another value. */
@@ -39,6 +41,28 @@ static Z3_ast certain(ft_smt *e, uint32_t w, Z3_ast *tmp)
                 tmp[n++] = e->match[b];
     }
     return ft_smt_and(e, tmp, n);
+}
+
+/* The first block after br (region read rd's block) that its thread
+ * runs only if rd returned its recorded value: the first whose shared
+ * transition lies past the straight-line code after rd's site
+ * (ft_ctm_runs_regardless).  Without spans for rd, past the thread's
+ * blocks (the paper's rule: "past a region" below bounds it). */
+static uint32_t first_dependent(const ft_smt *e, uint32_t rd, uint32_t br)
+{
+    const ft_reduced *r = e->r;
+    uint32_t t = e->c->tid[rd], end = r->bfirst[t] + r->bcount[t];
+    uint32_t b = br + 1;
+    for (; b < end; b++) {
+        uint32_t key = r->bkey[b];
+        int rr = key == FT_CTM_NONE ? 1
+                                    : ft_ctm_runs_regardless(e->c, rd, key);
+        if (rr < 0)
+            return end;
+        if (rr == 0)
+            break;
+    }
+    return b;
 }
 
 int ft_smt_encode_data(ft_smt *e)
@@ -117,10 +141,16 @@ int ft_smt_encode_data(ft_smt *e)
                 alt[nalt++] = ft_smt_and(e, tmp, nt);
             }
             ft_smt_assert(e, Z3_mk_eq(z, e->match[br], ft_smt_or(e, alt, nalt)));
-            /* constrained unless a violating access or its thread's last */
+            /* constrained unless a violating access or its thread's
+             * last; a violating access's thread goes on after another
+             * value only as far as the code runs whatever it returned */
             uint32_t t = c->tid[rd];
-            if (!e->in_region[br] && br + 1 < r->bfirst[t] + r->bcount[t])
-                ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, br + 1),
+            uint32_t after = !e->in_region[br] ? br + 1
+                             : e->flags & FT_SMT_PAPER_DATA
+                                 ? r->bfirst[t] + r->bcount[t]
+                                 : first_dependent(e, rd, br);
+            if (after < r->bfirst[t] + r->bcount[t])
+                ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, after),
                                                e->match[br]));
         }
     }

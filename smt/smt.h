@@ -87,6 +87,10 @@ enum ft_smt_flags {
     FT_SMT_DATA_DEPS = 2, /* the violation's conflict edges on memory and
                              fork/join only: violations made of data
                              conflicts (predict/ tries these first) */
+    FT_SMT_PAPER_DATA = 4, /* the paper's data rule: a violating read's
+                              thread runs on to its region's end whatever
+                              the code's straight-line spans say (FindAV,
+                              whose blocking clauses are argued for it) */
 };
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
                 uint32_t nreg, unsigned timeout_ms, unsigned flags);

@@ -27,6 +27,43 @@ static int is_mem(const ft_ctm *c, uint32_t x)
     return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW;
 }
 
+/* The oracle's own reading of the code table: y runs whatever the read
+ * x returned when y's site lies in the straight code after x's site;
+ * without a span for x, every later transition does (the paper's rule,
+ * bounded by the region's end). */
+static int runs_anyway(const ft_ctm *c, uint32_t x, uint32_t y)
+{
+    uint32_t sx = c->site[x], sy = c->site[y];
+    if (!c->code || sx < 1 || sx > c->ncode || !c->code[sx - 1].straight)
+        return 1;
+    if (sy < 1 || sy > c->ncode)
+        return 0;
+    const ft_ctm_code *a = &c->code[sx - 1], *b = &c->code[sy - 1];
+    return a->module == b->module && b->offset > a->offset &&
+           b->offset < a->offset + a->straight;
+}
+
+void av_random_code(ft_ctm *c, uint64_t seed)
+{
+    ft_site *s = calloc((size_t)c->ntrans + 1, sizeof *s);
+    if (!s)
+        return;
+    uint64_t rs = seed * 0xd1342543de82ef95ull + 1;
+    for (uint32_t x = 0; x < c->ntrans; x++) {
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(rs >> 33);
+        c->site[x] = x + 1;
+        s[x].id = x + 1;
+        s[x].module = 0;
+        s[x].offset = ((uint64_t)c->tid[x] << 24) + 16 * (uint64_t)c->pos[x];
+        /* unknown, or straight over the next 0 .. 3 transitions (up to
+         * a byte before or after the next site's address) */
+        s[x].straight = r % 4 == 0 ? 0 : 16 * ((r >> 2) % 4) + 1 + (r >> 4) % 2;
+    }
+    ft_ctm_set_code(c, s, c->ntrans);
+    free(s);
+}
+
 int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
                uint32_t n)
 {
@@ -34,11 +71,13 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
     uint8_t *wcertain = calloc(c->nvars + 1, 1);
     uint8_t *tainted = calloc(c->nthreads + 1, 1);
     uint32_t *last_of = malloc(sizeof *last_of * (c->nthreads + 1));
+    uint32_t *changed = malloc(sizeof *changed * (c->nthreads + 1));
+    uint8_t *tainted_read = calloc((size_t)n + 1, 1);
     int ok = 1;
     for (uint32_t v = 0; v <= c->nvars; v++)
         lastw[v] = UINT32_MAX;
     for (uint32_t t = 0; t <= c->nthreads; t++)
-        last_of[t] = UINT32_MAX;
+        last_of[t] = changed[t] = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
         last_of[c->tid[seq[i]]] = i;
     /* the last shared transition of each region: a thread going past it
@@ -57,6 +96,11 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
             if (has_shared[g] && t == p->r[g].thread && c->pos[x] > rend[g] &&
                 tainted[t])
                 ok = 0;
+        /* every earlier region read of t that returned another value */
+        for (uint32_t j = 0; changed[t] != UINT32_MAX && j < i && ok; j++)
+            if (tainted_read[j] && c->tid[seq[j]] == t &&
+                !runs_anyway(c, seq[j], x))
+                ok = 0;
         if (!ok || !is_mem(c, x))
             continue;
         int matched = 1;
@@ -69,6 +113,10 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
             if (!matched) {
                 if (!in_any(p, c, x) && last_of[t] != i)
                     ok = 0;
+                if (in_any(p, c, x)) {
+                    changed[t] = x;
+                    tainted_read[i] = 1;
+                }
             }
         }
         if (ft_ctm_writes(c, x)) {
@@ -82,6 +130,8 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
     free(wcertain);
     free(tainted);
     free(last_of);
+    free(changed);
+    free(tainted_read);
     return ok;
 }
 

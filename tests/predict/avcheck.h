@@ -59,6 +59,10 @@ const char *av_prop_name(uint64_t seed, const ft_prop *p, char *buf, size_t n);
  * data-consistent, violating prefix with at least two marked steps. */
 int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                   const av_hset *valid);
+/* Gives c a code table: every transition its own site, in address
+ * order per thread, whose straight-line span is random (unknown, or over
+ * the next 0 to 3 transitions), seeded by seed. */
+void av_random_code(ft_ctm *c, uint64_t seed);
 /* A window's witness as a whole-run sequence: the recorded prefix, then
  * the steps (tmp->steps allocated). */
 void av_expand_prefix(const ft_presult *res, ft_presult *tmp);

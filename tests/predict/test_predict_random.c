@@ -63,6 +63,8 @@ static void test_predict_matches_oracle(void **state)
         ft_ctm *c = load_events(&b, "pred");
         evbuf_free(&b);
         assert_non_null(c);
+        if (seed % 3) /* straight-line spans, as a symbolised trace has */
+            av_random_code(c, seed);
         if (c->ntrans > max_trans() || c->nthreads < 2) {
             ft_ctm_free(c);
             continue;
@@ -128,6 +130,10 @@ static void test_predict_matches_oracle(void **state)
             viol += w.found[i];
             for (int mode = 0; mode < (getenv("FT_PREDICT_NOSMT") ? 0 : NMODES);
                  mode++) {
+                /* FindAV keeps the paper's data rule (its blocking clauses
+                 * are argued for it): checked on the traces without spans */
+                if (mode == 1 && c->code)
+                    continue;
                 ft_predict_opts o;
                 ft_predict_opts_default(&o);
                 o.timeout_ms = 0;

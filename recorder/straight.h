@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* straight.h - spans of straight-line machine code after sites
+ * (straight.c), for the symboliser. */
+#ifndef FORETELL_STRAIGHT_H
+#define FORETELL_STRAIGHT_H
+
+#include <libelf.h>
+#include <stdint.h>
+
+/* Spans are measured over at most this many bytes after a site. */
+#define FT_STRAIGHT_MAX 512
+
+typedef struct ft_straight ft_straight;
+
+/* A disassembler over elf's code, or NULL (a machine it does not know,
+ * out of memory).  elf stays the caller's. */
+ft_straight *ft_straight_open(Elf *elf);
+void ft_straight_close(ft_straight *s);
+/* The bytes from link-time address a up to the first jump, branch or
+ * return (or the end of what could be decoded), plus 1; 0 when a is not
+ * in the module's code.  s may be NULL (then 0). */
+uint32_t ft_straight_span(ft_straight *s, uint64_t a);
+
+#endif
