@@ -116,7 +116,12 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao)
             continue;
         }
         if (c->status == FR_SPURIOUS)
-            fprintf(out, ": %s", c->first.divergence);
+            fprintf(out, ": %s%s", c->first.divergence,
+                    ao->pl->results[i].relaxed
+                        ? " (the witness let a read that returned another "
+                          "value go on past code that may depend on it: "
+                          "no witness of this property avoids that)"
+                        : "");
         if (c->status == FR_FAILED_EARLY)
             fprintf(out, " (steps followed %llu of %llu)",
                     (unsigned long long)c->outcome.steps_followed,

@@ -284,6 +284,8 @@ static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
         analyze_json_confirm(j, ao, i);
     }
     ft_json_kuint(j, "steps", res->nsteps);
+    /* no witness obeys the straight-line bound (docs/prediction.md) */
+    ft_json_kbool(j, "relaxed", res->relaxed != 0);
     ft_json_kuint(j, "iterations", res->iterations);
     ft_json_key(j, "seconds");
     ft_json_double(j, res->seconds);

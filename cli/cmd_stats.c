@@ -248,6 +248,16 @@ static uint32_t symbolised_sites(const ft_reader *r)
     return n;
 }
 
+/* Sites whose straight-line span is known (STRAIGHT: how far prediction
+ * lets a thread go on after a read that returned another value). */
+static uint32_t spanned_sites(const ft_reader *r)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ft_reader_nsites(r); i++)
+        n += ft_reader_site_at(r, i)->straight != 0;
+    return n;
+}
+
 static const char *ending(const ft_reader *r, int damaged)
 {
     if (damaged)
@@ -288,8 +298,8 @@ static void print_text(const stats *st, const ft_reader *r, const char *path,
     printf("addresses:        %zu accessed, %" PRIu64 " by more than one "
            "thread (%" PRIu64 " accesses to those)\n", st->vars.n, svars,
            sacc);
-    printf("sites:            %u (%u symbolised)\n", ft_reader_nsites(r),
-           symbolised_sites(r));
+    printf("sites:            %u (%u symbolised, %u with code spans)\n",
+           ft_reader_nsites(r), symbolised_sites(r), spanned_sites(r));
     printf("heap objects:     %" PRIu64 " allocated (%" PRIu64 " bytes), "
            "peak %" PRIu64 " live\n", st->mallocs, st->heap_bytes,
            ft_heapmap_peak(st->heap));
@@ -368,6 +378,7 @@ static void print_json(const stats *st, const ft_reader *r, const char *path,
     ft_json_kuint(&j, "shared_accesses", sacc);
     ft_json_kuint(&j, "sites", ft_reader_nsites(r));
     ft_json_kuint(&j, "sites_symbolised", symbolised_sites(r));
+    ft_json_kuint(&j, "sites_with_spans", spanned_sites(r));
     ft_json_kuint(&j, "heap_objects", st->mallocs);
     ft_json_kuint(&j, "heap_bytes", st->heap_bytes);
     ft_json_kuint(&j, "heap_peak_live", ft_heapmap_peak(st->heap));

@@ -137,6 +137,12 @@ typedef struct ft_presult {
     uint32_t nalt_steps;
     uint32_t *vars;        /* CTM variables of the violating accesses */
     uint32_t nvars;
+    int relaxed;           /* no witness obeys the straight-line bound:
+                              in this one a violating read that returned
+                              another value has its thread run on past
+                              code that may depend on it (the paper's
+                              rule; docs/prediction.md, the data
+                              argument), so its replay may diverge */
     int sync_only;         /* the violation is made of synchronisation
                               conflicts alone (no data violation exists
                               in direct mode) */

@@ -4,9 +4,10 @@
  * that its thread goes past must return the value it returned in the
  * recorded run, from a write whose own value is certain or from the known
  * initial value; reads inside the property's regions (the violating
- * accesses) and the last executed read of a thread may return anything,
- * a violating read's thread then running on only as far as its code
- * runs whatever the read returned (ft_ctm_runs_regardless).
+ * accesses) and the last executed read of a thread may return anything;
+ * e->strict, asked for first, lets a violating read's thread run on only
+ * as far as its code runs whatever the read returned
+ * (ft_ctm_runs_regardless).
  * A region's thread may run past the region only if all of the region's
  * reads matched.  A write is certain when no read of its thread before it
  * (itself, for an RMW) may have returned another value. */
@@ -74,7 +75,8 @@ int ft_smt_encode_data(ft_smt *e)
     uint32_t *cnt = calloc(c->nvars + 1, sizeof *cnt);
     uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
     uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
-    Z3_ast *alt = NULL, *tmp = NULL, *tmp2 = NULL;
+    Z3_ast *alt = NULL, *tmp = NULL, *tmp2 = NULL, *strict = NULL;
+    unsigned nstrict = 0;
     int rc = -1;
     if (!cnt || !acc || !fill)
         goto out;
@@ -92,7 +94,11 @@ int ft_smt_encode_data(ft_smt *e)
     alt = malloc(sizeof *alt * big);
     tmp = malloc(sizeof *tmp * big);
     tmp2 = malloc(sizeof *tmp2 * big);
-    if (!alt || !tmp || !tmp2)
+    strict = malloc(sizeof *strict * big);
+    e->strict_read = malloc(sizeof *e->strict_read * big);
+    e->strict_after = malloc(sizeof *e->strict_after * big);
+    if (!alt || !tmp || !tmp2 || !strict || !e->strict_read ||
+        !e->strict_after)
         goto out;
     /* match variables first: certain() refers to them */
     for (uint32_t x = 0; x < c->ntrans; x++)
@@ -142,16 +148,21 @@ int ft_smt_encode_data(ft_smt *e)
             }
             ft_smt_assert(e, Z3_mk_eq(z, e->match[br], ft_smt_or(e, alt, nalt)));
             /* constrained unless a violating access or its thread's
-             * last; a violating access's thread goes on after another
-             * value only as far as the code runs whatever it returned */
-            uint32_t t = c->tid[rd];
-            uint32_t after = !e->in_region[br] ? br + 1
-                             : e->flags & FT_SMT_PAPER_DATA
-                                 ? r->bfirst[t] + r->bcount[t]
-                                 : first_dependent(e, rd, br);
-            if (after < r->bfirst[t] + r->bcount[t])
-                ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, after),
+             * last; under the straight-line bound (e->strict) a violating
+             * access's thread goes on after another value only as far as
+             * the code runs whatever it returned */
+            uint32_t t = c->tid[rd], end = r->bfirst[t] + r->bcount[t];
+            if (!e->in_region[br] && br + 1 < end)
+                ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, br + 1),
                                                e->match[br]));
+            uint32_t after = e->in_region[br] ? first_dependent(e, rd, br)
+                                              : end;
+            if (after < end) {
+                e->strict_read[nstrict] = br;
+                e->strict_after[nstrict] = after;
+                strict[nstrict++] = Z3_mk_implies(
+                    z, ft_smt_exec(e, after), e->match[br]);
+            }
         }
     }
     /* past a region only with all its reads matched */
@@ -192,8 +203,11 @@ int ft_smt_encode_data(ft_smt *e)
             ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, r->block_of[x]),
                                            ft_smt_and(e, tmp, n)));
     }
+    e->strict = nstrict ? ft_smt_and(e, strict, nstrict) : NULL;
+    e->nstrict = nstrict;
     rc = 0;
 out:
+    free(strict);
     free(cnt);
     free(acc);
     free(fill);
@@ -201,4 +215,25 @@ out:
     free(tmp);
     free(tmp2);
     return rc;
+}
+
+int ft_smt_prefix_obeys(ft_smt *e, Z3_model m, const uint32_t *order,
+                        uint32_t n)
+{
+    if (!e->nstrict)
+        return 1;
+    uint8_t *in = calloc(e->nb + 1, 1);
+    if (!in)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        in[order[i]] = 1;
+    int ok = 1;
+    for (uint32_t k = 0; k < e->nstrict && ok; k++) {
+        Z3_ast v;
+        if (in[e->strict_after[k]] && in[e->strict_read[k]] &&
+            Z3_model_eval(e->z, m, e->match[e->strict_read[k]], true, &v))
+            ok = Z3_get_bool_value(e->z, v) == Z3_L_TRUE;
+    }
+    free(in);
+    return ok;
 }

@@ -277,6 +277,8 @@ void ft_smt_free(ft_smt *e)
     free(e->in_region);
     free(e->p);
     free(e->match);
+    free(e->strict_read);
+    free(e->strict_after);
     free(e->dep_first);
     free(e->dep);
     memset(e, 0, sizeof *e);

@@ -75,6 +75,15 @@ typedef struct ft_smt {
     uint64_t ndep;
     ft_smt_stats st;
     unsigned flags;
+    /* The straight-line bound (data.c): a violating read that returned
+     * another value lets its thread run on only through the code that
+     * runs whatever it returned.  Not asserted: predict/ asks for a
+     * witness that obeys it first and takes one that does not (the
+     * paper's rule) only when there is none.  NULL: nothing to bound. */
+    Z3_ast strict;
+    /* its parts: block strict_after[k] runs only if region read block
+     * strict_read[k] returned its recorded value */
+    uint32_t *strict_read, *strict_after, nstrict;
     const ft_smt_start *start; /* NULL: the initial state */
     char err[160];
 } ft_smt;
@@ -87,10 +96,6 @@ enum ft_smt_flags {
     FT_SMT_DATA_DEPS = 2, /* the violation's conflict edges on memory and
                              fork/join only: violations made of data
                              conflicts (predict/ tries these first) */
-    FT_SMT_PAPER_DATA = 4, /* the paper's data rule: a violating read's
-                              thread runs on to its region's end whatever
-                              the code's straight-line spans say (FindAV,
-                              whose blocking clauses are argued for it) */
 };
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
                 uint32_t nreg, unsigned timeout_ms, unsigned flags);
@@ -103,6 +108,11 @@ void ft_smt_free(ft_smt *e);
  * the context is interrupted when it passes, wherever Z3 is (smt/check.c);
  * then Z3_L_UNDEF. */
 Z3_lbool ft_smt_check(ft_smt *e, double deadline);
+
+/* Whether the schedule order[0..n) of model m obeys the straight-line
+ * bound (e->strict): 1 yes, 0 no, -1 out of memory. */
+int ft_smt_prefix_obeys(ft_smt *e, Z3_model m, const uint32_t *order,
+                        uint32_t n);
 
 /* Helpers over the formula. */
 Z3_ast ft_smt_exec(ft_smt *e, uint32_t b);       /* p(b) < N */

@@ -64,8 +64,23 @@ void av_random_code(ft_ctm *c, uint64_t seed)
     free(s);
 }
 
+static int data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                   uint32_t n, int spans);
+
 int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
                uint32_t n)
+{
+    return data_ok(c, p, seq, n, 1);
+}
+
+int av_data_ok_paper(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                     uint32_t n)
+{
+    return data_ok(c, p, seq, n, 0);
+}
+
+static int data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                   uint32_t n, int spans)
 {
     uint32_t *lastw = malloc(sizeof *lastw * (c->nvars + 1));
     uint8_t *wcertain = calloc(c->nvars + 1, 1);
@@ -97,7 +112,8 @@ int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
                 tainted[t])
                 ok = 0;
         /* every earlier region read of t that returned another value */
-        for (uint32_t j = 0; changed[t] != UINT32_MAX && j < i && ok; j++)
+        for (uint32_t j = 0; spans && changed[t] != UINT32_MAX && j < i && ok;
+             j++)
             if (tainted_read[j] && c->tid[seq[j]] == t &&
                 !runs_anyway(c, seq[j], x))
                 ok = 0;
@@ -223,7 +239,7 @@ void av_visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
     (void)blocked;
     av_walk *w = vctx;
     for (int i = 0; i < w->nprops; i++) {
-        if (!av_data_ok(w->c, &w->props[i], seq, n))
+        if (!av_data_ok_paper(w->c, &w->props[i], seq, n))
             continue;
         av_hset *s = &w->valid[i];
         if (s->n == s->cap) {
@@ -233,8 +249,11 @@ void av_visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
                 abort();
         }
         s->k[s->n++] = av_seq_hash(seq, n);
-        if (!w->found[i] && av_violates(w->c, &w->props[i], seq, n))
-            w->found[i] = 1;
+        if (w->found_strict[i] || !av_violates(w->c, &w->props[i], seq, n))
+            continue;
+        w->found[i] = 1;
+        if (av_data_ok(w->c, &w->props[i], seq, n))
+            w->found_strict[i] = 1;
     }
 }
 
@@ -289,7 +308,7 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
         seq[i] = res->steps[i].trans;
     uint64_t h = av_seq_hash(seq, res->nsteps);
     int ok = bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL &&
-             av_data_ok(c, p, seq, res->nsteps) &&
+             av_data_ok_paper(c, p, seq, res->nsteps) &&
              av_violates(c, p, seq, res->nsteps);
     int marked = 0;
     for (uint32_t i = 0; i < res->nsteps; i++)
@@ -297,7 +316,7 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
     if (getenv("FT_PREDICT_DEBUG") && !(ok && marked >= 2)) {
         fprintf(stderr, "witness: known %d data %d violates %d marked %d:",
                 bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL,
-                av_data_ok(c, p, seq, res->nsteps),
+                av_data_ok_paper(c, p, seq, res->nsteps),
                 av_violates(c, p, seq, res->nsteps), marked);
         for (uint32_t i = 0; i < res->nsteps; i++)
             fprintf(stderr, " t%u.%u:%s%s", c->tid[seq[i]], c->pos[seq[i]],

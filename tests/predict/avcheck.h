@@ -9,9 +9,15 @@
 
 #include "predict/predict.h"
 
-/* 1 when seq[0..n) obeys the data rule for property p. */
+/* 1 when seq[0..n) obeys the data rule for property p, with the
+ * straight-line bound of the model's code spans (a violating read that
+ * returned another value lets its thread run on only through the code
+ * after it). */
 int av_data_ok(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
                uint32_t n);
+/* The same with the paper's rule (no bound: the region's end). */
+int av_data_ok_paper(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
+                     uint32_t n);
 /* 1 when seq[0..n) is not (mutually) serializable for p. */
 int av_violates(const ft_ctm *c, const ft_prop *p, const uint32_t *seq,
                 uint32_t n);
@@ -31,14 +37,16 @@ typedef struct av_hset {
 } av_hset;
 
 /* oracle_walk's context: for each property whether some prefix violates
- * it, and the prefixes that obey its data rule (av_walk_sort before
- * looking them up). */
+ * it under the paper's data rule (found) and under the straight-line
+ * bound (found_strict), and the prefixes that obey the paper's rule
+ * (av_walk_sort before looking them up). */
 typedef struct av_walk {
     const ft_ctm *c;
     const ft_prop *props;
     int nprops;
     int found[AV_MAX_PROPS];
     av_hset valid[AV_MAX_PROPS];
+    int found_strict[AV_MAX_PROPS];
 } av_walk;
 
 uint64_t av_seq_hash(const uint32_t *seq, uint32_t n);
@@ -56,7 +64,8 @@ int av_pick_region(const ft_ctm *c, uint64_t *rs, uint32_t t, ft_pregion *g);
 /* "seed S CA (tT F..L / tT F..L)": a property in a failure message. */
 const char *av_prop_name(uint64_t seed, const ft_prop *p, char *buf, size_t n);
 /* Whether a witness (steps, no recorded prefix) is a known feasible,
- * data-consistent, violating prefix with at least two marked steps. */
+ * data-consistent (the paper's rule), violating prefix with at least two
+ * marked steps. */
 int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                   const av_hset *valid);
 /* Gives c a code table: every transition its own site, in address

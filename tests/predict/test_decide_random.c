@@ -138,7 +138,7 @@ static void test_exec_matches_oracle(void **state)
         }
         exec_walk e;
         memset(&e, 0, sizeof e);
-        e.w = (av_walk){c, props, np, {0}, {{0}}};
+        e.w = (av_walk){c, props, np, {0}, {{0}}, {0}};
         e.x = ft_exec_new(c);
         assert_non_null(e.x);
         for (uint32_t x = 0; x < c->ntrans; x++)
@@ -258,7 +258,7 @@ static void test_decide_matches_oracle(void **state)
         int np = c->ntrans > 20 || c->nthreads < 2 ? 0
                                                    : make_props(c, seed, props);
         if (np) {
-            av_walk w = {c, props, np, {0}, {{0}}};
+            av_walk w = {c, props, np, {0}, {{0}}, {0}};
             oracle_opts oo;
             memset(&oo, 0, sizeof oo);
             assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
@@ -299,7 +299,7 @@ static void test_decide_counters(void **state)
             continue;
         }
         oo.max_visits = 0;
-        av_walk w = {c, props, np, {0}, {{0}}};
+        av_walk w = {c, props, np, {0}, {{0}}, {0}};
         assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
         av_walk_sort(&w);
         check_decisions(c, seed, props, np, &w, &ty);

@@ -49,11 +49,26 @@ static uint32_t max_trans(void)
  * larger smallest window is not solved). */
 #define NMODES 5
 
+/* Whether a witness's steps obey the straight-line bound: 1, 0, -1
+ * out of memory. */
+static int steps_obey(const ft_ctm *c, const ft_prop *p, const ft_presult *r)
+{
+    uint32_t *seq = malloc(sizeof *seq * (r->nsteps + 1));
+    if (!seq)
+        return -1;
+    for (uint32_t k = 0; k < r->nsteps; k++)
+        seq[k] = r->steps[k].trans;
+    int ok = av_data_ok(c, p, seq, r->nsteps);
+    free(seq);
+    return ok;
+}
+
 static void test_predict_matches_oracle(void **state)
 {
     (void)state;
     unsigned n = nseeds(), checked = 0, viol = 0, failures = 0, trimmed = 0;
     unsigned in_window = 0, window_viol = 0, window_unknown = 0;
+    unsigned strict_checked = 0, relaxed = 0;
     unsigned vo_claims = 0, vo_props = 0, vo_holds = 0;
     for (uint64_t seed = 1; seed <= n; seed++) {
         gen_params gp;
@@ -97,7 +112,7 @@ static void test_predict_matches_oracle(void **state)
                 (q->kind == FT_PROP_CA || q->r[0].thread != q->r[1].thread))
                 np++;
         }
-        av_walk w = {c, props, np, {0}, {{0}}};
+        av_walk w = {c, props, np, {0}, {{0}}, {0}};
         oracle_opts oo;
         memset(&oo, 0, sizeof oo);
         long visited = oracle_walk(c, &oo, av_visit, &w);
@@ -130,10 +145,6 @@ static void test_predict_matches_oracle(void **state)
             viol += w.found[i];
             for (int mode = 0; mode < (getenv("FT_PREDICT_NOSMT") ? 0 : NMODES);
                  mode++) {
-                /* FindAV keeps the paper's data rule (its blocking clauses
-                 * are argued for it): checked on the traces without spans */
-                if (mode == 1 && c->code)
-                    continue;
                 ft_predict_opts o;
                 ft_predict_opts_default(&o);
                 o.timeout_ms = 0;
@@ -167,6 +178,19 @@ static void test_predict_matches_oracle(void **state)
                            !av_witness_ok(c, &props[i], &res, &w.valid[i])) {
                     bad = 2;
                 }
+                /* a witness marked relaxed exactly when it does not obey
+                 * the straight-line bound; the whole model solved
+                 * directly: one that obeys it whenever one exists (FindAV
+                 * keeps the paper's rule) */
+                if (!bad && v == FT_VIOLATED && !res.prefix) {
+                    int whole_model = mode == 0 || mode == 2;
+                    int obeys = steps_obey(c, &props[i], &res);
+                    if (obeys < 0 || res.relaxed != !obeys ||
+                        (whole_model && w.found_strict[i] && !obeys))
+                        bad = 5;
+                    strict_checked += whole_model && w.found_strict[i];
+                    relaxed += res.relaxed;
+                }
                 /* The trimmed witness (what analyze writes) must be a
                  * feasible, data-consistent, violating prefix too. */
                 if (!bad && v == FT_VIOLATED && !res.prefix) {
@@ -174,7 +198,8 @@ static void test_predict_matches_oracle(void **state)
                     assert_int_equal(ft_presult_trim(c, &props[i], &res), 0);
                     assert_true(res.nsteps <= before);
                     trimmed += res.nsteps < before;
-                    if (!av_witness_ok(c, &props[i], &res, &w.valid[i]))
+                    if (!av_witness_ok(c, &props[i], &res, &w.valid[i]) ||
+                        (!res.relaxed && steps_obey(c, &props[i], &res) != 1))
                         bad = 3;
                     if (res.alt_steps) { /* the strict trim, too */
                         ft_presult alt = res;
@@ -194,6 +219,9 @@ static void test_predict_matches_oracle(void **state)
                             bad == 2   ? " (bad witness)"
                             : bad == 3 ? " (bad trimmed witness)"
                             : bad == 4 ? " (holds claimed for a window)"
+                            : bad == 5 ? " (straight-line bound: witness "
+                                         "relaxed while one obeys it, or "
+                                         "marked wrongly)"
                                        : "",
                             res.reason);
                 }
@@ -218,6 +246,9 @@ static void test_predict_matches_oracle(void **state)
     assert_true(window_viol > 0);
     assert_true(window_unknown > 0);
     assert_true(trimmed > 0); /* the trimming was exercised */
+    fprintf(stderr, "straight-line bound: %u witnesses where one obeying "
+            "it exists, %u relaxed ones\n", strict_checked, relaxed);
+    assert_true(strict_checked > 0 && relaxed > 0);
     assert_true(checked > n / 2);
     assert_true(viol > checked / 20);
     assert_true(viol < checked);
@@ -291,7 +322,7 @@ static void claim_holds_for_oracle(evbuf *b, const char *tag)
     ft_prop p;
     ft_ctm *c = load_first_writes(b, tag, &p);
     assert_true(value_order_claims(c, &p));
-    av_walk w = {c, &p, 1, {0}, {{0}}};
+    av_walk w = {c, &p, 1, {0}, {{0}}, {0}};
     oracle_opts oo;
     memset(&oo, 0, sizeof oo);
     assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
@@ -417,7 +448,7 @@ static void test_value_order_counters(void **state)
             }
             np++;
         }
-        av_walk w = {c, props, np, {0}, {{0}}};
+        av_walk w = {c, props, np, {0}, {{0}}, {0}};
         oracle_opts oo;
         memset(&oo, 0, sizeof oo);
         oo.max_visits = 300000; /* counted first: the oracle's time */
