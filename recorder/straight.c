@@ -11,9 +11,12 @@
  *
  * The span is measured once per site with capstone, when the trace is
  * symbolised (the binary is at hand then, not necessarily at analysis),
- * over at most FT_STRAIGHT_MAX bytes.  Calls do not end it: a callee
- * returns to the next instruction whatever it computed.  x86-64 and
- * AArch64; other machines get no spans (their reads keep the paper's
+ * over at most FT_STRAIGHT_MAX bytes.  Calls to the recorder's hooks and
+ * interposed functions do not end it (they return to the next
+ * instruction whatever the value was); any other call does, since a
+ * callee may end the program on a value (SV-COMP's assume: the replay of
+ * read_write_lock-2's witnesses said "the program ended first").  x86-64
+ * and AArch64; other machines get no spans (their reads keep the paper's
  * rule). */
 #include "recorder/straight.h"
 
@@ -22,13 +25,86 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct func_sym {
+    uint64_t addr;
+    const char *name; /* in the ELF's string table */
+} func_sym;
+
 struct ft_straight {
     Elf *elf;
     csh cs;
     int cs_open, x86;
     Elf_Scn *last;  /* the section of the previous lookup */
     GElf_Shdr last_sh;
+    func_sym *funcs; /* the module's functions by address */
+    size_t nfuncs;
 };
+
+static int by_addr(const void *a, const void *b)
+{
+    const func_sym *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The module's function symbols (.symtab, else .dynsym), sorted. */
+static void load_funcs(ft_straight *s)
+{
+    Elf_Scn *scn = NULL, *best = NULL;
+    GElf_Shdr sh, best_sh = {0};
+    while ((scn = elf_nextscn(s->elf, scn)) != NULL) {
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !best)) {
+            best = scn;
+            best_sh = sh;
+        }
+    }
+    Elf_Data *d = best && best_sh.sh_entsize ? elf_getdata(best, NULL) : NULL;
+    size_t n = d ? best_sh.sh_size / best_sh.sh_entsize : 0;
+    s->funcs = n ? malloc(n * sizeof *s->funcs) : NULL;
+    for (size_t i = 0; s->funcs && i < n; i++) {
+        GElf_Sym sym;
+        const char *name;
+        if (gelf_getsym(d, (int)i, &sym) &&
+            GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value &&
+            (name = elf_strptr(s->elf, best_sh.sh_link, sym.st_name)))
+            s->funcs[s->nfuncs++] = (func_sym){sym.st_value, name};
+    }
+    if (s->nfuncs)
+        qsort(s->funcs, s->nfuncs, sizeof *s->funcs, by_addr);
+}
+
+/* A call the code after it runs past whatever the value was: to the
+ * recorder's hooks (__tsan_*) and its interposed functions (__wrap_*),
+ * which return, except the ones that end the thread or the program.  A
+ * call to anything else may not return on some values (an assume, an
+ * error handler): it ends the run. */
+static int call_returns(const ft_straight *s, const cs_insn *insn)
+{
+    uint64_t target;
+    if (s->x86) {
+        const cs_x86 *x = &insn->detail->x86;
+        if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+            return 0;
+        target = (uint64_t)x->operands[0].imm;
+    } else {
+        const cs_arm64 *a = &insn->detail->arm64;
+        if (a->op_count != 1 || a->operands[0].type != ARM64_OP_IMM)
+            return 0;
+        target = (uint64_t)a->operands[0].imm;
+    }
+    func_sym key = {target, NULL};
+    const func_sym *f = s->nfuncs ? bsearch(&key, s->funcs, s->nfuncs,
+                                            sizeof key, by_addr)
+                                  : NULL;
+    if (!f)
+        return 0;
+    if (!strncmp(f->name, "__tsan_", 7))
+        return 1;
+    return !strncmp(f->name, "__wrap_", 7) && !strstr(f->name, "exit") &&
+           !strstr(f->name, "abort") && !strstr(f->name, "jmp") &&
+           !strstr(f->name, "cancel");
+}
 
 ft_straight *ft_straight_open(Elf *elf)
 {
@@ -57,6 +133,7 @@ ft_straight *ft_straight_open(Elf *elf)
     }
     s->cs_open = 1;
     cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+    load_funcs(s);
     return s;
 }
 
@@ -66,6 +143,7 @@ void ft_straight_close(ft_straight *s)
         return;
     if (s->cs_open)
         cs_close(&s->cs);
+    free(s->funcs);
     free(s);
 }
 
@@ -99,6 +177,8 @@ static int ends_run(const ft_straight *s, const cs_insn *insn)
         cs_insn_group(s->cs, insn, CS_GRP_IRET) ||
         cs_insn_group(s->cs, insn, CS_GRP_INT))
         return 1;
+    if (cs_insn_group(s->cs, insn, CS_GRP_CALL))
+        return !call_returns(s, insn);
     /* instructions that stop or divert without saying so by group */
     return s->x86 && (insn->id == X86_INS_HLT || insn->id == X86_INS_UD2 ||
                       insn->id == X86_INS_SYSCALL ||
