@@ -357,14 +357,21 @@ int ft_ctm_set_code(ft_ctm *c, const ft_site *sites, uint32_t nsites)
     return 0;
 }
 
+/* x's site's code when its span is known, else NULL. */
+static const ft_ctm_code *spanned(const ft_ctm *c, uint32_t x)
+{
+    uint32_t sx = c->site[x];
+    if (!c->code || sx == 0 || sx > c->ncode || !c->code[sx - 1].straight)
+        return NULL;
+    return &c->code[sx - 1];
+}
+
 int ft_ctm_runs_regardless(const ft_ctm *c, uint32_t x, uint32_t y)
 {
-    uint32_t sx = c->site[x], sy = c->site[y];
-    if (!c->code || sx == 0 || sx > c->ncode)
+    const ft_ctm_code *a = spanned(c, x);
+    if (!a)
         return -1;
-    const ft_ctm_code *a = &c->code[sx - 1];
-    if (!a->straight)
-        return -1;
+    uint32_t sy = c->site[y];
     if (sy == 0 || sy > c->ncode)
         return 0;
     const ft_ctm_code *b = &c->code[sy - 1];
@@ -376,8 +383,6 @@ int ft_ctm_runs_regardless(const ft_ctm *c, uint32_t x, uint32_t y)
 
 uint64_t ft_ctm_straight_end(const ft_ctm *c, uint32_t x)
 {
-    uint32_t sx = c->site[x];
-    if (!c->code || sx == 0 || sx > c->ncode || !c->code[sx - 1].straight)
-        return UINT64_MAX;
-    return c->code[sx - 1].offset + c->code[sx - 1].straight - 1;
+    const ft_ctm_code *a = spanned(c, x);
+    return a ? a->offset + a->straight - 1 : UINT64_MAX;
 }

@@ -75,8 +75,8 @@ int ft_smt_encode_data(ft_smt *e)
     uint32_t *cnt = calloc(c->nvars + 1, sizeof *cnt);
     uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
     uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
-    Z3_ast *alt = NULL, *tmp = NULL, *tmp2 = NULL, *strict = NULL;
-    unsigned nstrict = 0;
+    Z3_ast *alt = NULL, *tmp = NULL, *tmp2 = NULL;
+    uint32_t nstrict = 0;
     int rc = -1;
     if (!cnt || !acc || !fill)
         goto out;
@@ -94,11 +94,9 @@ int ft_smt_encode_data(ft_smt *e)
     alt = malloc(sizeof *alt * big);
     tmp = malloc(sizeof *tmp * big);
     tmp2 = malloc(sizeof *tmp2 * big);
-    strict = malloc(sizeof *strict * big);
     e->strict_read = malloc(sizeof *e->strict_read * big);
     e->strict_after = malloc(sizeof *e->strict_after * big);
-    if (!alt || !tmp || !tmp2 || !strict || !e->strict_read ||
-        !e->strict_after)
+    if (!alt || !tmp || !tmp2 || !e->strict_read || !e->strict_after)
         goto out;
     /* match variables first: certain() refers to them */
     for (uint32_t x = 0; x < c->ntrans; x++)
@@ -159,9 +157,7 @@ int ft_smt_encode_data(ft_smt *e)
                                               : end;
             if (after < end) {
                 e->strict_read[nstrict] = br;
-                e->strict_after[nstrict] = after;
-                strict[nstrict++] = Z3_mk_implies(
-                    z, ft_smt_exec(e, after), e->match[br]);
+                e->strict_after[nstrict++] = after;
             }
         }
     }
@@ -203,11 +199,14 @@ int ft_smt_encode_data(ft_smt *e)
             ft_smt_assert(e, Z3_mk_implies(z, ft_smt_exec(e, r->block_of[x]),
                                            ft_smt_and(e, tmp, n)));
     }
-    e->strict = nstrict ? ft_smt_and(e, strict, nstrict) : NULL;
+    /* the bound, one implication per pair (tmp holds ntrans + 8) */
+    for (uint32_t k = 0; k < nstrict; k++)
+        tmp[k] = Z3_mk_implies(z, ft_smt_exec(e, e->strict_after[k]),
+                               e->match[e->strict_read[k]]);
+    e->strict = nstrict ? ft_smt_and(e, tmp, nstrict) : NULL;
     e->nstrict = nstrict;
     rc = 0;
 out:
-    free(strict);
     free(cnt);
     free(acc);
     free(fill);
