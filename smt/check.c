@@ -5,7 +5,8 @@
  * past a 60 s limit.  Z3_interrupt, called from another thread, reaches
  * more of Z3, so each check with a deadline arms a timer thread that
  * interrupts the context when the deadline passes; the check then
- * returns Z3_L_UNDEF.  Not every step polls that either: on dense windows
+ * returns Z3_L_UNDEF and the context is marked tainted (not reused,
+ * smt/context.c).  Not every step polls that either: on dense windows
  * checks still returned up to 10 s late (docs/prediction.md). */
 #include "smt/smt.h"
 
@@ -18,7 +19,7 @@ typedef struct timer {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct timespec at; /* CLOCK_MONOTONIC */
-    int done;
+    int done, fired;
     Z3_context z;
 } timer;
 
@@ -29,16 +30,21 @@ static void *timer_main(void *arg)
     int rc = 0;
     while (!t->done && rc != ETIMEDOUT)
         rc = pthread_cond_timedwait(&t->cv, &t->mu, &t->at);
-    if (!t->done)
+    if (!t->done) {
         Z3_interrupt(t->z);
+        t->fired = 1;
+    }
     pthread_mutex_unlock(&t->mu);
     return NULL;
 }
 
 Z3_lbool ft_smt_check(ft_smt *e, double deadline)
 {
-    if (deadline <= 0)
-        return Z3_solver_check(e->z, e->s);
+    if (deadline <= 0) {
+        Z3_lbool r = Z3_solver_check(e->z, e->s);
+        e->tainted |= r == Z3_L_UNDEF;
+        return r;
+    }
     timer t = {.done = 0, .z = e->z};
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -61,6 +67,9 @@ Z3_lbool ft_smt_check(ft_smt *e, double deadline)
         pthread_mutex_unlock(&t.mu);
         pthread_join(th, NULL);
     }
+    /* An interrupt may land just after the check returned: either way
+     * the context is not handed to another encoding. */
+    e->tainted |= r == Z3_L_UNDEF || t.fired;
     pthread_cond_destroy(&t.cv);
     pthread_mutex_destroy(&t.mu);
     return r;

@@ -223,11 +223,11 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
     }
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, set_memory_bound);
-    Z3_config cfg = Z3_mk_config();
-    Z3_set_param_value(cfg, "model", "true");
-    e->z = Z3_mk_context(cfg);
-    Z3_del_config(cfg);
-    Z3_set_error_handler(e->z, NULL);
+    e->z = ft_smt_context_take();
+    if (!e->z) {
+        snprintf(e->err, sizeof e->err, "z3: cannot make a context");
+        return -1;
+    }
     e->int_sort = Z3_mk_int_sort(e->z);
     e->bool_sort = Z3_mk_bool_sort(e->z);
     /* Every constraint is a difference of two positions against a
@@ -271,8 +271,9 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
 void ft_smt_free(ft_smt *e)
 {
     if (e->z) {
-        Z3_solver_dec_ref(e->z, e->s);
-        Z3_del_context(e->z);
+        if (e->s)
+            Z3_solver_dec_ref(e->z, e->s);
+        ft_smt_context_give(e->z, !e->tainted && !e->err[0]);
     }
     free(e->in_region);
     free(e->p);

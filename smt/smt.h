@@ -12,7 +12,9 @@
  * data rule and the argument that a representative of each equivalence
  * class of violating prefixes stays admitted.
  *
- * One ft_smt owns one Z3 context: use one per worker thread. */
+ * One ft_smt uses one Z3 context, taken from the calling thread
+ * (smt/context.c) and given back by ft_smt_free: use one per worker
+ * thread, and free it on the thread that built it. */
 #ifndef FORETELL_SMT_H
 #define FORETELL_SMT_H
 
@@ -85,6 +87,8 @@ typedef struct ft_smt {
      * strict_read[k] returned its recorded value */
     uint32_t *strict_read, *strict_after, nstrict;
     const ft_smt_start *start; /* NULL: the initial state */
+    int tainted; /* a check was interrupted or unknown: the context is
+                    not reused */
     char err[160];
 } ft_smt;
 
@@ -108,6 +112,13 @@ void ft_smt_free(ft_smt *e);
  * the context is interrupted when it passes, wherever Z3 is (smt/check.c);
  * then Z3_L_UNDEF. */
 Z3_lbool ft_smt_check(ft_smt *e, double deadline);
+
+/* The calling thread's kept Z3 context (with model generation, no error
+ * handler), or a new one; NULL if Z3 could not make one.  give hands it
+ * back: kept for the thread's next encoding if clean and still small,
+ * else deleted (smt/context.c). */
+Z3_context ft_smt_context_take(void);
+void ft_smt_context_give(Z3_context z, int clean);
 
 /* Whether the schedule order[0..n) of model m obeys the straight-line
  * bound (e->strict): 1 yes, 0 no, -1 out of memory. */
