@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* event_encode.c - the one table of which wire fields each event kind has,
- * on the encoding side.  The reader's decoder (reader_decode.c) mirrors it;
- * docs/trace-format.md is the normative description of both. */
+ * on the encoding side (a paired read, arg FT_READ_PAIRED, has an opcode
+ * of its own and READ's fields).  The reader's decoder (reader_decode.c)
+ * mirrors it; docs/trace-format.md is the normative description of both. */
 #include "recorder/encode.h"
 #include "recorder/trace.h"
 
@@ -15,7 +16,7 @@ static uint8_t *put_addr(uint8_t *p, uint64_t a, uint64_t *reg)
 uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
 {
     uint64_t *reg = ft_addr_reg_of(regs, ev->kind);
-    *p++ = (uint8_t)ev->kind;
+    *p++ = (uint8_t)ft_event_opcode(ev); /* a paired read: 14, 15 */
     switch (ev->kind) {
     case FT_EV_THREAD_START:
         return ft_put_uint(p, ev->value);

@@ -59,6 +59,15 @@ static void access(fields *fs, const ft_event *ev)
     add(fs, "size", FT_F_UINT, ev->size);
 }
 
+/* A paired read (trace.h: opcodes 14, 15) says so, last: "paired=1";
+ * other reads show no such field, as before. */
+static void paired(fields *fs, const ft_event *ev)
+{
+    if ((ev->kind == FT_EV_READ || ev->kind == FT_EV_READ_WIDE) &&
+        ev->arg == FT_READ_PAIRED)
+        add(fs, "paired", FT_F_UINT, 1);
+}
+
 unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
 {
     fields fs = {out, 0};
@@ -79,6 +88,7 @@ unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
     case FT_EV_WRITE:
         access(f, ev);
         add(f, "value", FT_F_HEX, ev->value);
+        paired(f, ev);
         break;
     case FT_EV_READ_WIDE:
     case FT_EV_WRITE_WIDE:
@@ -86,6 +96,7 @@ unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
         add(f, "size", FT_F_UINT, ev->value); /* full length: see reader.md */
         f->f[f->n++] = (ft_field){.name = "bytes", .type = FT_F_BYTES,
                                   .bytes = ev->bytes, .nbytes = ev->nbytes};
+        paired(f, ev);
         break;
     case FT_EV_ATOMIC_LOAD:
     case FT_EV_ATOMIC_STORE:

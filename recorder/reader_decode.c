@@ -409,6 +409,13 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
             return -1;
         GET_U(ev->arg, U32);
         return 0;
+    case FT_OP_READ_PAIRED:
+    case FT_OP_READ_WIDE_PAIRED:
+        /* delivered as the read it is, marked (trace.h) */
+        ev->kind = ev->kind == FT_OP_READ_PAIRED ? FT_EV_READ
+                                                 : FT_EV_READ_WIDE;
+        ev->arg = FT_READ_PAIRED;
+        return decode_fields(d, ev, regs);
     default:
         d->p--; /* point at the opcode itself */
         d->why = "unknown event opcode";

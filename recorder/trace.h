@@ -61,6 +61,8 @@ enum ft_kind {
     FT_EV_WRITE = 11,         /* site addr size value */
     FT_EV_READ_WIDE = 12,     /* site addr size bytes  (size 16 or range) */
     FT_EV_WRITE_WIDE = 13,    /* site addr size bytes|nil (nil: elided) */
+    /* opcodes 14 and 15 are paired reads, delivered as READ and
+     * READ_WIDE: enum ft_read_op below */
 
     FT_EV_ATOMIC_LOAD = 20,   /* site addr size mo value */
     FT_EV_ATOMIC_STORE = 21,  /* site addr size mo value */
@@ -113,6 +115,21 @@ enum ft_kind {
                                  misused (enum ft_misuse_what; holder: the
                                  thread holding obj, 0 when none does) */
     FT_EV_KIND_MAX = 127
+};
+
+/* FT_EV_READ and FT_EV_READ_WIDE arg: the read was recorded while the
+ * thread's previous write was pending (docs/recorder.md), so this read
+ * and the thread's next event ran with no other thread between them. */
+#define FT_READ_PAIRED 1u
+
+/* The wire opcodes of paired reads: fields exactly as READ and READ_WIDE,
+ * address in the read register.  Not kinds: the reader delivers them as
+ * FT_EV_READ / FT_EV_READ_WIDE with arg = FT_READ_PAIRED, and
+ * ft_encode_event writes them for such events (written by runtimes from
+ * 2026-11-26 on, in version 3 traces). */
+enum ft_read_op {
+    FT_OP_READ_PAIRED = 14,
+    FT_OP_READ_WIDE_PAIRED = 15,
 };
 
 /* Why a replay left its schedule (FT_EV_DIVERGE arg). */
@@ -176,6 +193,13 @@ enum ft_rmw_op {
  *   THREAD_CREATE/JOIN/DETACH  site, value = child tid
  *   READ, WRITE           site, addr, size, value
  *   READ_WIDE, WRITE_WIDE site, addr, size, bytes/nbytes (bytes NULL: elided)
+ *   READ, READ_WIDE       arg = FT_READ_PAIRED when the read was recorded
+ *                         while the thread's previous write was pending
+ *                         (opcodes 14, 15): this read and the thread's
+ *                         next event ran with no other thread between
+ *                         them (the next event is that write, or another
+ *                         paired read; none when the trace ends first).
+ *                         Otherwise arg = 0 (older traces: always 0)
  *   ATOMIC_LOAD/STORE     site, addr, size, mo, value
  *   ATOMIC_RMW            site, addr, size, mo, arg = op, value = old,
  *                         value2 = new
@@ -402,12 +426,28 @@ static inline ft_addr_regs ft_addr_regs_for(uint64_t version)
     return r;
 }
 
-/* The register an address field of an event of kind belongs to. */
+/* The register an address field of an event of kind, or of a paired
+ * read's opcode, belongs to. */
 static inline uint64_t *ft_addr_reg_of(ft_addr_regs *r, unsigned kind)
 {
-    return r->split && (kind == FT_EV_READ || kind == FT_EV_READ_WIDE)
+    return r->split && (kind == FT_EV_READ || kind == FT_EV_READ_WIDE ||
+                        kind == FT_OP_READ_PAIRED ||
+                        kind == FT_OP_READ_WIDE_PAIRED)
                ? &r->read
                : &r->any;
+}
+
+/* The opcode an event is written with: its kind, or for a READ or
+ * READ_WIDE with arg FT_READ_PAIRED its paired opcode (14, 15). */
+static inline unsigned ft_event_opcode(const ft_event *ev)
+{
+    if (ev->arg == FT_READ_PAIRED) {
+        if (ev->kind == FT_EV_READ)
+            return FT_OP_READ_PAIRED;
+        if (ev->kind == FT_EV_READ_WIDE)
+            return FT_OP_READ_WIDE_PAIRED;
+    }
+    return ev->kind;
 }
 
 /* Encodes one event's opcode and fields at p (not SWITCH) against the

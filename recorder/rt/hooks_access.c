@@ -42,20 +42,27 @@ void ft_emit_libc_write(uint32_t site, uintptr_t addr, size_t size)
         ft_emit_wide(FT_EV_WRITE_WIDE, site, addr, size, NULL);
 }
 
-/* ft_enter_kp with the pending write's flush inlined. */
+/* ft_enter_kp with the pending write's flush inlined; *deferp: the
+ * write stays pending (a read, see ft_enter_core). */
 static inline __attribute__((always_inline)) ft_thread *
-enter(int kind, uintptr_t addr, size_t size, uintptr_t pc)
+enter(int kind, uintptr_t addr, size_t size, uintptr_t pc, int *deferp)
 {
-    int defer;
-    ft_thread *t = ft_enter_core(kind, addr, size, pc, &defer);
-    if (t && !defer && t->pw_size != 0)
+    ft_thread *t = ft_enter_core(kind, addr, size, pc, deferp);
+    if (t && !*deferp && t->pw_size != 0)
         pending_flush_inline(t);
     return t;
 }
 
+/* A read recorded while the thread's write stays pending is a paired
+ * read (opcodes 14, 15; trace.h): no other thread runs between it and
+ * the thread's next event (that write, or another paired read), and the
+ * model keeps the two together, since the store may have happened first
+ * (`x = 2; r = y;`).  Choosing the opcode is a branch on defer, which
+ * ft_enter_core computed anyway; both opcodes use the read register. */
 static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_READ, a, size, pc);
+    int defer;
+    ft_thread *t = enter(FT_KP_READ, a, size, pc, &defer);
     if (!t)
         return;
     if (FT_UNLIKELY(a < 4096)) {
@@ -66,16 +73,18 @@ static inline void on_read(uintptr_t a, size_t size, uintptr_t pc)
     }
     uint32_t site = ft_site_id_fast(pc);
     if (size <= 8 && (size & (size - 1)) == 0)
-        ft_emit_access_fast(FT_EV_READ, site, a, (uint32_t)size,
-                            load_le(a, (unsigned)size));
+        ft_emit_access_fast(defer ? FT_OP_READ_PAIRED : FT_EV_READ, site, a,
+                            (uint32_t)size, load_le(a, (unsigned)size));
     else if (size)
-        ft_emit_wide(FT_EV_READ_WIDE, site, a, size, NULL);
+        ft_emit_wide(defer ? FT_OP_READ_WIDE_PAIRED : FT_EV_READ_WIDE, site,
+                     a, size, NULL);
     ft_leave(t);
 }
 
 static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, size, pc);
+    int defer; /* never: only reads defer */
+    ft_thread *t = enter(FT_KP_WRITE, a, size, pc, &defer);
     if (!t)
         return;
     if (size) {
@@ -88,7 +97,8 @@ static inline void on_write(uintptr_t a, size_t size, uintptr_t pc)
 
 static inline void on_read_write(uintptr_t a, size_t size, uintptr_t pc)
 {
-    ft_thread *t = enter(FT_KP_WRITE, a, size, pc);
+    int defer; /* never: a write key point */
+    ft_thread *t = enter(FT_KP_WRITE, a, size, pc, &defer);
     if (!t)
         return;
     if (FT_UNLIKELY(a < 4096)) { /* as on_read */

@@ -51,9 +51,12 @@ ft_emit_access_fast(int kind, uint32_t site, uintptr_t addr, uint32_t size,
         ft_tb_rotate();
         p = ft_tbh.ev.pos;
     }
-    /* kind is a constant at every call: the register is chosen at
-     * compile time (version 3 splits READ's, trace.h) */
-    uint64_t *reg = kind == FT_EV_READ ? &ft_tbh.regs.read : &ft_tbh.regs.any;
+    /* kind is a constant, or READ or its paired opcode, at every call:
+     * the register is chosen at compile time (version 3 splits READ's,
+     * trace.h) */
+    uint64_t *reg = kind == FT_EV_READ || kind == FT_OP_READ_PAIRED
+                        ? &ft_tbh.regs.read
+                        : &ft_tbh.regs.any;
     ft_tbh.ev.pos = ft_put_access(p, kind, site, reg, addr, size, value);
     ft_tbh.nevents++;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* gen_corpus.c - writes the fuzzer's seed corpus with ft_writer: small
  * traces covering every event kind and chunk kind, thread switches, wide
- * content, a trace without END, truncated and bit-flipped variants.
+ * content, paired reads, a trace without END, truncated and bit-flipped
+ * variants.
  * Usage: gen_corpus DIR */
 #include "recorder/trace.h"
 
@@ -57,6 +58,11 @@ static void random_event(ft_event *ev, unsigned kind, uint8_t *wide)
     }
     if (kind == 40 || kind == 41)
         ev->obj2 = 0x7f0000002000ull;
+    /* every second read is paired (opcodes 14, 15); no rnd() call, so
+     * the rest of each seed stays as it was */
+    static unsigned nreads;
+    if ((kind == 10 || kind == 12) && nreads++ % 2)
+        ev->arg = FT_READ_PAIRED;
 }
 
 static int write_one(const char *dir, const char *name, unsigned nevents,

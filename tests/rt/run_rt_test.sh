@@ -370,6 +370,49 @@ seeds)
     cmp -s tids1.txt again.txt || fail "same seed gave another schedule"
     cmp -s tids1.txt tids2.txt && cmp -s tids1.txt tids3.txt && fail "seeds do not matter"
     ;;
+paired_reads)
+    # A read recorded while the thread's write is pending is marked paired
+    # (opcodes 14, 15: docs/trace-format.md) and directly followed by that
+    # write, with no other thread between, under any quantum; a read with
+    # nothing pending, or of the pending write's own bytes, is not marked.
+    build paired "$P/paired.c"
+    # after RE: the event printed after the first matching RE (any thread)
+    after() { RE=$1 awk 'n { print; exit } $0 ~ ENVIRON["RE"] { n = 1 }' d.txt; }
+    tid_of() { grep -E -m1 -- "$1" d.txt | awk '{ print $2 }'; }
+    for q in 1 1000; do
+        "$FT_BIN/foretell" record --quantum $q -o p$q.ft -- ./paired >out.txt 2>err.txt ||
+            fail "quantum $q: record failed: $(cat err.txt)"
+        "$FT_BIN/foretell" dump p$q.ft >d.txt 2>err.txt || fail "dump: $(cat err.txt)"
+        y=' read +addr=0x[0-9a-f]*\[y\] size=4 value=0x7 paired=1 '
+        grep -Eq -- "$y" d.txt || fail "q$q: the read of y is not paired: $(grep -m1 '\[y\]' d.txt)"
+        t=$(tid_of "$y")
+        after "$y" | grep -Eq -- "^ *[0-9]+ $t +write +addr=0x[0-9a-f]*\[x\] size=4 value=0x2 " ||
+            fail "q$q: the paired read of y is followed by: $(after "$y")"
+        s8=' read +addr=0x[0-9a-f]*\[src8\] size=8 value=0x2200000011 paired=1 '
+        grep -Eq -- "$s8" d.txt || fail "q$q: *a = *b (8 bytes): the read is not paired"
+        after "$s8" | grep -Eq -- "^ *[0-9]+ $t +write +addr=0x[0-9a-f]*\[dst8\] size=8 " ||
+            fail "q$q: the paired read of *b is followed by: $(after "$s8")"
+        s16=' read_wide +addr=0x[0-9a-f]*\[src16\] size=16 bytes=[0-9a-f]* paired=1 '
+        grep -Eq -- "$s16" d.txt || fail "q$q: *a = *b (16 bytes): the read is not paired"
+        after "$s16" | grep -Eq -- "^ *[0-9]+ $t +write_wide +addr=0x[0-9a-f]*\[dst16\] size=16 " ||
+            fail "q$q: the paired wide read of *b is followed by: $(after "$s16")"
+        # nothing pending (z), the pending write's own bytes (x): unmarked
+        grep -E -- ' read +addr=0x[0-9a-f]*\[z\] ' d.txt | grep -vq paired= ||
+            fail "q$q: the read of z: $(grep -m1 '\[z\]' d.txt)"
+        grep -E -- ' read +addr=0x[0-9a-f]*\[x\] size=4 value=0xc ' d.txt | grep -vq paired= ||
+            fail "q$q: the read of x: $(grep -m1 ' read .*\[x\]' d.txt)"
+        [ "$(grep -c 'paired=1' d.txt)" = 3 ] ||
+            fail "q$q: $(grep -c 'paired=1' d.txt) paired reads, not 3: $(grep 'paired=1' d.txt)"
+        [ "$(tid_of "$s16")" = "$t" ] || fail "q$q: the copies ran in another thread"
+        # JSON shows the mark; the independent decoder reads ops 14 and 15
+        "$FT_BIN/foretell" dump --json p$q.ft | grep -q '"addr_variable":"y".*"paired":1' ||
+            fail "q$q: dump --json lacks the mark"
+        dump p$q.ft
+        [ "$(count ' READ_PAIRED ')" = 2 ] && [ "$(count ' READ_WIDE_PAIRED ')" = 1 ] ||
+            fail "q$q: tracedump: $(grep PAIRED dump.txt)"
+        consistent p$q.ft
+    done
+    ;;
 *) fail "unknown test" ;;
 esac
 echo "ok $name"

@@ -2,7 +2,8 @@
 /* tracedump.c - an independent decoder for the runtime's tests: reads a
  * trace with msgpack-c (not the project's reader), checks every chunk's
  * frame and CRC, prints one line per event ("tid KIND field..."; addresses
- * absolute, in hex) plus HEADER/SITES/END summaries, and with --check
+ * absolute, in hex; paired reads as READ_PAIRED and READ_WIDE_PAIRED,
+ * their opcodes) plus HEADER/SITES/END summaries, and with --check
  * verifies that every read returns the last recorded write to each byte.
  * Exit status: 0 ok, 1 consistency violations, 2 malformed trace. */
 #include <inttypes.h>
@@ -19,6 +20,7 @@ static const char *const names[128] = {
     [4] = "THREAD_EXIT", [5] = "THREAD_JOIN", [6] = "THREAD_DETACH",
     [7] = "THREAD_CANCEL", [8] = "THREAD_CANCELED",
     [10] = "READ", [11] = "WRITE", [12] = "READ_WIDE", [13] = "WRITE_WIDE",
+    [14] = "READ_PAIRED", [15] = "READ_WIDE_PAIRED",
     [20] = "ATOMIC_LOAD", [21] = "ATOMIC_STORE", [22] = "ATOMIC_RMW",
     [23] = "ATOMIC_CAS", [24] = "FENCE", [30] = "MUTEX_INIT",
     [31] = "MUTEX_LOCK", [32] = "MUTEX_UNLOCK", [33] = "RW_RDLOCK",
@@ -34,7 +36,8 @@ static const char *const names[128] = {
 };
 static const int nfields[128] = {
     [1] = 1, [2] = 1, [3] = 2, [4] = 0, [5] = 2, [6] = 2, [7] = 2, [8] = 1, [10] = 4, [11] = 4,
-    [12] = 4, [13] = 4, [20] = 5, [21] = 5, [22] = 7, [23] = 8, [24] = 2,
+    [12] = 4, [13] = 4, [14] = 4, [15] = 4, [20] = 5, [21] = 5, [22] = 7,
+    [23] = 8, [24] = 2,
     [30] = 3, [31] = 4, [32] = 3, [33] = 4, [34] = 4, [35] = 3, [40] = 3,
     [41] = 4, [42] = 3, [43] = 3, [50] = 3, [51] = 2, [52] = 4, [53] = 3,
     [54] = 2, [55] = 3, [56] = 3, [57] = 2, [60] = 4, [61] = 2, [62] = 5,
@@ -193,7 +196,10 @@ static int events_chunk(const char *body, size_t len)
             else
                 return -1;
             if (is_addr(kind, i)) {
-                uint64_t *reg = split_reads && (kind == 10 || kind == 12) ? &read : &any;
+                uint64_t *reg = split_reads && (kind == 10 || kind == 12 ||
+                                                kind == 14 || kind == 15)
+                                    ? &read
+                                    : &any;
                 *reg += f[i];
                 f[i] = *reg;
                 n += snprintf(line + n, sizeof line - (size_t)n, " %#" PRIx64, f[i]);
@@ -215,9 +221,14 @@ static int events_chunk(const char *body, size_t len)
             if (check) {
                 uint8_t b[8];
                 switch (kind) {
-                case 10: case 20: le(f[kind == 10 ? 3 : 4], b); mem_check(f[1], b, f[2], idx); break;
+                case 10: case 14: case 20:
+                    le(f[kind == 20 ? 4 : 3], b);
+                    mem_check(f[1], b, f[2], idx);
+                    break;
                 case 11: case 21: le(f[kind == 11 ? 3 : 4], b); mem_set(f[1], b, f[2]); break;
-                case 12: if (bin) mem_check(f[1], bin, binlen, idx); break;
+                case 12: case 15:
+                    if (bin) mem_check(f[1], bin, binlen, idx);
+                    break;
                 case 13: if (bin) mem_set(f[1], bin, binlen); else mem_forget(f[1], f[2]); (void)isnil; break;
                 case 22: le(f[5], b); mem_check(f[1], b, f[2], idx); le(f[6], b); mem_set(f[1], b, f[2]); break;
                 case 23: le(f[6], b); mem_check(f[1], b, f[2], idx);

@@ -105,6 +105,8 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
         ev->value = rng_edge(r);
         if (kind != FT_EV_READ && kind != FT_EV_WRITE)
             ev->mo = (uint8_t)rng_below(r, 256);
+        if (kind == FT_EV_READ) /* one in four paired (opcode 14) */
+            ev->arg = rng_below(r, 4) ? 0 : FT_READ_PAIRED;
         if (kind == FT_EV_ATOMIC_RMW) {
             ev->arg = e32(r);
             ev->value2 = rng_edge(r);
@@ -130,6 +132,8 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
             ev->bytes = buf;
             ev->nbytes = ev->size;
         }
+        if (kind == FT_EV_READ_WIDE) /* one in four paired (opcode 15) */
+            ev->arg = rng_below(r, 4) ? 0 : FT_READ_PAIRED;
         break;
     case FT_EV_FENCE:
         ev->site = e32(r);

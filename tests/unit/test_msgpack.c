@@ -30,8 +30,10 @@ static const char *wire_fields(unsigned kind)
     case FT_EV_THREAD_DETACH: case FT_EV_THREAD_CANCEL: return "sv";
     case FT_EV_THREAD_EXIT: case FT_EV_FUNC_EXIT: case FT_EV_DEADLOCK:
         return "";
-    case FT_EV_READ: case FT_EV_WRITE: return "sazv";
-    case FT_EV_READ_WIDE: case FT_EV_WRITE_WIDE: return "sazb";
+    case FT_EV_READ: case FT_EV_WRITE: case FT_OP_READ_PAIRED:
+        return "sazv";
+    case FT_EV_READ_WIDE: case FT_EV_WRITE_WIDE: case FT_OP_READ_WIDE_PAIRED:
+        return "sazb";
     case FT_EV_ATOMIC_LOAD: case FT_EV_ATOMIC_STORE: return "sazmv";
     case FT_EV_ATOMIC_RMW: return "sazmgvw";
     case FT_EV_ATOMIC_CAS: return "sazmvwxg";
@@ -73,6 +75,10 @@ static int64_t as_i64(const msgpack_object *o)
     return (int64_t)o->via.u64;
 }
 
+/* Paired reads (opcodes 14, 15) met so far: the random traces must have
+ * some, or the cross-check would not cover them. */
+static uint64_t paired_seen;
+
 typedef struct body_walk {
     msgpack_unpacker u;
     msgpack_unpacked obj;
@@ -110,10 +116,18 @@ static uint64_t check_events_body(const uint8_t *body, size_t n, ft_reader *r)
         }
         const char *f = wire_fields(op);
         assert_non_null(f);
-        ft_event want = {.kind = (uint16_t)op, .tid = tid,
-                         .index = first + count};
-        uint64_t *reg =
-            split && (op == FT_EV_READ || op == FT_EV_READ_WIDE) ? &read : &any;
+        /* paired reads (14, 15) are delivered as reads with the mark */
+        unsigned kind = op == FT_OP_READ_PAIRED        ? FT_EV_READ
+                        : op == FT_OP_READ_WIDE_PAIRED ? FT_EV_READ_WIDE
+                                                       : op;
+        ft_event want = {.kind = (uint16_t)kind, .tid = tid,
+                         .index = first + count,
+                         .arg = kind != op ? FT_READ_PAIRED : 0};
+        paired_seen += kind != op;
+        uint64_t *reg = split && (kind == FT_EV_READ ||
+                                  kind == FT_EV_READ_WIDE)
+                            ? &read
+                            : &any;
         for (; *f; f++) {
             assert_true(next_obj(&b));
             const msgpack_object *o = &b.obj.data;
@@ -123,7 +137,7 @@ static uint64_t check_events_body(const uint8_t *body, size_t n, ft_reader *r)
             case 'o': *reg += (uint64_t)as_i64(o); want.obj2 = *reg; break;
             case 'z':
                 want.size = (uint16_t)as_u64(o);
-                if (op == FT_EV_READ_WIDE || op == FT_EV_WRITE_WIDE)
+                if (kind == FT_EV_READ_WIDE || kind == FT_EV_WRITE_WIDE)
                     want.value = as_u64(o);
                 break;
             case 'm': want.mo = (uint8_t)as_u64(o); break;
@@ -252,8 +266,10 @@ static void run_case(uint64_t seed, size_t n)
 static void test_msgpack_c_agrees_small(void **state)
 {
     (void)state;
+    paired_seen = 0;
     for (uint64_t seed = 1; seed <= 200; seed++)
         run_case(seed, 1 + seed % 50);
+    assert_true(paired_seen > 0);
 }
 
 static void test_msgpack_c_agrees_multichunk(void **state)

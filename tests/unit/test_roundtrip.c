@@ -3,9 +3,11 @@
  * by field: every event kind with the extreme values of every field,
  * address deltas across the whole 64-bit range, thread switches, traces
  * spanning many chunks, the header, sites, symbols and END; SOURCE and
- * INLINED chunks of the same site merged into it (kinds 8 and 9). */
+ * INLINED chunks of the same site merged into it (kinds 8 and 9); paired
+ * reads (opcodes 14 and 15) decoded, encoded and printed. */
 #include "fixture.h"
 #include "recorder/encode.h"
+#include "recorder/event_format.h"
 #include "recorder/reader_internal.h"
 
 #include <stdarg.h>
@@ -236,6 +238,113 @@ static void test_site_format_fallbacks(void **state)
     unlink(path);
 }
 
+/* Whether ev's printed fields (event_format.c) include "paired". */
+static int shows_paired(const ft_event *ev)
+{
+    ft_field f[FT_MAX_FIELDS];
+    unsigned n = ft_event_fields(ev, f);
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(f[i].name, "paired"))
+            return f[i].type == FT_F_UINT && f[i].u == 1 && i == n - 1;
+    return 0;
+}
+
+/* Paired reads (trace.h, FT_READ_PAIRED): opcodes 14 and 15 with READ's
+ * and READ_WIDE's fields, addresses in the read register.  The reader
+ * delivers them as READ and READ_WIDE with arg FT_READ_PAIRED; the
+ * encoder writes such events back with their opcodes (a rewritten trace
+ * keeps the mark); the printers show it. */
+static void test_paired_reads(void **state)
+{
+    (void)state;
+    static const uint8_t body[] = {
+        FT_EV_READ, 5, 0x7f, 8, 0x2a,        /* addr 0x7f, value 42 */
+        FT_OP_READ_PAIRED, 6, 0x08, 4, 0x07, /* read register: 0x87 */
+        FT_EV_WRITE, 7, 0x10, 1, 0x01,       /* general register: 0x10 */
+        FT_OP_READ_WIDE_PAIRED, 9, 0x01, 3, 0xc4, 3, 1, 2, 3, /* 0x88 */
+        FT_EV_READ_WIDE, 9, 0x01, 2, 0xc0,   /* 0x89, elided */
+    };
+    ft_event ev[5];
+    const uint8_t *p = body, *end = body + sizeof body;
+    ft_addr_regs regs = ft_addr_regs_for(3);
+    uint32_t tid = 2;
+    const char *why = NULL;
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(ft_decode_event(&p, end, &regs, &tid, &ev[i], &why),
+                         1);
+    ft_event more;
+    assert_int_equal(ft_decode_event(&p, end, &regs, &tid, &more, &why), 0);
+    assert_int_equal(ev[0].kind, FT_EV_READ);
+    assert_int_equal(ev[0].arg, 0);
+    assert_int_equal(ev[1].kind, FT_EV_READ);
+    assert_int_equal(ev[1].arg, FT_READ_PAIRED);
+    assert_int_equal(ev[1].tid, 2);
+    assert_int_equal(ev[1].site, 6);
+    assert_int_equal(ev[1].addr, 0x87);
+    assert_int_equal(ev[1].size, 4);
+    assert_int_equal(ev[1].value, 7);
+    assert_int_equal(ev[2].kind, FT_EV_WRITE);
+    assert_int_equal(ev[2].addr, 0x10);
+    assert_int_equal(ev[3].kind, FT_EV_READ_WIDE);
+    assert_int_equal(ev[3].arg, FT_READ_PAIRED);
+    assert_int_equal(ev[3].site, 9);
+    assert_int_equal(ev[3].addr, 0x88);
+    assert_int_equal(ev[3].value, 3);
+    assert_int_equal(ev[3].nbytes, 3);
+    assert_int_equal(ev[3].bytes[2], 3);
+    assert_int_equal(ev[4].kind, FT_EV_READ_WIDE);
+    assert_int_equal(ev[4].arg, 0);
+    assert_int_equal(ev[4].addr, 0x89);
+    assert_null(ev[4].bytes);
+
+    /* encoding what was decoded gives the same bytes back */
+    uint8_t out[sizeof body + 5 * FT_EVENT_MAX_FIXED];
+    uint8_t *q = out;
+    ft_addr_regs wregs = ft_addr_regs_for(3);
+    for (int i = 0; i < 5; i++) {
+        q = ft_encode_event(q, &ev[i], &wregs);
+        assert_non_null(q);
+    }
+    assert_int_equal(q - out, sizeof body);
+    assert_memory_equal(out, body, sizeof body);
+    /* the mark is a read's: a write with that arg is an ordinary write */
+    ft_event w = ev[2];
+    w.arg = FT_READ_PAIRED;
+    wregs = ft_addr_regs_for(3);
+    assert_non_null(ft_encode_event(out, &w, &wregs));
+    assert_int_equal(out[0], FT_EV_WRITE);
+
+    /* an opcode beyond them is still unknown */
+    static const uint8_t op16[] = {16, 1, 0, 1, 0};
+    p = op16;
+    assert_int_equal(ft_decode_event(&p, op16 + sizeof op16, &regs, &tid,
+                                     &more, &why),
+                     -1);
+    assert_string_equal(why, "unknown event opcode");
+
+    /* through the writer and the reader, among unmarked reads */
+    static const uint8_t bytes[4] = {9, 8, 7, 6};
+    ft_event evs[] = {
+        {.kind = FT_EV_WRITE, .site = 1, .addr = 0x1000, .size = 4, .value = 2},
+        {.kind = FT_EV_READ, .site = 2, .addr = 0x2000, .size = 4, .value = 5,
+         .arg = FT_READ_PAIRED},
+        {.kind = FT_EV_READ_WIDE, .site = 3, .addr = 0x3000, .size = 4,
+         .value = 4, .bytes = bytes, .nbytes = 4, .arg = FT_READ_PAIRED},
+        {.kind = FT_EV_READ, .tid = 1, .site = 2, .addr = 0x2000, .size = 4,
+         .value = 5},
+        {.kind = FT_EV_READ_WIDE, .tid = 1, .site = 3, .addr = 0x3000,
+         .size = 4, .value = 4, .bytes = bytes, .nbytes = 4},
+    };
+    roundtrip(evs, sizeof evs / sizeof evs[0]);
+
+    /* printed: "paired=1" last on a paired read only */
+    assert_false(shows_paired(&ev[0]));
+    assert_true(shows_paired(&ev[1]));
+    assert_false(shows_paired(&w));
+    assert_true(shows_paired(&ev[3]));
+    assert_false(shows_paired(&ev[4]));
+}
+
 static void test_kind_names(void **state)
 {
     (void)state;
@@ -262,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_header_sites_symbols),
         cmocka_unit_test(test_source_and_inlined),
         cmocka_unit_test(test_site_format_fallbacks),
+        cmocka_unit_test(test_paired_reads),
         cmocka_unit_test(test_kind_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
