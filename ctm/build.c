@@ -91,6 +91,7 @@ ft_ctm *ft_ctm_new(void)
     if (!c)
         return NULL;
     c->hash_cap = 1024;
+    c->pair_open = FT_CTM_NONE;
     c->hash = calloc(c->hash_cap, sizeof *c->hash);
     if (!c->hash || reserve_trans(c, 1024) || reserve_threads(c, 16)) {
         ft_ctm_free(c);
@@ -111,6 +112,7 @@ void ft_ctm_free(ft_ctm *c)
     free(c->value);
     free(c->rmw_id);
     free(c->rmw_val);
+    free(c->glue_id);
     free(c->site);
     free(c->event);
     free(c->first);
@@ -310,6 +312,24 @@ static inline int emit(ft_ctm *c, const ft_event *ev, unsigned op,
         c->rmw_id[c->nrmw] = x;
         c->rmw_val[c->nrmw++] = value2;
     }
+    /* A paired read is glued to its thread's next transition; another
+     * thread's transition in between contradicts the mark (the runtime
+     * never switches there): then nothing is glued. */
+    if (c->pair_open != FT_CTM_NONE) {
+        if (c->tid[c->pair_open] == ev->tid) {
+            if (c->nglue == c->cap_glue) {
+                uint32_t cap = c->cap_glue ? 2 * c->cap_glue : 64;
+                if (grow((void **)&c->glue_id, 4, cap))
+                    return -1;
+                c->cap_glue = cap;
+            }
+            c->glue_id[c->nglue++] = c->pair_open;
+        }
+        c->pair_open = FT_CTM_NONE;
+    }
+    if ((ev->kind == FT_EV_READ || ev->kind == FT_EV_READ_WIDE) &&
+        ev->arg == FT_READ_PAIRED)
+        c->pair_open = x;
     c->ntrans++;
     c->op[x] = (uint8_t)op;
     c->tid[x] = ev->tid;

@@ -130,6 +130,13 @@ typedef struct ft_ctm {
     uint32_t *rmw_id;
     uint64_t *rmw_val;
     uint32_t nrmw, cap_rmw;
+    /* Glued transitions, ids increasing: x and the next transition of its
+     * thread ran as one step, no other thread between them (a read the
+     * runtime recorded while the thread's write was still pending,
+     * FT_READ_PAIRED: it cannot switch threads there, so neither may a
+     * schedule of the model; docs/ctm.md).  ft_ctm_glued looks one up. */
+    uint32_t *glue_id;
+    uint32_t nglue, cap_glue;
 
     /* threads: thread t's transitions are by_thread[first[t] ..
      * first[t] + len[t]) */
@@ -168,6 +175,9 @@ typedef struct ft_ctm {
     ft_ctm_slot *hash;
     uint32_t hash_cap;
     uint32_t cap_trans, cap_vars, cap_threads;
+    /* private: the last paired read while building, until its thread's
+     * next transition (FT_CTM_NONE: none) */
+    uint32_t pair_open;
     uint32_t prefaulted; /* transition arrays are faulted in below this */
 } ft_ctm;
 
@@ -213,6 +223,28 @@ static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)
     }
     return a < c->nrmw && c->rmw_id[a] == x ? c->rmw_val[a] : 0;
 }
+
+/* Whether x and the next transition of its thread run as one step (no
+ * other thread between them: glue_id). */
+static inline int ft_ctm_glued(const ft_ctm *c, uint32_t x)
+{
+    uint32_t a = 0, b = c->nglue;
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (c->glue_id[m] < x)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a < c->nglue && c->glue_id[a] == x;
+}
+
+/* Whether x binds its thread to run on: x is glued and the chain of
+ * glued transitions after it reaches a shared one (ft_ctm_is_shared, in
+ * this model).  Then no other thread runs before that one.  A chain that
+ * reaches only local transitions binds nothing: they commute with every
+ * other thread's.  Defined after ft_ctm_is_shared (model.c). */
+int ft_ctm_binds(const ft_ctm *c, uint32_t x);
 
 /* The value a writing transition x leaves in memory. */
 static inline uint64_t ft_ctm_written(const ft_ctm *c, uint32_t x)

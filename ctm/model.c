@@ -205,6 +205,38 @@ static int resize(void **p, size_t elem, uint32_t cap)
     return 0;
 }
 
+int ft_ctm_binds(const ft_ctm *c, uint32_t x)
+{
+    if (!c->nglue)
+        return 0;
+    uint32_t t = c->tid[x];
+    for (uint32_t p = c->pos[x]; p + 1 < c->len[t]; p++) {
+        uint32_t y = ft_ctm_at(c, t, p);
+        if (!ft_ctm_glued(c, y))
+            return 0;
+        if (ft_ctm_is_shared(c, ft_ctm_at(c, t, p + 1)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Glued x stays glued in a subset when the chain of glued transitions
+ * after it reaches the thread's next kept one: a transition left out
+ * between does not matter to the subset's properties, so only the steps
+ * no thread could run between count. */
+static int glued_to_kept(const ft_ctm *c, const uint8_t *keep, uint32_t x)
+{
+    uint32_t t = c->tid[x];
+    for (uint32_t p = c->pos[x] + 1; p < c->len[t]; p++) {
+        uint32_t y = ft_ctm_at(c, t, p);
+        if (keep[y])
+            return 1;
+        if (!ft_ctm_glued(c, y))
+            return 0;
+    }
+    return 0;
+}
+
 ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
 {
     ft_ctm *s = ft_ctm_new();
@@ -221,6 +253,7 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
         resize((void **)&s->site, 4, n) || resize((void **)&s->event, 4, n) ||
         resize((void **)&s->rmw_id, 4, c->nrmw) ||
         resize((void **)&s->rmw_val, 8, c->nrmw) ||
+        resize((void **)&s->glue_id, 4, c->nglue) ||
         resize((void **)&s->len, 4, nt) ||
         resize((void **)&s->parent, 4, nt) ||
         resize((void **)&s->fork_trans, 4, nt) ||
@@ -229,6 +262,7 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
         goto fail;
     s->cap_trans = n + 1;
     s->cap_rmw = c->nrmw + 1;
+    s->cap_glue = c->nglue + 1;
     s->cap_threads = nt + 1;
     s->nthreads = nt;
     s->nevents = c->nevents;
@@ -259,6 +293,8 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
             s->rmw_id[s->nrmw] = y;
             s->rmw_val[s->nrmw++] = ft_ctm_value2(c, x);
         }
+        if (ft_ctm_glued(c, x) && glued_to_kept(c, keep, x))
+            s->glue_id[s->nglue++] = y; /* y grows with x */
         s->site[y] = c->site[x];
         s->event[y] = c->event[x];
         m[y] = x;

@@ -458,7 +458,8 @@ static int run_unit(ft_decider *d, const ft_prop *p, uint32_t hold,
             return 2;
         if (d->stop)
             return 0;
-    } while (ft_exec_held(d->x, t) && d->nsteps - n0 < RELEASE_STEPS);
+    } while ((ft_exec_held(d->x, t) || ft_exec_glued(d->x) == t) &&
+             d->nsteps - n0 < RELEASE_STEPS);
     if (why == FT_EXEC_VALUE) {
         /* as the thread's last step, then released */
         size_t m2 = ft_exec_mark(d->x);

@@ -51,6 +51,8 @@ struct ft_exec {
     uint32_t *pos;
     uint32_t *held;  /* locks held (acquisitions not yet released) */
     uint8_t *tflags;
+    uint32_t glued;    /* the thread whose last step binds it to run on
+                          (ft_ctm_binds): only it may run, or NONE */
     uint32_t *changed; /* the region read of the thread that returned
                           another value and bounds it most, or NONE
                           (the data rule) */
@@ -224,6 +226,7 @@ void ft_exec_reset(ft_exec *x)
         x->rthr[t] = 0;
     }
     x->waitseq = 0;
+    x->glued = NONE;
     x->active = 0;
     x->viol = 0;
     x->hit[0] = x->hit[1] = 0;
@@ -355,12 +358,19 @@ static int data_rule(const ft_exec *x, uint32_t id, int *mismatch)
                                                       : FT_EXEC_VALUE;
 }
 
+uint32_t ft_exec_glued(const ft_exec *x)
+{
+    return x->glued;
+}
+
 int ft_exec_can(const ft_exec *x, uint32_t id)
 {
     const ft_ctm *c = x->c;
     uint32_t t = c->tid[id];
     if (x->pos[t] != c->pos[id])
         return FT_EXEC_NOT_NEXT;
+    if (x->glued != NONE && x->glued != t)
+        return FT_EXEC_GLUED;
     if (x->tflags[t] & T_FROZEN)
         return FT_EXEC_FROZEN;
     if (!(x->tflags[t] & T_STARTED) || !guard(x, id))
@@ -649,6 +659,8 @@ int ft_exec_step(ft_exec *x, uint32_t id, int last_read)
     uint32_t t = c->tid[id];
     if (x->pos[t] != c->pos[id])
         return FT_EXEC_NOT_NEXT;
+    if (x->glued != NONE && x->glued != t)
+        return FT_EXEC_GLUED;
     if (x->tflags[t] & T_FROZEN)
         return FT_EXEC_FROZEN;
     if (!(x->tflags[t] & T_STARTED) || !guard(x, id))
@@ -667,6 +679,11 @@ int ft_exec_step(ft_exec *x, uint32_t id, int last_read)
                                       ft_ctm_straight_end(c, x->changed[t])))
         set32(x, &x->changed[t], id);
     apply(x, id, mismatch);
+    /* A frozen thread stays glued: no other thread can run, the prefix
+     * ends here (the runtime runs the glued step regardless). */
+    uint32_t g = ft_ctm_binds(c, id) ? t : NONE;
+    if (g != x->glued)
+        set32(x, &x->glued, g);
     if (freeze)
         set8(x, &x->tflags[t], x->tflags[t] | T_FROZEN);
     if (x->active)
@@ -727,7 +744,13 @@ uint32_t ft_hold_pick(const ft_hold_run *s, const uint32_t *lim,
                       uint32_t pass)
 {
     const ft_ctm *c = s->c;
-    uint32_t best = UINT32_MAX;
+    uint32_t best = UINT32_MAX, g = ft_exec_glued(s->x);
+    if (g != NONE) { /* it alone may run */
+        uint32_t p = ft_exec_pos(s->x, g);
+        return s->waiting[g] || p >= c->len[g] || (p >= lim[g] && g != pass)
+                   ? UINT32_MAX
+                   : ft_ctm_at(c, g, p);
+    }
     for (uint32_t j = 0; j < c->nthreads; j++) {
         uint32_t p = ft_exec_pos(s->x, j);
         if (s->waiting[j] || p >= c->len[j] || (p >= lim[j] && j != pass))

@@ -37,8 +37,13 @@ enum ft_exec_why {
                            its recorded value */
     FT_EXEC_PAST,       /* a tainted region thread would leave its region */
     FT_EXEC_FROZEN,     /* its thread ended on a changed read */
+    FT_EXEC_GLUED,      /* another thread's last step binds it to run on
+                           (ft_ctm_binds): that one runs first */
 };
 
+/* The thread whose last step binds it to run on (ft_ctm_binds), so that
+ * only it may run now, or UINT32_MAX. */
+uint32_t ft_exec_glued(const ft_exec *x);
 /* Whether transition id can run now (enum ft_exec_why). */
 int ft_exec_can(const ft_exec *x, uint32_t id);
 /* Runs id if it can (returns FT_EXEC_OK) or says why not.  last_read: a

@@ -142,8 +142,44 @@ out:
 
 /* Where target access a lies in its block ba: the block's shared
  * transition itself, a local before it (run by the thread on its way
- * there), or a local after it (the thread's trailing transitions). */
-enum { AT_KEY, BEFORE_KEY, AFTER_KEY };
+ * there), a local after it (the thread's trailing transitions), or one
+ * after it glued to it (ctm.h: it runs right after the key, so the free
+ * must come before the block as for the key itself). */
+enum { AT_KEY, BEFORE_KEY, AFTER_KEY, GLUED_KEY };
+
+/* Whether the chain of glued steps from key reaches a (whole-model id). */
+static int glued_to_key(const ft_reduced *r, uint32_t key, uint32_t a)
+{
+    const ft_ctm *m = r->ctm;
+    uint32_t t = m->tid[key];
+    for (uint32_t q = m->pos[key]; m->nglue && q < m->len[t]; q++) {
+        uint32_t y = ft_ctm_at(m, t, q);
+        uint32_t o = r->orig ? r->orig[y] : y;
+        if (o >= a)
+            return o == a;
+        if (!ft_ctm_glued(m, y))
+            return 0;
+    }
+    return 0;
+}
+
+static int place(const ft_reduced *r, uint32_t ba, uint32_t a);
+
+/* Target a in block *ba: where it lies, and the block that times it.  A
+ * local before its key glued to the previous block's key runs right
+ * after that one: then that block times it, as GLUED_KEY. */
+static int where(const ft_reduced *r, uint32_t *ba, uint32_t a)
+{
+    int pl = place(r, *ba, a);
+    uint32_t t = ft_block_thread(r, *ba);
+    if (pl == BEFORE_KEY && *ba > r->bfirst[t] &&
+        r->bkey[*ba - 1] != FT_CTM_NONE &&
+        glued_to_key(r, r->bkey[*ba - 1], a)) {
+        --*ba;
+        return GLUED_KEY;
+    }
+    return pl;
+}
 
 static int place(const ft_reduced *r, uint32_t ba, uint32_t a)
 {
@@ -151,7 +187,10 @@ static int place(const ft_reduced *r, uint32_t ba, uint32_t a)
     if (key == FT_CTM_NONE)
         return BEFORE_KEY;
     uint32_t k = r->orig ? r->orig[key] : key; /* ids grow with position */
-    return a == k ? AT_KEY : a < k ? BEFORE_KEY : AFTER_KEY;
+    return a == k                  ? AT_KEY
+           : a < k                 ? BEFORE_KEY
+           : glued_to_key(r, key, a) ? GLUED_KEY
+                                     : AFTER_KEY;
 }
 
 /* The free runs, then one of the accesses, and the accessing thread
@@ -168,16 +207,20 @@ static Z3_ast goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
         uint32_t ba = tb[i];
         if (ba == FT_CTM_NONE)
             continue;
+        int pl = where(r, &ba, p->tgt[i]);
         uint32_t t = ft_block_thread(r, ba);
         int last = ba + 1 == r->bfirst[t] + r->bcount[t];
-        Z3_ast g[3];
+        Z3_ast g[4];
         unsigned n = 0;
-        switch (place(r, ba, p->tgt[i])) {
+        switch (pl) {
         case AT_KEY:
+        case GLUED_KEY:
             g[n++] = ft_smt_exec(e, ba);
             g[n++] = ft_smt_lt(e, bf, ba);
             if (!last)
                 g[n++] = Z3_mk_not(e->z, ft_smt_exec(e, ba + 1));
+            if (pl == GLUED_KEY && e->match[ba])
+                g[n++] = e->match[ba];
             break;
         case BEFORE_KEY:
             g[n++] = ft_smt_at(e, ba);
@@ -205,13 +248,15 @@ static uint32_t chosen(const ft_reduced *r, const ft_prop *p,
         uint32_t ba = tb[i];
         if (ba == FT_CTM_NONE)
             continue;
+        int pl = where(r, &ba, p->tgt[i]);
         uint32_t t = ft_block_thread(r, ba);
         int last = ba + 1 == r->bfirst[t] + r->bcount[t];
         int ran = at[ba] != UINT32_MAX;
         int next = !last && at[ba + 1] != UINT32_MAX;
         int prev = ba == r->bfirst[t] || at[ba - 1] != UINT32_MAX;
-        switch (place(r, ba, p->tgt[i])) {
+        switch (pl) {
         case AT_KEY:
+        case GLUED_KEY:
             if (ran && !next && at[tb[0]] < at[ba])
                 return i;
             break;
@@ -247,8 +292,10 @@ static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
     if (!j || !n)
         goto out;
     uint32_t a = p->tgt[j], ba = tb[j];
-    int key = place(r, ba, a) == AT_KEY;
-    rc = ft_witness_from_blocks(r, order, key ? at[ba] : n - 1, mark, res);
+    int pl = where(r, &ba, a), key = pl == AT_KEY;
+    rc = ft_witness_from_blocks(r, order,
+                                key || pl == GLUED_KEY ? at[ba] : n - 1, mark,
+                                res);
     if (rc)
         goto out;
     if (!key) { /* its thread's locals up to it, last */

@@ -12,7 +12,8 @@
  * region's thread run past its region, or past the straight-line code
  * after the read, on a changed read) and
  * synchronisation (any two operations on the same object, except that a
- * mutex acquisition needs only the releases that leave the mutex free).
+ * mutex acquisition needs only the releases that leave the mutex free),
+ * and a kept step that binds its thread keeps its next one (ctm.h).
  * Every kept read keeps the last write before it, so it reads the same
  * value; every kept wait, barrier, semaphore or failed trylock keeps the
  * operations on its object before it, every kept acquisition finds its
@@ -189,6 +190,29 @@ static int mutex_free(const ft_ctm *c, const ft_presult *res, uint8_t *keep)
     return grew;
 }
 
+/* A kept step that binds its thread to run on (ctm.h ft_ctm_binds) keeps
+ * the witness's next step of its thread (in a witness that obeys glue,
+ * the very next step): cut after it, the kept steps would let another
+ * thread run where none can.  1 when it added a step. */
+static int glue_kept(const ft_ctm *c, const ft_presult *res, uint8_t *keep)
+{
+    int added = 0;
+    if (!c->nglue)
+        return 0;
+    for (uint32_t j = 0; j + 1 < res->nsteps; j++) {
+        uint32_t x = res->steps[j].trans;
+        if (!keep[j] || !ft_ctm_binds(c, x))
+            continue;
+        for (uint32_t i = j + 1; i < res->nsteps; i++)
+            if (c->tid[res->steps[i].trans] == c->tid[x]) {
+                added |= !keep[i];
+                keep[i] = 1;
+                break;
+            }
+    }
+    return added;
+}
+
 /* The closure, with the releases every kept acquisition needs; seed
  * (may be NULL) adds steps to keep besides the marked ones. */
 static void closure_free(const ft_ctm *c, const ft_prop *p,
@@ -199,9 +223,12 @@ static void closure_free(const ft_ctm *c, const ft_prop *p,
         memcpy(keep, seed, res->nsteps);
     else
         memset(keep, 0, res->nsteps);
-    do
+    int again;
+    do {
         closure(c, p, res, keep, free_reads);
-    while (mutex_free(c, res, keep));
+        again = mutex_free(c, res, keep);
+        again |= glue_kept(c, res, keep);
+    } while (again);
 }
 
 /* A region's thread may run past the region only if its reads matched

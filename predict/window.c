@@ -27,8 +27,9 @@
 
 struct ft_window_index {
     ft_slice_index *slice;
-    uint8_t *cut_ok; /* [K]: the prefix 0 .. K-1 leaves no cond wait and
-                        no barrier episode open */
+    uint8_t *cut_ok; /* [K]: the prefix 0 .. K-1 leaves no cond wait,
+                        no barrier episode open and no glued step
+                        without its next */
     ft_value_order *vorder; /* NULL: too big to keep, not used */
 };
 
@@ -70,7 +71,9 @@ ft_window_index *ft_window_index_new(ft_ctm *c)
     int64_t run = 0;
     for (uint32_t k = 0; k <= c->ntrans; k++) {
         run += diff[k];
-        w->cut_ok[k] = run == 0;
+        /* nor between two glued steps: the window's first step could
+         * then be another thread's */
+        w->cut_ok[k] = run == 0 && !(k > 0 && ft_ctm_binds(c, k - 1));
     }
     free(diff);
     w->vorder = ft_value_order_new(c, w->slice);

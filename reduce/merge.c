@@ -37,6 +37,21 @@ void ft_reduced_free(ft_reduced *r)
     free(r);
 }
 
+int ft_block_glued(const ft_reduced *r, uint32_t b)
+{
+    const ft_ctm *c = r->ctm;
+    if (!c->nglue || b + 1 >= r->nblocks)
+        return 0;
+    uint32_t t = ft_block_thread(r, b);
+    if (b + 1 >= r->bfirst[t] + r->bcount[t] || r->bkey[b + 1] == FT_CTM_NONE)
+        return 0;
+    uint32_t to = c->pos[r->bkey[b + 1]];
+    for (uint32_t p = r->bend[b]; p < to; p++)
+        if (!ft_ctm_glued(c, ft_ctm_at(c, t, p)))
+            return 0;
+    return 1;
+}
+
 /* Two passes in trace order (sequential reads of the transition arrays,
  * where walking thread by thread would gather through by_thread): the
  * first counts each thread's shared transitions, which fixes the block

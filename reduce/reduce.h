@@ -173,6 +173,14 @@ static inline uint32_t ft_block_thread(const ft_reduced *r, uint32_t b)
     return a;
 }
 
+/* Whether block b must be followed directly by b + 1 of its thread in
+ * any schedule: the transitions from b's last one up to b + 1's shared
+ * one are glued (ft_ctm_glued), no other thread runs between them.  A
+ * chain that stops at a local transition before the key constrains no
+ * block (locals commute; the key may have to wait: ctm.h ft_ctm_binds);
+ * a property about such a local times it at the glued step
+ * (kind_uaf.c). */
+int ft_block_glued(const ft_reduced *r, uint32_t b);
 /* Whether the switch (i, k) -> (j, l) is in CXT; switches from a
  * thread's last block are always allowed. */
 int ft_cxt_allowed(const ft_reduced *r, uint32_t i, uint32_t k, uint32_t j,

@@ -2,7 +2,8 @@
 /* order.c - the skeleton of the schedule formula: one integer position per
  * block, executed blocks first (a permutation of 0 .. nblocks-1 whose
  * prefix 0 .. N-1 is the executed schedule), program order, the CXT
- * successor constraint, fork and join.  Everything else (sync.c, data.c,
+ * successor constraint, glued steps (reduce.h ft_block_glued), fork and
+ * join.  Everything else (sync.c, data.c,
  * viol.c) is stated over these positions. */
 #include "smt/smt.h"
 
@@ -120,8 +121,14 @@ int ft_smt_encode_order(ft_smt *e)
                 if (na == r->ncxt + 2)
                     break;
             }
-            if (e->flags & FT_SMT_NO_CXT)
+            int glued = ft_block_glued(r, b);
+            if ((e->flags & FT_SMT_NO_CXT) && !glued)
                 continue;
+            /* A glued block's successor is its thread's next block (the
+             * runtime cannot switch there, nor can the replay): with
+             * glue in the model there is no CXT (ft_smt_init_at). */
+            if (glued)
+                na = 1;
             Z3_ast args[2] = {e->p[b], one};
             Z3_ast has_succ =
                 Z3_mk_lt(z, Z3_mk_add(z, 2, args), e->n);
@@ -190,6 +197,11 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
                    unsigned timeout_ms, unsigned flags)
 {
     memset(e, 0, sizeof *e);
+    /* MAT's context switches are computed for the model without glue:
+     * its representatives may switch where glue forbids it, so a model
+     * with glue gets none (docs/prediction.md "glued steps"). */
+    if (r->ctm->nglue)
+        flags |= FT_SMT_NO_CXT;
     e->flags = flags;
     e->start = start;
     e->r = r;

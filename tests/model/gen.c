@@ -445,3 +445,24 @@ void gen_small_params(uint64_t seed, gen_params *p)
     p->fork_join = (int)(rnd(&s) % 2);
     p->recursive = (int)(rnd(&s) % 4 == 0);
 }
+
+/* Marks, at random (half of the candidates), reads directly followed by
+ * their thread's next read or write as the runtime marks a read made
+ * while that thread's write was pending (FT_READ_PAIRED): the model
+ * glues the two (ctm.h).  The run itself does not change. */
+void gen_pair_reads(evbuf *b, uint64_t seed)
+{
+    uint64_t rs = seed * 0x2545f4914f6cdd1dull + 7;
+    for (size_t i = 0; i + 1 < b->n; i++) {
+        const ft_event *e = &b->ev[i], *f = &b->ev[i + 1];
+        /* the runtime keeps a write pending across reads of other
+         * addresses only */
+        if (e->kind != FT_EV_READ || f->tid != e->tid ||
+            (f->kind != FT_EV_READ && f->kind != FT_EV_WRITE) ||
+            f->addr == e->addr)
+            continue;
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        if (rs >> 63)
+            b->ev[i].arg = FT_READ_PAIRED;
+    }
+}

@@ -42,6 +42,10 @@ int trace_write(const char *path, const evbuf *b);
 /* Random run for seed into b.  Returns 0. */
 int gen_run(uint64_t seed, const gen_params *p, evbuf *b);
 
+/* Marks half the reads that their thread's next read or write directly
+ * follows as paired (FT_READ_PAIRED: the model glues the two). */
+void gen_pair_reads(evbuf *b, uint64_t seed);
+
 /* Random parameters of a small case for seed (2 or 3 threads). */
 void gen_small_params(uint64_t seed, gen_params *p);
 

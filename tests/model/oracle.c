@@ -14,6 +14,7 @@ struct ostate {
     uint32_t pos[T];
     uint8_t started[T];
     int32_t mid_block; /* thread inside an atomic block, -1 none */
+    int32_t glued;     /* thread whose last step was glued, -1 none */
     uint64_t val[V];
     uint8_t known[V];
     int8_t owner[V];   /* mutex owner / rwlock writer, -1 none */
@@ -60,6 +61,8 @@ static int enabled(const struct walk *w, const struct ostate *s, uint32_t x)
     if (s->pos[t] != c->pos[x])
         return 0;
     if (s->mid_block >= 0 && s->mid_block != (int)t)
+        return 0;
+    if (s->glued >= 0 && s->glued != (int)t)
         return 0;
     return guard(w, s, x);
 }
@@ -195,6 +198,22 @@ static void apply(const struct walk *w, struct ostate *s, uint32_t x,
         break;
     }
     s->pos[t]++;
+    /* the model's glue (ctm.h ft_ctm_binds), walked here on its own: a
+     * chain of glued steps that reaches a shared one */
+    s->glued = -1;
+    for (uint32_t q = c->pos[x]; q + 1 < c->len[t]; q++) {
+        uint32_t y = ft_ctm_at(c, t, q), z = ft_ctm_at(c, t, q + 1), i;
+        for (i = 0; i < c->nglue && c->glue_id[i] != y; i++)
+            ;
+        if (i == c->nglue)
+            break;
+        if (c->obj[z] == FT_CTM_NONE ||
+            (c->obj[z] < c->nvars && c->vars[c->obj[z]].shared) ||
+            (c->obj2[z] < c->nvars && c->vars[c->obj2[z]].shared)) {
+            s->glued = (int32_t)t;
+            break;
+        }
+    }
     const ft_reduced *r = w->o->atomic_blocks;
     if (r) {
         uint32_t b = ft_block_of(r, x);
@@ -252,6 +271,7 @@ long oracle_walk(const ft_ctm *c, const oracle_opts *o, oracle_visit visit,
     struct ostate s;
     memset(&s, 0, sizeof s);
     s.mid_block = -1;
+    s.glued = -1;
     for (uint32_t v = 0; v < c->nvars; v++) {
         s.owner[v] = -1;
         s.known[v] = c->vars[v].kind == FT_VAR_MEMORY && c->vars[v].has_init;

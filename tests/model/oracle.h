@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* oracle.h - the reference enumerator for small CTMs: a depth-first walk
  * over every interleaving of the unmerged model under the exact sync
- * semantics (and, by default, the recorded read values), written
+ * semantics and glue (no other thread right after a step whose glued
+ * chain reaches a shared one, ctm.h ft_ctm_binds),
+ * and by default the recorded read values, written
  * independently of reduce/ so that the reductions can be checked against
  * it.  It knows nothing of MATs; it only executes. */
 #ifndef FORETELL_TEST_ORACLE_H

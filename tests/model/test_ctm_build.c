@@ -133,6 +133,59 @@ static void test_slice_drops_unrelated(void **state)
     ft_ctm_free(c);
 }
 
+/* A paired read (FT_READ_PAIRED, through the trace writer and reader) is
+ * glued to its thread's next transition; a subset keeps the glue when the
+ * glued chain reaches the next kept transition; a block whose last
+ * transition is glued to the next block's shared one must be followed
+ * by it. */
+static void test_paired_reads_glue(void **state)
+{
+    (void)state;
+    evbuf b = {0};
+    evbuf_add(&b, FT_EV_WRITE, 1, 0x10, 0, 5, 0, 0);             /* 0 x */
+    evbuf_add(&b, FT_EV_READ, 0, 0x10, 0, 5, FT_READ_PAIRED, 0); /* 1 x */
+    evbuf_add(&b, FT_EV_READ, 0, 0x20, 0, 0, FT_READ_PAIRED, 0); /* 2 y */
+    evbuf_add(&b, FT_EV_WRITE, 0, 0x30, 0, 1, 0, 0);             /* 3 z */
+    evbuf_add(&b, FT_EV_READ, 1, 0x30, 0, 1, 0, 0);              /* 4 z */
+    evbuf_add(&b, FT_EV_READ, 1, 0x20, 0, 0, FT_READ_PAIRED, 0); /* 5 y */
+    evbuf_add(&b, FT_EV_READ, 0, 0x20, 0, 0, 0, 0);              /* 6 y */
+    evbuf_add(&b, FT_EV_WRITE, 1, 0x40, 0, 1, 0, 0);             /* 7 */
+    ft_ctm *c = load_events(&b, "glue");
+    evbuf_free(&b);
+    assert_non_null(c);
+    /* 1 and 2 glued; 5's next event is another thread's: no glue */
+    assert_int_equal(c->nglue, 2);
+    assert_true(ft_ctm_glued(c, 1) && ft_ctm_glued(c, 2));
+    assert_false(ft_ctm_glued(c, 3) || ft_ctm_glued(c, 5));
+    /* x (1) glued to z (3) through y (2), which the subset leaves out */
+    uint8_t keep[8] = {1, 1, 0, 1, 1, 1, 1, 1};
+    uint32_t *map = NULL;
+    ft_ctm *s = ft_ctm_subset(c, keep, &map);
+    assert_non_null(s);
+    assert_int_equal(s->nglue, 1);
+    assert_int_equal(map[s->glue_id[0]], 1);
+    free(map);
+    ft_ctm_free(s);
+    /* without z the chain reaches 6 through 2 and 3: 3 is not glued */
+    uint8_t keep2[8] = {1, 1, 0, 0, 1, 1, 1, 1};
+    s = ft_ctm_subset(c, keep2, &map);
+    assert_non_null(s);
+    assert_int_equal(s->nglue, 0);
+    free(map);
+    ft_ctm_free(s);
+    /* blocks: thread 0 is x | y | z | y, all shared; x's and y's blocks
+     * are glued to the next, z's is not */
+    ft_reduced *r = ft_reduce(c, FT_REDUCE_NO_COUNT);
+    assert_non_null(r);
+    assert_int_equal(r->bcount[0], 4);
+    assert_true(ft_block_glued(r, r->bfirst[0]));
+    assert_true(ft_block_glued(r, r->bfirst[0] + 1));
+    assert_false(ft_block_glued(r, r->bfirst[0] + 2));
+    assert_false(ft_block_glued(r, r->bfirst[0] + 3));
+    ft_reduced_free(r);
+    ft_ctm_free(c);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -180,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_transitions_follow_events),
         cmocka_unit_test(test_fork_join_must_happen_before),
         cmocka_unit_test(test_slice_drops_unrelated),
+        cmocka_unit_test(test_paired_reads_glue),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

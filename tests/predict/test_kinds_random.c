@@ -392,6 +392,8 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             gen_heap(seed, &b);
         else
             gen_run(seed, &gp, &b);
+        if (seed % 4 == 1) /* glued steps, as the runtime marks them */
+            gen_pair_reads(&b, seed);
         ft_ctm *c = load_events(&b, name);
         evbuf_free(&b);
         assert_non_null(c);
