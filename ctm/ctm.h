@@ -210,17 +210,25 @@ int ft_ctm_runs_regardless(const ft_ctm *c, uint32_t x, uint32_t y);
  * UINT64_MAX when not known. */
 uint64_t ft_ctm_straight_end(const ft_ctm *c, uint32_t x);
 
-/* What RMW transition x writes (0 if x is not an RMW). */
-static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)
+/* The first index of the increasing ids[0..n) whose id is not below x. */
+static inline uint32_t ft_ctm_id_lower(const uint32_t *ids, uint32_t n,
+                                       uint32_t x)
 {
-    uint32_t a = 0, b = c->nrmw;
+    uint32_t a = 0, b = n;
     while (a < b) {
         uint32_t m = a + (b - a) / 2;
-        if (c->rmw_id[m] < x)
+        if (ids[m] < x)
             a = m + 1;
         else
             b = m;
     }
+    return a;
+}
+
+/* What RMW transition x writes (0 if x is not an RMW). */
+static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)
+{
+    uint32_t a = ft_ctm_id_lower(c->rmw_id, c->nrmw, x);
     return a < c->nrmw && c->rmw_id[a] == x ? c->rmw_val[a] : 0;
 }
 
@@ -228,14 +236,7 @@ static inline uint64_t ft_ctm_value2(const ft_ctm *c, uint32_t x)
  * other thread between them: glue_id). */
 static inline int ft_ctm_glued(const ft_ctm *c, uint32_t x)
 {
-    uint32_t a = 0, b = c->nglue;
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (c->glue_id[m] < x)
-            a = m + 1;
-        else
-            b = m;
-    }
+    uint32_t a = ft_ctm_id_lower(c->glue_id, c->nglue, x);
     return a < c->nglue && c->glue_id[a] == x;
 }
 
