@@ -103,13 +103,21 @@ int ft_smt_encode_order(ft_smt *e)
             if (k + 1 == r->bcount[t])
                 break;
             ft_smt_assert(e, ft_smt_lt(e, b, b + 1));
+            /* A glued block's successor is its thread's next block (the
+             * runtime cannot switch there, nor can the replay); a model
+             * with glue has no CXT (ft_smt_init_at).  Without CXT the
+             * other blocks' successors are free: no terms for them. */
+            int glued = ft_block_glued(r, b);
+            if ((e->flags & FT_SMT_NO_CXT) && !glued)
+                continue;
             unsigned na = 0;
             alt[na++] = ft_smt_next(e, b, b + 1);
-            while (ci < r->ncxt &&
+            while (!glued && ci < r->ncxt &&
                    (r->cxt[ci].from_thread < t ||
                     (r->cxt[ci].from_thread == t && r->cxt[ci].from_block < k)))
                 ci++;
-            for (uint32_t q = ci; q < r->ncxt && r->cxt[q].from_thread == t &&
+            for (uint32_t q = ci; !glued && q < r->ncxt &&
+                                  r->cxt[q].from_thread == t &&
                                   r->cxt[q].from_block == k;
                  q++) {
                 const ft_cxt *x = &r->cxt[q];
@@ -121,14 +129,6 @@ int ft_smt_encode_order(ft_smt *e)
                 if (na == r->ncxt + 2)
                     break;
             }
-            int glued = ft_block_glued(r, b);
-            if ((e->flags & FT_SMT_NO_CXT) && !glued)
-                continue;
-            /* A glued block's successor is its thread's next block (the
-             * runtime cannot switch there, nor can the replay): with
-             * glue in the model there is no CXT (ft_smt_init_at). */
-            if (glued)
-                na = 1;
             Z3_ast args[2] = {e->p[b], one};
             Z3_ast has_succ =
                 Z3_mk_lt(z, Z3_mk_add(z, 2, args), e->n);
