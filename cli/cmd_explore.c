@@ -23,7 +23,7 @@ static const ft_opt explore_opts[] = {
     {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos or surw (default surw)"},
     {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
     {"time", 't', "SECONDS", "stop after this wall time"},
-    {"seed", 0, "X", "base seed: run i uses X+i (default 0)"},
+    {"seed", 0, "X", "base seed: run i uses X*phi+i (default 0)"},
     {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb, pos, surw)"},
     {"all", 'a', NULL, "keep going after the first bug"},
     {"output", 'o', "DIR", "save bugs here (default ./foretell-explore)"},

@@ -170,6 +170,14 @@ extern const fx_strategy fx_strategy_surw; /* strategy_surw.c */
 /* strategy_surw.c: run seed's FORETELL_STRATEGY: vars of c's shared
  * variables (atomics included) drawn uniformly, and each thread's count
  * of accesses to them; 0 when it does not fit in len. */
+/* The seed of run i of a seeded strategy from the base seed X: X * phi + i
+ * (phi the 64-bit golden ratio), so that X = 0 gives 0, 1, 2, ... and two
+ * base seeds share no run within 2^61 runs (X + i made --seed 2 repeat
+ * all but one of --seed 1's runs). */
+static inline uint64_t fx_run_seed(uint64_t base, uint64_t i)
+{
+    return base * 0x9e3779b97f4a7c15ull + i;
+}
 int fx_surw_spec(const fx_calib *c, int vars, uint64_t seed, char *spec,
                  size_t len);
 

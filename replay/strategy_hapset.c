@@ -62,7 +62,7 @@ static int hapset_next(void *st, uint64_t i, char *spec, size_t len)
     (void)i;
     hapset_st *h = st;
     if (h->handed < h->learn_runs) {
-        snprintf(spec, len, "random:seed=%" PRIu64, h->seed + h->handed);
+        snprintf(spec, len, "random:seed=%" PRIu64, fx_run_seed(h->seed, h->handed));
         h->handed++;
         return 1;
     }

@@ -25,7 +25,7 @@ static void *pos_init(const fx_opts *o, const fx_calib *c)
 static int pos_next(void *st, uint64_t i, char *spec, size_t len)
 {
     const pos_state *s = st;
-    snprintf(spec, len, "pos:seed=%" PRIu64, s->seed + i);
+    snprintf(spec, len, "pos:seed=%" PRIu64, fx_run_seed(s->seed, i));
     return 1;
 }
 

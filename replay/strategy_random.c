@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* strategy_random.c - the seeded strategies: each run is planned from its
- * own seed (base seed + run number), so runs are independent and can go
+ * own seed (fx_run_seed: base seed and run number), so runs are independent and can go
  * in parallel.  random, pct and rpro are decided entirely in the runtime
  * (recorder/rt/policy_explore.c) from the estimates of the calibration
  * run (threads n, key points k, lock acquisitions for rpro's deadlock
@@ -78,7 +78,7 @@ static int pctvb_spec(const seeded *s, uint64_t seed, char *spec, size_t len)
 static int seeded_next(void *st, uint64_t i, char *spec, size_t len)
 {
     seeded *s = st;
-    uint64_t seed = s->o->seed + i;
+    uint64_t seed = fx_run_seed(s->o->seed, i);
     const fx_calib *c = s->c;
     switch (s->kind) {
     case 0:

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "recorder/rt/policy_sample.h"
+#include "replay/explore.h"
 
 /* Chi-square statistic of counts against a uniform expectation. */
 static double chi2(const uint64_t *count, int bins, double expect)
@@ -146,6 +147,22 @@ static void test_seed_determinism(void **state)
     assert_true(ft_rng_next(&a) != ft_rng_next(&b));
 }
 
+/* Runs of two base seeds never share a seed (in the first 10,000 runs of
+ * base seeds 0..49), and base 0 keeps the plain run numbers. */
+static void test_run_seeds_disjoint(void **state)
+{
+    (void)state;
+    enum { BASES = 50, RUNS = 10000 };
+    for (uint64_t i = 0; i < RUNS; i++)
+        assert_int_equal(fx_run_seed(0, i), i);
+    for (uint64_t a = 0; a < BASES; a++)
+        for (uint64_t b = a + 1; b < BASES; b++) {
+            /* run i of a equals run j of b iff (b - a) * phi = i - j */
+            uint64_t d = fx_run_seed(b, 0) - fx_run_seed(a, 0);
+            assert_true(d >= RUNS && -d >= RUNS);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_rpro_radius),
         cmocka_unit_test(test_perm_uniform),
         cmocka_unit_test(test_seed_determinism),
+        cmocka_unit_test(test_run_seeds_disjoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
