@@ -91,8 +91,10 @@ static int sync_kind_of(unsigned k)
 {
     switch (k) {
     case FT_EV_MUTEX_INIT: case FT_EV_MUTEX_LOCK: case FT_EV_MUTEX_UNLOCK:
+    case FT_EV_MUTEX_DESTROY:
         return S_MUTEX;
     case FT_EV_RW_RDLOCK: case FT_EV_RW_WRLOCK: case FT_EV_RW_UNLOCK:
+    case FT_EV_RW_DESTROY:
         return S_RWLOCK;
     case FT_EV_COND_WAIT: case FT_EV_COND_WAKE: case FT_EV_COND_SIGNAL:
     case FT_EV_COND_BROADCAST:

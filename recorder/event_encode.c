@@ -111,6 +111,8 @@ uint8_t *ft_encode_event(uint8_t *p, const ft_event *ev, ft_addr_regs *regs)
         p = put_addr(p, ev->addr, reg);
         return ft_put_uint(p, ev->value);
     case FT_EV_SEM_POST:
+    case FT_EV_MUTEX_DESTROY:
+    case FT_EV_RW_DESTROY:
     case FT_EV_BARRIER_ARRIVE:
     case FT_EV_ONCE_DONE:
     case FT_EV_FREE:

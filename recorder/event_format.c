@@ -166,6 +166,10 @@ unsigned ft_event_fields(const ft_event *ev, ft_field out[FT_MAX_FIELDS])
     case FT_EV_SEM_POST:
         add(f, "sem", FT_F_ADDR, ev->addr);
         break;
+    case FT_EV_MUTEX_DESTROY:
+    case FT_EV_RW_DESTROY:
+        add(f, "obj", FT_F_ADDR, ev->addr);
+        break;
     case FT_EV_BARRIER_ARRIVE:
     case FT_EV_ONCE_DONE:
         add(f, "obj", FT_F_ADDR, ev->addr);

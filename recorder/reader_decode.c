@@ -353,6 +353,8 @@ static int decode_fields(dec *d, ft_event *ev, ft_addr_regs *regs)
         GET_U(ev->value, UINT64_MAX);
         return 0;
     case FT_EV_SEM_POST:
+    case FT_EV_MUTEX_DESTROY:
+    case FT_EV_RW_DESTROY:
     case FT_EV_BARRIER_ARRIVE:
     case FT_EV_ONCE_DONE:
     case FT_EV_FREE:

@@ -76,6 +76,9 @@ enum ft_kind {
     FT_EV_RW_RDLOCK = 33,     /* site obj how rc */
     FT_EV_RW_WRLOCK = 34,     /* site obj how rc */
     FT_EV_RW_UNLOCK = 35,     /* site obj rc */
+    FT_EV_MUTEX_DESTROY = 36, /* site obj: pthread_mutex_destroy or
+                                 pthread_spin_destroy (from 2026-11-26) */
+    FT_EV_RW_DESTROY = 37,    /* site obj: pthread_rwlock_destroy (idem) */
 
     FT_EV_COND_WAIT = 40,     /* site cond mutex   (wait_pre: releases) */
     FT_EV_COND_WAKE = 41,     /* site cond mutex timedout (wait_post) */
@@ -216,6 +219,7 @@ enum ft_rmw_op {
  *   COND_BROADCAST        site, addr, arg = number woken
  *   SEM_INIT, BARRIER_INIT  site, addr, value = initial value / count
  *   SEM_POST, BARRIER_ARRIVE, ONCE_DONE, FREE  site, addr
+ *   MUTEX_DESTROY, RW_DESTROY  site, addr
  *   BARRIER_LEAVE         site, addr, arg = serial
  *   ONCE_ENTER            site, addr, arg = runs
  *   MALLOC                site, addr, value = size, value2 = count

@@ -9,7 +9,8 @@
  * for a lock (the paper's variables include synchronisation objects), the
  * acquisitions: what the runtime sees as variable accesses (atomics are
  * not among them).  SURW's variables are counted apart, with the
- * atomics and by thread (its interesting events and their counts). */
+ * atomics, lock releases and destroys, by thread (its interesting events
+ * and their counts). */
 #define _GNU_SOURCE
 #include "recorder/heapmap.h"
 #include "replay/explore.h"
@@ -223,9 +224,15 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
         }
         int atomic = ev.kind == FT_EV_ATOMIC_LOAD || ev.kind == FT_EV_ATOMIC_STORE ||
                      ev.kind == FT_EV_ATOMIC_RMW || ev.kind == FT_EV_ATOMIC_CAS;
+        /* SURW's README: a lock is accessed by acquire (a read) and
+         * release (a write); a destroy is one more write (so a mutex one
+         * thread uses and another destroys is shared); pctvb counts
+         * acquisitions only */
+        int release = ev.kind == FT_EV_MUTEX_UNLOCK || ev.kind == FT_EV_RW_UNLOCK ||
+                      ev.kind == FT_EV_MUTEX_DESTROY || ev.kind == FT_EV_RW_DESTROY;
         if (ev.kind != FT_EV_READ && ev.kind != FT_EV_WRITE &&
             ev.kind != FT_EV_READ_WIDE && ev.kind != FT_EV_WRITE_WIDE && !lock &&
-            !atomic)
+            !atomic && !release)
             continue;
         uint64_t key;
         if (!hm || !var_key(r, hm, ev.addr, &key))
@@ -242,7 +249,7 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
             sv->first_tid = (int)ev.tid;
         else if (sv->first_tid != (int)ev.tid)
             sv->shared = 1;
-        if (atomic)
+        if (atomic || release)
             continue; /* not a variable access for pctvb */
         vslot *v = vt_get(&vt, key);
         if (!v) {

@@ -377,6 +377,11 @@ static void add_event(builder *b, const ft_event *e)
     case FT_EV_MUTEX_UNLOCK:
         ACC(FH_SPACE_LOCK, e->addr, FH_REL);
         break;
+    case FT_EV_MUTEX_DESTROY: /* ordered like an acquisition: a destroy
+                               * while another thread holds it misuses */
+    case FT_EV_RW_DESTROY:
+        ACC(FH_SPACE_LOCK, e->addr, FH_ACQ);
+        break;
     case FT_EV_RW_UNLOCK:
         p = slot(b, FH_OBJ(FH_SPACE_LOCK, e->addr), 0);
         if (p && *p == e->tid + 1) {

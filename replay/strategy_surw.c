@@ -5,7 +5,8 @@
  * events and estimates how many each thread has, from the calibration
  * run (the artifact's profiling run): run i draws --vars V (default 2)
  * of the variables two or more threads touched in it (globals and heap
- * allocation sites; plain accesses, atomics and lock acquisitions), from
+ * allocation sites; plain accesses, atomics, and lock acquisitions,
+ * releases and destroys), from
  * its own seed, and counts each thread's accesses to them there.  A
  * program without shared variables gets the non-selective walk over
  * every event, with each thread's event count. */
@@ -92,8 +93,8 @@ static void *surw_init(const fx_opts *o, const fx_calib *c)
 static int surw_next(void *st, uint64_t i, char *spec, size_t len)
 {
     const surw_state *s = st;
-    return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2, s->o->seed + i, spec,
-                        len);
+    return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2,
+                        fx_run_seed(s->o->seed, i), spec, len);
 }
 
 const fx_strategy fx_strategy_surw = {

@@ -44,6 +44,7 @@ void ft_pos_event_of(const ft_thread *t, uint64_t *obj, int *write)
         *write = 1;
         break;
     case FT_KP_LOCK:
+    case FT_KP_DESTROY: /* conflicts with the lock's acquisitions */
         *obj = (uint64_t)a | 1; /* locks: odd, never a memory word */
         *write = 1;
         break;

@@ -6,7 +6,7 @@
  * events, alg2 = rp, a random priority per event, on the others).
  *
  * The interesting events are the accesses (plain, atomic, lock
- * acquisitions) to the variables v, named as the driver names them
+ * acquisitions, releases and destroys) to the variables v, named as the driver names them
  * (explore_calib.c: g MOD.HEXOFF for a global, h MOD.HEXOFF for the heap
  * blocks of an allocation site); without v every key point is interesting
  * (the paper's non-selective URW).  w gives each thread's count of
@@ -58,7 +58,9 @@ static int is_interesting(const ft_thread *t)
         return 1;
     int k = t->kp_kind;
     if ((k != FT_KP_READ && k != FT_KP_WRITE && k != FT_KP_AREAD &&
-         k != FT_KP_AWRITE && k != FT_KP_LOCK) || !t->kp_addr)
+         k != FT_KP_AWRITE && k != FT_KP_LOCK && k != FT_KP_UNLOCK &&
+         k != FT_KP_DESTROY) ||
+        !t->kp_addr)
         return 0;
     char kind;
     int mod;

@@ -113,6 +113,7 @@ enum ft_kp {
     /* atomics (hooks_atomic.c, kp_addr: the address): a load, or anything
      * that may write (store, read-modify-write, compare-exchange) */
     FT_KP_AREAD, FT_KP_AWRITE,
+    FT_KP_DESTROY, /* mutex, spin or rwlock destroy (kp_addr: it) */
 };
 
 /* Scheduling decisions.  The recording policy is policy_record.c; replay

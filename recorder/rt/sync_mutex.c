@@ -150,13 +150,19 @@ static int init_obj(uintptr_t obj, int type, uintptr_t pc)
     return 0;
 }
 
-/* Destroy: a mutex some thread holds is reported (MISUSE), then
- * forgotten either way (its address may be reused for another object). */
+/* Destroy: a key point on the mutex and a MUTEX_DESTROY event (the
+ * schedulers order it against the mutex's holders: a destroy that some
+ * schedule puts inside another thread's critical section is the misuse
+ * below); a mutex some thread holds is reported (MISUSE), then forgotten
+ * either way (its address may be reused for another object). */
 static void drop_obj(uintptr_t obj, uintptr_t pc)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_DESTROY, obj, 0);
     if (!t)
         return;
+    ft_event ev = {.kind = FT_EV_MUTEX_DESTROY, .site = ft_site_id(pc),
+                   .addr = obj};
+    ft_emit(&ev);
     ft_lock();
     int holder = ft_obj_drop(obj);
     ft_unlock();

@@ -173,8 +173,11 @@ int __wrap_pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *
 int __wrap_pthread_rwlock_destroy(pthread_rwlock_t *l);
 int __wrap_pthread_rwlock_destroy(pthread_rwlock_t *l)
 {
-    ft_thread *t = ft_enter();
+    ft_thread *t = ft_enter_kp(FT_KP_DESTROY, (uintptr_t)l, 0);
     if (t) {
+        ft_event ev = {.kind = FT_EV_RW_DESTROY, .site = ft_site_id(FT_PC()),
+                       .addr = (uintptr_t)l};
+        ft_emit(&ev);
         ft_lock();
         ft_obj_drop((uintptr_t)l);
         ft_unlock();

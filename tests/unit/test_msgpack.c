@@ -48,6 +48,7 @@ static const char *wire_fields(unsigned kind)
     case FT_EV_COND_SIGNAL: return "sak";
     case FT_EV_SEM_INIT: case FT_EV_BARRIER_INIT: return "sav";
     case FT_EV_SEM_POST: case FT_EV_BARRIER_ARRIVE: case FT_EV_ONCE_DONE:
+    case FT_EV_MUTEX_DESTROY: case FT_EV_RW_DESTROY:
     case FT_EV_FREE: return "sa";
     case FT_EV_MALLOC: return "savw";
     case FT_EV_REALLOC: return "soavw";
