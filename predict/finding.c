@@ -334,8 +334,8 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
 }
 
 /* The violated properties of the other kinds (kind.h): the kind's name,
- * its description and events (every one a key: they are the sites that
- * make the bug), and the schedule analyze writes for it. */
+ * its description and events (keys: the sites that make the bug, all but
+ * ft_kevent_is_key's), and the schedule analyze writes for it. */
 static int kind_findings(const ft_pipeline *pl, ft_source_cache *src,
                          ft_finding **out, size_t *n, size_t *cap)
 {
@@ -362,7 +362,7 @@ static int kind_findings(const ft_pipeline *pl, ft_source_cache *src,
             return -1;
         for (uint32_t e = 0; e < nev && e < FT_KEVENTS_MAX; e++)
             if (ev[e].trans < c->ntrans &&
-                add_event(pl, src, &b, ev[e].role, 1,
+                add_event(pl, src, &b, ev[e].role, ft_kevent_is_key(&ev[e]),
                           c->event[ev[e].trans]) < 0)
                 return -1;
         ft_schedule sc;

@@ -56,6 +56,15 @@ typedef struct ft_kevent {
 } ft_kevent;
 #define FT_KEVENTS_MAX 16
 
+/* Whether e is a key event of its finding (docs/batch.md,
+ * "Fingerprints"): every event but the write an order violation's read
+ * read from in this witness ("from"), which another witness of the same
+ * bug may take from another write. */
+static inline int ft_kevent_is_key(const ft_kevent *e)
+{
+    return !(e->role[0] == 'f' && !__builtin_strcmp(e->role, "from"));
+}
+
 /* What the replay of a witness must show for the finding to count as a
  * bug (replay/confirm_kind.c). */
 enum ft_expect {
@@ -207,8 +216,9 @@ int ft_pkind_set_has(const ft_reduced *r, uint32_t s, uint32_t lock,
 const char *ft_pkind_var(const ft_ctm *c, const ft_trace_info *ti,
                         uint32_t v, char *buf, size_t len);
 
-/* The fingerprint of a finding: kind and its events' sites (function,
- * file base name and line), 16 hex digits into buf (17 bytes). */
+/* The fingerprint of a finding: kind and its key events' sites
+ * (function, file base name and line), 16 hex digits into buf (17
+ * bytes). */
 void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
                          const char *kind, const ft_kevent *ev, uint32_t n,
                          char *buf);

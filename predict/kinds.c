@@ -195,6 +195,8 @@ void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
     for (const char *k = kind; *k; k++)
         h = (h ^ (unsigned char)*k) * 0x100000001b3ull;
     for (uint32_t i = 0; i < n; i++) {
+        if (!ft_kevent_is_key(&ev[i]))
+            continue;
         uint32_t s = ev[i].trans < c->ntrans ? c->site[ev[i].trans] : 0;
         char site[400];
         const char *file = ti && s < ti->nsites && ti->site_file

@@ -45,6 +45,11 @@ done
     fail "deadlock events: $($CHECK count s.db "SELECT group_concat(role) FROM events")"
 [ "$($CHECK count s.db "SELECT count(*) FROM events e JOIN findings f USING(fingerprint) WHERE f.kind = 'use-after-free' AND e.role = 'frees'")" -ge 1 ] ||
     fail "use-after-free events"
+# the write a null dereference's read took its value from is an event of
+# the finding, not of its key (another witness may read another write)
+[ "$($CHECK count s.db "SELECT count(*) FROM events e JOIN findings f USING(fingerprint) WHERE f.kind = 'null-deref' AND e.role = 'from' AND e.key = 0")" -ge 1 ] &&
+    [ "$($CHECK count s.db "SELECT count(*) FROM events e WHERE e.role = 'from' AND e.key = 1")" = 0 ] ||
+    fail "'from' events: $($CHECK count s.db "SELECT group_concat(role || '=' || key) FROM events e JOIN findings f USING(fingerprint) WHERE f.kind = 'null-deref'")"
 # the witness is the schedule analyze writes, its kind line set
 $CHECK count s.db "SELECT witness FROM occurrences o JOIN findings f USING(fingerprint) WHERE f.kind = 'deadlock' LIMIT 1" |
     grep -q "^kind: deadlock" || fail "witness without its kind"
