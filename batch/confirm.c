@@ -180,6 +180,27 @@ static int rm_one(const char *path, const struct stat *sb, int type,
 }
 
 /* Replays c; 1 recorded, 0 not run (said on stderr), -1 store failed. */
+/* A race's other order (its witness with the two accesses swapped, as
+ * analyze writes <name>.alt.schedule) into path; 0 when the witness does
+ * not end in two accesses to swap or cannot be written (the witness
+ * alone is replayed then). */
+static int other_order(const candidate *c, const char *path)
+{
+    FILE *in = fmemopen(c->witness, strlen(c->witness), "r");
+    if (!in)
+        return 0;
+    ft_schedule sc;
+    char err[300];
+    int rc = ft_schedule_read(in, c->fingerprint, &sc, err, sizeof err);
+    fclose(in);
+    if (rc < 0)
+        return 0;
+    rc = ft_schedule_other_order(&sc) &&
+         ft_schedule_save(&sc, path, err, sizeof err) == 0;
+    ft_schedule_free(&sc);
+    return rc;
+}
+
 static int confirm_one(fb_store *s, const candidate *c,
                        const fb_confirm_opts *o, const char *dir,
                        char *what, size_t whatlen, ft_error *err)
@@ -226,7 +247,11 @@ static int confirm_one(fb_store *s, const candidate *c,
     /* the other kinds' witnesses are replayed for what their kind
      * expects (a deadlock, a heap error, the state reached) */
     const ft_pkind *k = ft_pkind_by_name(c->kind);
-    int rc = k ? fr_confirm_expect(k->expect, sched, NULL, &co, &cf, &e)
+    char alt[4200];
+    snprintf(alt, sizeof alt, "%s/%s.alt.schedule", dir, c->fingerprint);
+    int has_alt = k && k->kind == FT_PROP_RACE && other_order(c, alt);
+    int rc = k ? fr_confirm_expect(k->expect, sched, has_alt ? alt : NULL,
+                                   &co, &cf, &e)
                : fr_confirm_schedule(sched, &co, &cf, &e);
     free(argv);
     if (rc < 0) {

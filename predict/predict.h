@@ -261,6 +261,10 @@ void ft_schedule_free(ft_schedule *s);
 int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
                             const ft_trace_info *ti, const ft_prop *p,
                             const ft_presult *res);
+/* A race witness's other order (as kind_race.c writes its .alt.schedule):
+ * its last two steps, the two marked accesses of two threads, swapped.
+ * 0 when s does not end so (nothing changed), 1 swapped. */
+int ft_schedule_other_order(ft_schedule *s);
 /* Writes s to path; -1 with err (path and what) set. */
 int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
                      size_t errlen);

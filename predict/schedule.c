@@ -172,3 +172,17 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
     s->nsteps = (uint32_t)total;
     return 0;
 }
+
+int ft_schedule_other_order(ft_schedule *s)
+{
+    if (s->nsteps < 2)
+        return 0;
+    ft_sched_step *a = &s->steps[s->nsteps - 2], *b = &s->steps[s->nsteps - 1];
+    if (!a->mark || !b->mark || a->tid == b->tid)
+        return 0;
+    ft_sched_step t = *a;
+    *a = *b;
+    *b = t;
+    return 1;
+}
+

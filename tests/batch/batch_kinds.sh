@@ -82,6 +82,10 @@ for pk in abba_deadlock:deadlock:deadlock uaf_handoff:use-after-free:use-after-f
     [ "$($CHECK count s.db "SELECT count(*) FROM findings WHERE kind = '$k' AND confirm_status IN ('confirmed', 'failed_early') AND confirm_failure = '$f'")" -ge 1 ] ||
         fail "$k not confirmed by batch confirm: $(cat err.txt)"
 done
+# data_race fails in the other order only (analyze's .alt.schedule):
+# batch confirm replays that order too
+[ "$($CHECK count s.db "SELECT count(*) FROM findings WHERE kind = 'data-race' AND confirm_status = 'confirmed' AND confirm_failure = 'exit'")" -ge 1 ] ||
+    fail "the race's other order not replayed: $($CHECK count s.db "SELECT group_concat(confirm_status || '/' || coalesce(confirm_failure, '-')) FROM findings WHERE kind = 'data-race'")"
 # as analyze counts them: a reordering is a bug only when the program
 # fails; a deadlock only when the run deadlocks
 [ "$($CHECK count s.db "SELECT count(*) FROM findings WHERE kind IN ('order', 'null-deref', 'data-race') AND confirm_status IN ('confirmed', 'refined', 'failed_early') AND confirm_failure IS NULL")" = 0 ] ||
