@@ -671,34 +671,6 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     return (long)pl->nviolated;
 }
 
-int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
-                     size_t errlen)
-{
-    /* Beside path, then renamed: a failed write leaves no partial (or
-     * empty) schedule, and an older one whole. */
-    char tmp[4200];
-    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
-    errno = 0;
-    int rc = ft_schedule_write(f, s);
-    int e = errno;
-    if (rc < 0) {
-        fclose(f);
-        unlink(tmp);
-        snprintf(err, errlen, "%s: write error: %s", path,
-                 strerror(e ? e : EIO));
-        return -1;
-    }
-    if (ft_out_fclose(f, tmp, path) < 0) {
-        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
                                    const char *dir, char *path, size_t pathlen,
                                    char *err, size_t errlen)

@@ -6,10 +6,12 @@
 #include "predict/kind.h"
 #include "recorder/schedule_parse.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int ft_schedule_write(FILE *out, const ft_schedule *s)
 {
@@ -186,3 +188,30 @@ int ft_schedule_other_order(ft_schedule *s)
     return 1;
 }
 
+int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
+                     size_t errlen)
+{
+    /* Beside path, then renamed: a failed write leaves no partial (or
+     * empty) schedule, and an older one whole. */
+    char tmp[4200];
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    int rc = ft_schedule_write(f, s);
+    int e = errno;
+    if (rc < 0) {
+        fclose(f);
+        unlink(tmp);
+        snprintf(err, errlen, "%s: write error: %s", path,
+                 strerror(e ? e : EIO));
+        return -1;
+    }
+    if (ft_out_fclose(f, tmp, path) < 0) {
+        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
