@@ -377,6 +377,7 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kstr(&j, "stopped_in", pl->stopped);
     ft_json_kuint(&j, "decided_without_solver",
                   pl->decide.holds + pl->decide.violated);
+    ft_json_kuint(&j, "relaxed_search", pl->decide.relaxed);
     ft_json_key(&j, "infer_seconds");
     ft_json_double(&j, pl->infer_seconds);
     ft_json_key(&j, "predict_seconds");

@@ -554,6 +554,7 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
 {
     cvec cv = {0};
     long ndecided = 0;
+    ft_exec_set_relaxed(d->x, o->relaxed); /* before any step (advance_base) */
     for (size_t i = 0; i < n; i++) {
         if (decided[i])
             continue;

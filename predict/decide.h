@@ -16,6 +16,9 @@ typedef struct ft_decide_opts {
     int no_value_order; /* no "holds" from the value order (ablation) */
     int no_search;      /* no violation search (ablation) */
     double until;       /* CLOCK_MONOTONIC s: stop there (0: none) */
+    int relaxed;        /* the search's executor follows the paper's data
+                           rule (ft_exec_set_relaxed); its witnesses are
+                           marked relaxed when they break the bound */
 } ft_decide_opts;
 
 /* w: the trace's window index (value order, slicing index). */

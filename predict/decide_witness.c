@@ -195,6 +195,12 @@ int ft_decide_witness(ft_decider *d, const ft_prop *p, uint32_t k,
     }
     res->prefix = cut;
     res->sync_only = !data;
+    /* a relaxed search's witness breaks the straight-line bound when the
+     * first step that did is in it (the recorded prefix obeys it) */
+    uint32_t broke = ft_exec_broke(d->x);
+    res->relaxed = 0;
+    for (uint32_t i = k; broke != NONE && i <= close; i++)
+        res->relaxed |= seq[i] == broke;
     res->verdict = FT_VIOLATED;
     res->iterations = 0;
     res->window_first = 0;

@@ -56,6 +56,10 @@ struct ft_exec {
     uint32_t *changed; /* the region read of the thread that returned
                           another value and bounds it most, or NONE
                           (the data rule) */
+    uint8_t relaxed;   /* the paper's rule: the straight-line bound is
+                          not imposed, only noted (broke) */
+    uint32_t broke;    /* the first step of this prefix run past it
+                          (relaxed), or NONE */
     /* the property (active: journaled, so taking back the call that
      * set it takes the property back too) */
     uint8_t active;
@@ -226,6 +230,7 @@ void ft_exec_reset(ft_exec *x)
         x->rthr[t] = 0;
     }
     x->waitseq = 0;
+    x->broke = NONE;
     x->glued = NONE;
     x->active = 0;
     x->viol = 0;
@@ -334,9 +339,11 @@ static int guard(const ft_exec *x, uint32_t id)
     }
 }
 
-/* The data rule for id (FT_EXEC_OK, _VALUE or _PAST); *free_read: a
- * read that may return another value (in a region). */
-static int data_rule(const ft_exec *x, uint32_t id, int *mismatch)
+/* The data rule for id (FT_EXEC_OK, _VALUE or _PAST); *mismatch: a
+ * read that may return another value (in a region); *past: id runs past
+ * the straight-line bound, which a relaxed executor allows. */
+static int data_rule(const ft_exec *x, uint32_t id, int *mismatch,
+                     int *past)
 {
     const ft_ctm *c = x->c;
     uint32_t t = c->tid[id];
@@ -344,9 +351,13 @@ static int data_rule(const ft_exec *x, uint32_t id, int *mismatch)
     /* after a region read that returned another value, only what runs
      * whatever it returned; without the code's spans, the region's end
      * (below) */
+    *past = 0;
     if (x->changed[t] != NONE &&
-        ft_ctm_runs_regardless(c, x->changed[t], id) == 0)
-        return FT_EXEC_PAST;
+        ft_ctm_runs_regardless(c, x->changed[t], id) == 0) {
+        if (!x->relaxed)
+            return FT_EXEC_PAST;
+        *past = 1; /* relaxed: run, counted by the caller */
+    }
     for (uint32_t g = 0; x->active && g < x->nreg; g++)
         if (x->has_shared[g] && t == x->prop.r[g].thread &&
             c->pos[id] > x->rend[g] && (x->tflags[t] & T_TAINTED))
@@ -375,8 +386,8 @@ int ft_exec_can(const ft_exec *x, uint32_t id)
         return FT_EXEC_FROZEN;
     if (!(x->tflags[t] & T_STARTED) || !guard(x, id))
         return FT_EXEC_GUARD;
-    int mismatch;
-    return data_rule(x, id, &mismatch);
+    int mismatch, past;
+    return data_rule(x, id, &mismatch, &past);
 }
 
 uint32_t ft_exec_waits_for(const ft_exec *x, uint32_t id)
@@ -653,6 +664,16 @@ static void apply(ft_exec *x, uint32_t id, int mismatch)
     set32(x, &x->pos[t], x->pos[t] + 1);
 }
 
+void ft_exec_set_relaxed(ft_exec *x, int relaxed)
+{
+    x->relaxed = relaxed != 0;
+}
+
+uint32_t ft_exec_broke(const ft_exec *x)
+{
+    return x->broke;
+}
+
 int ft_exec_step(ft_exec *x, uint32_t id, int last_read)
 {
     const ft_ctm *c = x->c;
@@ -665,12 +686,14 @@ int ft_exec_step(ft_exec *x, uint32_t id, int last_read)
         return FT_EXEC_FROZEN;
     if (!(x->tflags[t] & T_STARTED) || !guard(x, id))
         return FT_EXEC_GUARD;
-    int mismatch;
-    int why = data_rule(x, id, &mismatch);
+    int mismatch, past;
+    int why = data_rule(x, id, &mismatch, &past);
     if (why == FT_EXEC_VALUE && last_read)
         why = FT_EXEC_OK;
     else if (why != FT_EXEC_OK)
         return why;
+    if (past && x->broke == NONE)
+        set32(x, &x->broke, id);
     int freeze = mismatch && !in_region(x, 0, id) && !in_region(x, 1, id);
     /* of two such reads the one whose straight code ends first bounds
      * the thread (in a real program both end at the same jump) */

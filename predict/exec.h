@@ -44,6 +44,14 @@ enum ft_exec_why {
 /* The thread whose last step binds it to run on (ft_ctm_binds), so that
  * only it may run now, or UINT32_MAX. */
 uint32_t ft_exec_glued(const ft_exec *x);
+/* Relaxed: the paper's data rule (docs/prediction.md, the data
+ * argument): a thread whose region read returned another value runs on
+ * past the code that may depend on it, which the default refuses
+ * (FT_EXEC_PAST); ft_exec_broke gives the first step of the executed
+ * prefix that did so, or UINT32_MAX.  Not journaled: set it on a clean
+ * executor. */
+void ft_exec_set_relaxed(ft_exec *x, int relaxed);
+uint32_t ft_exec_broke(const ft_exec *x);
 /* Whether transition id can run now (enum ft_exec_why). */
 int ft_exec_can(const ft_exec *x, uint32_t id);
 /* Runs id if it can (returns FT_EXEC_OK) or says why not.  last_read: a

@@ -317,7 +317,7 @@ static int prop_key_cmp(const void *pa, const void *pb)
  * in solving order: CMA first (map_properties), or near first on a trace
  * long enough for windows.  0 ok, -1 out of memory. */
 static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
-                             int near)
+                             int near, ft_presult *loose)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
@@ -367,6 +367,10 @@ static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
         }
         memcpy(pl->props, sorted, sizeof *sorted * pl->nprops);
         memcpy(pl->results, rs, sizeof *rs * pl->nprops);
+        for (size_t i = 0; loose && i < pl->nprops; i++)
+            rs[i] = loose[k[i].index];
+        if (loose)
+            memcpy(loose, rs, sizeof *rs * pl->nprops);
     }
     rc = 0;
 out:
@@ -379,19 +383,69 @@ out:
 }
 
 /* The decisions made without the solver (decide.c): the value order's
- * "holds", the search's violations.  Returns how many, -1 OOM. */
+ * "holds", the search's violations.  Then, for what is left, the search
+ * under the paper's data rule (decide.h, relaxed): its violations go to
+ * *loose (NULL when none), to stand in where the solver ends unknown (the
+ * solver's own witness obeys the straight-line bound when one does).
+ * Returns how many were decided, -1 OOM. */
 static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
-                           const ft_predict_opts *o, uint8_t *decided)
+                           const ft_predict_opts *o, uint8_t *decided,
+                           ft_presult **loose)
 {
+    *loose = NULL;
     ft_decider *d = ft_decider_new(pl->ctm, w);
     if (!d)
         return 0; /* too big for the executor: everything to the solver */
-    ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until};
+    ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until, 0};
     long n = ft_decide_run(d, pl->props, pl->nprops, &dopt, pl->results,
                            decided);
     pl->decide = *ft_decider_stats(d);
     ft_decider_free(d);
-    return n;
+    if (n < 0 || o->no_search || (size_t)n == pl->nprops ||
+        (o->until > 0 && ft_now() >= o->until))
+        return n;
+    /* a fresh decider: the first one's base has moved past every cut */
+    uint8_t *tried = malloc(pl->nprops + 1);
+    ft_presult *lr = calloc(pl->nprops + 1, sizeof *lr);
+    d = tried && lr ? ft_decider_new(pl->ctm, w) : NULL;
+    long m = -1;
+    if (d) {
+        memcpy(tried, decided, pl->nprops);
+        ft_decide_opts ropt = {1, 0, o->until, 1};
+        m = ft_decide_run(d, pl->props, pl->nprops, &ropt, lr, tried);
+        ft_decider_free(d);
+    }
+    free(tried);
+    if (m > 0) {
+        *loose = lr;
+        return n;
+    }
+    for (size_t i = 0; lr && i < pl->nprops; i++)
+        ft_presult_free(&lr[i]);
+    free(lr);
+    return m < 0 && d ? -1 : n;
+}
+
+/* Where the solver ended unknown, the relaxed search's violation (from
+ * decide_cheaply), which frees loose.  done: the properties the solver
+ * took (the others were not solved). */
+static void take_loose(ft_pipeline *pl, ft_presult *loose, size_t done)
+{
+    for (size_t i = 0; loose && i < pl->nprops; i++) {
+        ft_presult *r = &pl->results[i];
+        if (loose[i].verdict == FT_VIOLATED && r->verdict == FT_UNKNOWN) {
+            double s = r->seconds;
+            ft_presult_free(r);
+            *r = loose[i];
+            r->seconds += s;
+            memset(&loose[i], 0, sizeof loose[i]);
+            pl->decide.violated++;
+            pl->decide.relaxed++;
+            pl->nskipped -= i >= done && pl->nskipped;
+        }
+        ft_presult_free(&loose[i]);
+    }
+    free(loose);
 }
 
 /* The solving, in a thread of its own so that the caller can keep the
@@ -621,8 +675,11 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         free(decided);
         return -1;
     }
-    long ndecided = w ? decide_cheaply(pl, w, o, decided) : 0;
-    if (ndecided < 0 || order_for_solving(pl, decided, windowed) < 0) {
+    ft_presult *loose = NULL;
+    long ndecided = w ? decide_cheaply(pl, w, o, decided, &loose) : 0;
+    if (ndecided < 0 ||
+        order_for_solving(pl, decided, windowed, loose) < 0) {
+        take_loose(pl, loose, 0); /* frees it */
         ft_window_index_free(w);
         free(decided);
         return -1;
@@ -637,13 +694,16 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     long done = ft_pipeline_solve_bounded(
         pl, pl->props, pl->results, pl->nprops, (size_t)ndecided, &own,
         windowed ? w : NULL, w, stop_after, "solving", progress, arg);
-    if (done < 0)
+    if (done < 0) {
+        take_loose(pl, loose, 0);
         return -1;
+    }
     if ((size_t)done < pl->nprops) {
         int spent = own.until > 0 && ft_now() >= own.until;
         pl->nskipped = pl->nprops - (size_t)done;
         pl->skip_why = spent || pl->abandoned ? "--time" : "--stop-after";
     }
+    take_loose(pl, loose, (size_t)done);
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     /* A window's witness follows a recorded prefix (res.prefix) that the
      * trimming, which looks at the steps only, cannot see: kept whole. */
@@ -669,52 +729,6 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         }
     pl->predict_seconds = ft_now() - t0;
     return (long)pl->nviolated;
-}
-
-int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
-                                   const char *dir, char *path, size_t pathlen,
-                                   char *err, size_t errlen)
-{
-    const ft_presult *r = &pl->results[i];
-    if (!r->alt_steps)
-        return 0;
-    const ft_prop *p = &pl->props[i];
-    snprintf(path, pathlen, "%s/%s-%u.alt.schedule", dir,
-             p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
-    ft_presult alt = *r;
-    alt.steps = r->alt_steps;
-    alt.nsteps = r->nalt_steps;
-    ft_schedule s;
-    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p, &alt) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    int rc = ft_schedule_save(&s, path, err, errlen);
-    ft_schedule_free(&s);
-    return rc < 0 ? -1 : 1;
-}
-
-int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
-                               const char *dir, char *path, size_t pathlen,
-                               char *err, size_t errlen)
-{
-    const ft_prop *p = &pl->props[i];
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot create the directory: %s", dir,
-                 strerror(errno));
-        return -1;
-    }
-    snprintf(path, pathlen, "%s/%s-%u.schedule", dir,
-             p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
-    ft_schedule s;
-    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p,
-                                &pl->results[i]) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    int rc = ft_schedule_save(&s, path, err, errlen);
-    ft_schedule_free(&s);
-    return rc;
 }
 
 const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id)

@@ -295,6 +295,9 @@ typedef struct ft_decide_stats {
     uint64_t candidates;       /* schedules the search tried */
     uint64_t unconfirmed;      /* the monitor saw a violation the witness
                                   check did not: an internal defect */
+    uint64_t relaxed;          /* of the violations: found by the search
+                                  under the paper's rule, taken where the
+                                  solver ended unknown (ft_decide_opts) */
 } ft_decide_stats;
 
 /* pthread API misuse the recorded run shows (misuse.c), one entry per

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* schedule.c - schedule files (docs/schedule-format.md): the witness of a
  * predicted violation as text the replay harness reads, one step per
- * line.  Reading goes through the parser the runtime uses too
+ * line, written whole or not at all (ft_schedule_save), for the
+ * atomicity properties of a pipeline here and for the kinds in kinds.c.
+ * Reading goes through the parser the runtime uses too
  * (recorder/schedule_parse.c), which names the line of any bad input. */
 #include "predict/kind.h"
 #include "recorder/schedule_parse.h"
@@ -214,4 +216,50 @@ int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
         return -1;
     }
     return 0;
+}
+
+int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
+                                   const char *dir, char *path, size_t pathlen,
+                                   char *err, size_t errlen)
+{
+    const ft_presult *r = &pl->results[i];
+    if (!r->alt_steps)
+        return 0;
+    const ft_prop *p = &pl->props[i];
+    snprintf(path, pathlen, "%s/%s-%u.alt.schedule", dir,
+             p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
+    ft_presult alt = *r;
+    alt.steps = r->alt_steps;
+    alt.nsteps = r->nalt_steps;
+    ft_schedule s;
+    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p, &alt) < 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int rc = ft_schedule_save(&s, path, err, errlen);
+    ft_schedule_free(&s);
+    return rc < 0 ? -1 : 1;
+}
+
+int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
+                               const char *dir, char *path, size_t pathlen,
+                               char *err, size_t errlen)
+{
+    const ft_prop *p = &pl->props[i];
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: cannot create the directory: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    snprintf(path, pathlen, "%s/%s-%u.schedule", dir,
+             p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
+    ft_schedule s;
+    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p,
+                                &pl->results[i]) < 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int rc = ft_schedule_save(&s, path, err, errlen);
+    ft_schedule_free(&s);
+    return rc;
 }
