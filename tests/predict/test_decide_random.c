@@ -204,6 +204,18 @@ typedef struct tally {
     unsigned failures;
 } tally;
 
+/* A witness with its recorded prefix made explicit (full, its steps to
+ * free) and its transitions as a sequence (to free). */
+static uint32_t *expanded_seq(const ft_presult *res, ft_presult *full)
+{
+    av_expand_prefix(res, full);
+    uint32_t *seq = malloc(sizeof *seq * (full->nsteps + 1));
+    assert_non_null(seq);
+    for (uint32_t k = 0; k < full->nsteps; k++)
+        seq[k] = full->steps[k].trans;
+    return seq;
+}
+
 /* The relaxed search (the pipeline's fallback) on what the strict one
  * left undecided: every witness feasible under the paper's rule, marked
  * relaxed exactly when it breaks the straight-line bound. */
@@ -227,10 +239,7 @@ static void check_relaxed(ft_ctm *c, uint64_t seed, const ft_prop *props,
         int bad = res[i].verdict != FT_VIOLATED;
         if (!bad) {
             ft_presult full;
-            av_expand_prefix(&res[i], &full);
-            uint32_t *seq = malloc(sizeof *seq * (full.nsteps + 1));
-            for (uint32_t k = 0; k < full.nsteps; k++)
-                seq[k] = full.steps[k].trans;
+            uint32_t *seq = expanded_seq(&res[i], &full);
             bad = !av_witness_ok(c, &props[i], &full, &w->valid[i]) ? 5
                   : res[i].relaxed == av_data_ok(c, &props[i], seq,
                                                  full.nsteps) ? 6 : 0;
@@ -280,10 +289,7 @@ static void check_decisions(ft_ctm *c, uint64_t seed, const ft_prop *props,
             ty->viol_found++;
             ty->sync_found += res[i].sync_only;
             ft_presult full;
-            av_expand_prefix(&res[i], &full);
-            uint32_t *seq = malloc(sizeof *seq * (full.nsteps + 1));
-            for (uint32_t k = 0; k < full.nsteps; k++)
-                seq[k] = full.steps[k].trans;
+            uint32_t *seq = expanded_seq(&res[i], &full);
             bad = !av_witness_ok(c, &props[i], &full, &w->valid[i]);
             if (!bad && !res[i].sync_only &&
                 !av_violates_data(c, &props[i], seq, full.nsteps))
