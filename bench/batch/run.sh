@@ -35,7 +35,10 @@ for f in "$FT" "$INST/vb_figures"; do
     [ -x "$f" ] || { echo "run.sh: $f missing: build first" >&2; exit 2; }
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft-bench-batch.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT INT TERM
+if [ "${KEEP:-0}" != 1 ]; then
+    trap 'rm -rf "$tmp"' EXIT
+    trap 'exit 130' INT TERM # the EXIT trap cleans up; a kill ends the run
+fi
 mkdir "$tmp/t" "$tmp/out"
 
 # The programs: with atomicity bugs foretell predicts (vb_figures' six
