@@ -24,7 +24,8 @@ static const char *const names[128] = {
     [20] = "ATOMIC_LOAD", [21] = "ATOMIC_STORE", [22] = "ATOMIC_RMW",
     [23] = "ATOMIC_CAS", [24] = "FENCE", [30] = "MUTEX_INIT",
     [31] = "MUTEX_LOCK", [32] = "MUTEX_UNLOCK", [33] = "RW_RDLOCK",
-    [34] = "RW_WRLOCK", [35] = "RW_UNLOCK", [40] = "COND_WAIT",
+    [34] = "RW_WRLOCK", [35] = "RW_UNLOCK", [36] = "MUTEX_DESTROY",
+    [37] = "RW_DESTROY", [40] = "COND_WAIT",
     [41] = "COND_WAKE", [42] = "COND_SIGNAL", [43] = "COND_BROADCAST",
     [50] = "SEM_INIT", [51] = "SEM_POST", [52] = "SEM_WAIT",
     [53] = "BARRIER_INIT", [54] = "BARRIER_ARRIVE", [55] = "BARRIER_LEAVE",
@@ -38,7 +39,7 @@ static const int nfields[128] = {
     [1] = 1, [2] = 1, [3] = 2, [4] = 0, [5] = 2, [6] = 2, [7] = 2, [8] = 1, [10] = 4, [11] = 4,
     [12] = 4, [13] = 4, [14] = 4, [15] = 4, [20] = 5, [21] = 5, [22] = 7,
     [23] = 8, [24] = 2,
-    [30] = 3, [31] = 4, [32] = 3, [33] = 4, [34] = 4, [35] = 3, [40] = 3,
+    [30] = 3, [31] = 4, [32] = 3, [33] = 4, [34] = 4, [35] = 3, [36] = 2, [37] = 2, [40] = 3,
     [41] = 4, [42] = 3, [43] = 3, [50] = 3, [51] = 2, [52] = 4, [53] = 3,
     [54] = 2, [55] = 3, [56] = 3, [57] = 2, [60] = 4, [61] = 2, [62] = 5,
     [70] = 2, [71] = 0, [72] = 2, [73] = 1, [74] = 1, [75] = 1, [80] = 1,
@@ -162,7 +163,7 @@ static int events_chunk(const char *body, size_t len)
     for (int i = 0; i < 2; i++) {
         if (msgpack_unpack_next(&u, body, len, &off) != MSGPACK_UNPACK_SUCCESS ||
             u.data.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-            return -1;
+            goto bad;
         head[i] = u.data.via.u64;
     }
     uint64_t idx = head[0], tid = head[1], any = 0, read = 0;
@@ -170,7 +171,7 @@ static int events_chunk(const char *body, size_t len)
         if (msgpack_unpack_next(&u, body, len, &off) != MSGPACK_UNPACK_SUCCESS ||
             u.data.type != MSGPACK_OBJECT_POSITIVE_INTEGER || u.data.via.u64 > 127 ||
             !names[u.data.via.u64])
-            return -1;
+            goto bad;
         int kind = (int)u.data.via.u64;
         uint64_t f[8] = {0};
         const uint8_t *bin = NULL;
@@ -180,7 +181,7 @@ static int events_chunk(const char *body, size_t len)
         int n = snprintf(line, sizeof line, "%" PRIu64 " %s", tid, names[kind]);
         for (int i = 0; i < nfields[kind]; i++) {
             if (msgpack_unpack_next(&u, body, len, &off) != MSGPACK_UNPACK_SUCCESS)
-                return -1;
+                goto bad;
             msgpack_object *o = &u.data;
             if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
                 f[i] = o->via.u64;
@@ -194,7 +195,7 @@ static int events_chunk(const char *body, size_t len)
             } else if (o->type == MSGPACK_OBJECT_NIL)
                 isnil = 1;
             else
-                return -1;
+                goto bad;
             if (is_addr(kind, i)) {
                 uint64_t *reg = split_reads && (kind == 10 || kind == 12 ||
                                                 kind == 14 || kind == 15)
@@ -242,6 +243,9 @@ static int events_chunk(const char *body, size_t len)
     }
     msgpack_unpacked_destroy(&u);
     return 0;
+bad:
+    msgpack_unpacked_destroy(&u);
+    return -1;
 }
 
 static void print_obj_str(const char *key, msgpack_object *v)
