@@ -408,7 +408,7 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     uint8_t *tried = malloc(pl->nprops + 1);
     ft_presult *lr = calloc(pl->nprops + 1, sizeof *lr);
     d = tried && lr ? ft_decider_new(pl->ctm, w) : NULL;
-    long m = -1;
+    long m = 0; /* no decider (too big, or no memory): no fallback */
     if (d) {
         memcpy(tried, decided, pl->nprops);
         ft_decide_opts ropt = {1, 0, o->until, 1};
@@ -423,7 +423,7 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     for (size_t i = 0; lr && i < pl->nprops; i++)
         ft_presult_free(&lr[i]);
     free(lr);
-    return m < 0 && d ? -1 : n;
+    return m < 0 ? -1 : n;
 }
 
 /* Where the solver ended unknown, the relaxed search's violation (from
