@@ -12,7 +12,8 @@
 # BUILD_DIR/explore_shapes.raw), so an interrupted table resumes;
 # EXPLORE_TIME=S bounds each exploration to S seconds (default 60), and
 # when the first ABANDON seeds (default 3) of a cell all fail the cell's
-# other seeds are not run (the cell prints found/seeds run).  icb, idb,
+# other seeds are not run (the cell prints found/seeds run); PROGRAMS="
+# stages_20 treiber_3 ..." limits the table to those rows.  icb, idb,
 # hapset, dpor and period are deterministic: one seed.  Run it with
 # nice, alone: it is heavy.  Not a test: prints numbers, asserts nothing.
 set -eu
@@ -29,6 +30,13 @@ touch "$results"
 programs="reorder_10:reorder:10 reorder_20:reorder:20 reorder_50:reorder:50
 reorder_100:reorder:100 stages_10:stages:10 stages_20:stages:20
 stages_50:stages:50 stages_100:stages:100 treiber_3:treiber:3 treiber_8:treiber:8"
+if [ -n "${PROGRAMS:-}" ]; then
+    keep=
+    for p in $programs; do
+        case " $PROGRAMS " in *" ${p%%:*} "*) keep="$keep $p" ;; esac
+    done
+    programs=$keep
+fi
 if [ -z "${PRINT_ONLY:-}" ]; then
     for p in $programs; do
         name=${p%%:*} rest=${p#*:}
