@@ -88,6 +88,8 @@ static void print_json(const fx_opts *o, const fx_result *r)
     ft_json_double(&j, r->seconds > 0 ? (double)r->runs / r->seconds : 0);
     ft_json_kuint(&j, "threads_estimate", r->n_est);
     ft_json_kuint(&j, "events_estimate", r->k_est);
+    ft_json_kuint(&j, "shared_variables", r->shared_vars);
+    ft_json_kuint(&j, "reorderable_variables", r->reorderable);
     ft_json_kbool(&j, "exhausted", r->exhausted);
     ft_json_key(&j, "error");
     if (r->failed)

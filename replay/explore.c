@@ -431,6 +431,8 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     }
     res->n_est = calib.threads;
     res->k_est = calib.events;
+    res->shared_vars = calib.sv_shared;
+    res->reorderable = calib.nsvars;
     if (record_outcome(&d, cal, &out, err) < 0) {
         rc = failed_after_work(res, err);
         goto out;

@@ -88,6 +88,8 @@ typedef struct fx_result {
     fx_bug bugs[FX_MAX_BUGS];
     double seconds;
     uint64_t n_est, k_est;  /* threads and key points of the calibration */
+    uint64_t shared_vars;   /* variables two or more threads touched in it */
+    uint64_t reorderable;   /* of those, the ones surw may choose */
     int exhausted;          /* a systematic strategy ran out of schedules */
     int cut_calibration;    /* --time ran out in the first run */
     int write_errno;        /* the error came from a failed write (a run's
@@ -128,10 +130,12 @@ typedef struct fx_calib {
     uint64_t *var_count;
     uint64_t nvars;
     /* surw: the variables two or more threads touched, atomics included
-     * (what policy_surw.c sees), each with its accesses by thread: the
-     * pairs sv_tid/sv_count[sv_first[i] .. sv_first[i+1]). */
+     * (what policy_surw.c sees), that another schedule can reorder
+     * (calib_order.c), each with its accesses by thread: the pairs
+     * sv_tid/sv_count[sv_first[i] .. sv_first[i+1]).  sv_shared: how many
+     * were shared before that filter. */
     char (*svar)[48];
-    uint64_t nsvars;
+    uint64_t nsvars, sv_shared;
     uint64_t *sv_first;
     uint32_t *sv_tid;
     uint64_t *sv_count;

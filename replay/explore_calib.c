@@ -10,9 +10,11 @@
  * acquisitions: what the runtime sees as variable accesses (atomics are
  * not among them).  SURW's variables are counted apart, with the
  * atomics, lock releases and destroys, by thread (its interesting events
- * and their counts). */
+ * and their counts), those another schedule can reorder only
+ * (calib_order.c). */
 #define _GNU_SOURCE
 #include "recorder/heapmap.h"
+#include "replay/calib_order.h"
 #include "replay/explore.h"
 
 #include <inttypes.h>
@@ -147,11 +149,19 @@ static void var_name(char *out, size_t len, uint64_t key)
     snprintf(out, len, "%c%" PRIu64 ".%" PRIx64, heap ? 'h' : 'g', mod, off);
 }
 
-/* Fills c->svar and the pairs from SURW's tables. */
-static int surw_vars(fx_calib *c, vtab *vt, ptab *pt)
+/* SURW's candidates: shared, and reorderable by another schedule. */
+static int surw_candidate(const vslot *v, const fx_order *ord)
 {
-    for (size_t i = 0; i < vt->cap; i++)
-        c->nsvars += vt->s[i].key && vt->s[i].shared;
+    return v->key && v->shared && fx_order_keep(ord, v->key);
+}
+
+/* Fills c->svar and the pairs from SURW's tables. */
+static int surw_vars(fx_calib *c, vtab *vt, ptab *pt, const fx_order *ord)
+{
+    for (size_t i = 0; i < vt->cap; i++) {
+        c->sv_shared += vt->s[i].key && vt->s[i].shared;
+        c->nsvars += surw_candidate(&vt->s[i], ord);
+    }
     c->sv_first = calloc(c->nsvars + 1, sizeof *c->sv_first);
     if (!c->sv_first)
         return -1;
@@ -165,7 +175,7 @@ static int surw_vars(fx_calib *c, vtab *vt, ptab *pt)
     uint64_t k = 0, np = 0;
     for (size_t i = 0; i < vt->cap; i++) {
         vslot *v = &vt->s[i];
-        if (!v->key || !v->shared)
+        if (!surw_candidate(v, ord))
             continue;
         var_name(c->svar[k], sizeof c->svar[k], v->key);
         c->sv_first[k] = np;
@@ -195,6 +205,7 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
     ft_heapmap *hm = ft_heapmap_new();
     vtab vt = {0}, svt = {0};
     ptab pt = {0};
+    fx_order *ord = fx_order_new();
     uint64_t *tev = NULL, tev_cap = 0;
     ft_event ev;
     int rc = 0;
@@ -232,10 +243,16 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
                       ev.kind == FT_EV_MUTEX_DESTROY || ev.kind == FT_EV_RW_DESTROY;
         if (ev.kind != FT_EV_READ && ev.kind != FT_EV_WRITE &&
             ev.kind != FT_EV_READ_WIDE && ev.kind != FT_EV_WRITE_WIDE && !lock &&
-            !atomic && !release)
+            !atomic && !release) {
+            if (ord)
+                fx_order_event(ord, &ev, 0); /* creation, join, waits */
             continue;
+        }
         uint64_t key;
-        if (!hm || !var_key(r, hm, ev.addr, &key))
+        int named = hm && var_key(r, hm, ev.addr, &key);
+        if (ord)
+            fx_order_event(ord, &ev, named ? key : 0); /* -1: keeps all */
+        if (!named)
             continue;
         vslot *sv = vt_get(&svt, key);
         pslot *ps = pt_get(&pt, key, ev.tid);
@@ -279,7 +296,7 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
         var_name(c->var[k], sizeof c->var[k], v->key);
         c->var_count[k++] = v->count;
     }
-    if (rc == 0 && surw_vars(c, &svt, &pt) < 0)
+    if (rc == 0 && surw_vars(c, &svt, &pt, ord) < 0)
         rc = -1;
     if (rc == 0) {
         c->thread_events = calloc(c->threads + 1, sizeof *c->thread_events);
@@ -292,6 +309,7 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
     free(vt.s);
     free(svt.s);
     free(pt.s);
+    fx_order_free(ord);
     ft_heapmap_free(hm);
     ft_reader_close(r);
     if (rc < 0) {
@@ -318,5 +336,5 @@ void fx_calib_free(fx_calib *c)
     c->sv_tid = NULL;
     c->sv_count = NULL;
     c->thread_events = NULL;
-    c->nsvars = 0;
+    c->nsvars = c->sv_shared = 0;
 }

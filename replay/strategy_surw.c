@@ -6,8 +6,8 @@
  * run (the artifact's profiling run): run i draws --vars V (default 2)
  * of the variables two or more threads touched in it (globals and heap
  * allocation sites; plain accesses, atomics, and lock acquisitions,
- * releases and destroys), from
- * its own seed, and counts each thread's accesses to them there.  A
+ * releases and destroys) that another schedule can reorder
+ * (calib_order.c), from its own seed, and counts each thread's accesses to them there.  A
  * program without shared variables gets the non-selective walk over
  * every event, with each thread's event count. */
 #include "recorder/rt/policy_sample.h"

@@ -16,6 +16,15 @@ done
 expect_bug abort 134 'surw:seed=*:v=*:w=*' --strategy surw --seed 0 --budget 400 -j 2 -- "$inst/stages" 10
 expect_bug abort 134 'surw:seed=*' --strategy surw --seed 0 --budget 400 -- "$inst/treiber"
 
+# surw's candidates on stages: of its 5 shared variables, nstages (set by
+# main before the stages start) and token (always under m) are left out.
+json=$("$bin/foretell" explore -q --json --strategy surw --budget 1 -o "$work/cand" \
+       -- "$inst/stages" 4)
+case $json in
+*'"shared_variables":5,"reorderable_variables":3,'*) echo "ok: surw: 3 of 5 candidates on stages" ;;
+*) fail "surw candidates on stages: $json" ;;
+esac
+
 # Busy waits (one yielding, one not) end under every strategy: no hang
 # reported on a correct program.
 for s in surw pos; do
