@@ -27,8 +27,8 @@
  * linear in the number of sites and reads.
  *
  * Null dereference: such a read whose recorded value the thread then uses
- * as an address (a later access of its thread falls in [value, value +
- * 4096)), where a write of 0 (or a known initial 0) exists: the property
+ * as an address (one of the next USE_WINDOW accesses of its thread falls
+ * in [value, value + 4096)), where a write of 0 (or a known initial 0) exists: the property
  * asks for that value.  Such a read gets only this property, not an order
  * one.  Its replay, too, runs on from the read: the program may crash at
  * the dereference (the heap oracle's null access) or check the pointer
@@ -40,6 +40,11 @@
 #include <string.h>
 
 #define USE_SPAN 4096
+/* How far after the read the use is looked for, in transitions of its
+ * thread: a pointer is used soon after it is loaded, and an unbounded
+ * scan made the candidates quadratic (a 10^6-event run of counters above
+ * 4096: two minutes, every read scanning the rest of its thread). */
+#define USE_WINDOW 256
 
 static int shared_read(const ft_ctm *c, uint32_t x)
 {
@@ -75,16 +80,18 @@ static int has_source(const ft_ctm *c, const uint32_t *w, uint32_t nw,
     return init_ok;
 }
 
-/* The first later transition of r's thread that accesses memory within
- * USE_SPAN bytes at or after the value r read: r's value used as an
- * address.  FT_CTM_NONE if none. */
+/* The first of the next USE_WINDOW transitions of r's thread that
+ * accesses memory within USE_SPAN bytes at or after the value r read:
+ * r's value used as an address.  FT_CTM_NONE if none. */
 static uint32_t deref_after(const ft_ctm *c, uint32_t r)
 {
     uint64_t p = c->value[r];
     if (p < USE_SPAN)
         return FT_CTM_NONE;
     uint32_t t = c->tid[r];
-    for (uint32_t q = c->pos[r] + 1; q < c->len[t]; q++) {
+    uint32_t end = c->len[t] - c->pos[r] > USE_WINDOW ? c->pos[r] + 1 + USE_WINDOW
+                                                       : c->len[t];
+    for (uint32_t q = c->pos[r] + 1; q < end; q++) {
         uint32_t y = ft_ctm_at(c, t, q), v = c->obj[y];
         if (v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY &&
             c->vars[v].addr >= p && c->vars[v].addr - p < USE_SPAN)
