@@ -102,6 +102,15 @@ static sitepair *pair_of(sitepair **v, size_t *n, size_t *cap, uint32_t a,
     return &(*v)[(*n)++];
 }
 
+/* pd[j] for list[0..n): where the run of list[j]'s thread that holds j
+ * starts (the walk back goes on below it). */
+static void run_starts(const ft_ctm *c, const uint32_t *list, uint32_t n,
+                       uint32_t *pd)
+{
+    for (uint32_t j = 0; j < n; j++)
+        pd[j] = j > 0 && c->tid[list[j - 1]] == c->tid[list[j]] ? pd[j - 1] : j;
+}
+
 static int candidates(const ft_pkind_src *s, ft_props *out)
 {
     const ft_ctm *c = s->c;
@@ -115,10 +124,15 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
     uint32_t *wacc = malloc(sizeof *wacc * (c->ntrans + 1));
     uint32_t *walked = malloc(sizeof *walked * (nt + 1));
     uint8_t *stop = malloc(nt + 1);
+    /* v + 1 where the thread accessed (wrote) v before the current access */
+    uint32_t *seen_acc = calloc(nt + 1, sizeof *seen_acc);
+    uint32_t *seen_wr = calloc(nt + 1, sizeof *seen_wr);
     sitepair *pairs = NULL;
     size_t npairs = 0, cap = 0;
+    uint32_t *pd_acc = NULL, *pd_wr = NULL;
     int rc = -1;
-    if (!first || !acc || !fill || !walked || !stop || !wfirst || !wacc)
+    if (!first || !acc || !fill || !walked || !stop || !wfirst || !wacc ||
+        !seen_acc || !seen_wr)
         goto out;
     for (uint32_t x = 0; x < c->ntrans; x++)
         if (is_access(c, x) && c->vars[c->obj[x]].shared) {
@@ -137,28 +151,54 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
         if (is_access(c, x) && c->vars[c->obj[x]].shared &&
             ft_ctm_writes(c, x))
             wacc[wfirst[c->obj[x]] + fill[c->obj[x]]++] = x;
+    /* jumps over runs of one thread's accesses (a recorded thread runs
+     * for a quantum: thousands of accesses in a row), per variable */
+    uint32_t most = 0;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        if (first[v + 1] - first[v] > most)
+            most = first[v + 1] - first[v];
+    pd_acc = malloc(sizeof *pd_acc * (most + 1));
+    pd_wr = malloc(sizeof *pd_wr * (most + 1));
+    if (!pd_acc || !pd_wr)
+        goto out;
     rc = 0;
     for (uint32_t v = 0; v < c->nvars && rc == 0; v++) {
         uint32_t wq = wfirst[v]; /* the writes before acc[q] end here */
+        run_starts(c, acc + first[v], first[v + 1] - first[v], pd_acc);
+        run_starts(c, wacc + wfirst[v], wfirst[v + 1] - wfirst[v], pd_wr);
+        /* the threads with an access (a write) of v before acc[q]: the
+         * walk back from acc[q] ends when each has stopped */
+        uint32_t nacc = 0, nwr = 0;
         for (uint32_t q = first[v]; q < first[v + 1] && rc == 0; q++) {
             uint32_t y = acc[q];
             int yw = ft_ctm_writes(c, y), ya = atomic_access(s, y);
             memset(walked, 0, sizeof *walked * nt);
             memset(stop, 0, nt);
             stop[c->tid[y]] = 1;
+            /* every other thread stopped: nothing further back can race
+             * (the walk went on to SCAN before: 10^7 events, a minute) */
+            uint32_t ty = c->tid[y];
+            uint32_t running = yw ? nacc - (seen_acc[ty] == v + 1)
+                                  : nwr - (seen_wr[ty] == v + 1);
             while (wq < wfirst[v + 1] && wacc[wq] < y)
                 wq++;
-            /* a read races only with writes: walk those */
-            const uint32_t *list = yw ? acc : wacc;
-            uint32_t lo = yw ? first[v] : wfirst[v], k = yw ? q : wq;
-            for (uint32_t scanned = 0; k-- > lo && rc == 0 &&
+            /* a read races only with writes: walk those (list[0..k) of
+             * v's; a stopped thread's run is skipped at once) */
+            const uint32_t *list = yw ? acc + first[v] : wacc + wfirst[v];
+            const uint32_t *pd = yw ? pd_acc : pd_wr;
+            uint32_t k = yw ? q - first[v] : wq - wfirst[v];
+            for (uint32_t scanned = 0; running && k > 0 && rc == 0 &&
                                        scanned++ < SCAN;) {
-                uint32_t x = list[k], t = c->tid[x];
-                if (stop[t] || (!yw && !ft_ctm_writes(c, x)) ||
-                    (ya && atomic_access(s, x)))
+                uint32_t x = list[--k], t = c->tid[x];
+                if (stop[t]) {
+                    k = pd[k];
+                    continue;
+                }
+                if ((!yw && !ft_ctm_writes(c, x)) || (ya && atomic_access(s, x)))
                     continue;
                 if (ft_ctm_must_hb(c, x, y) || ++walked[t] > WALK) {
                     stop[t] = 1;
+                    running--;
                     continue;
                 }
                 if (out->n >= s->max_props)
@@ -180,6 +220,14 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
                 p.group = (uint32_t)(sp - pairs);
                 rc = ft_props_push(out, &p);
             }
+            if (seen_acc[ty] != v + 1) {
+                seen_acc[ty] = v + 1;
+                nacc++;
+            }
+            if (yw && seen_wr[ty] != v + 1) {
+                seen_wr[ty] = v + 1;
+                nwr++;
+            }
         }
     }
 out:
@@ -190,6 +238,10 @@ out:
     free(wacc);
     free(walked);
     free(stop);
+    free(seen_acc);
+    free(pd_acc);
+    free(pd_wr);
+    free(seen_wr);
     free(pairs);
     return rc;
 }
