@@ -558,6 +558,8 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
     for (size_t i = 0; i < n; i++) {
         if (decided[i])
             continue;
+        if ((i & 4095) == 0 && o->budget)
+            ft_budget_poll(o->budget, o->stage, i, n);
         double t0 = ft_predict_now();
         if (!o->no_value_order && d->vo &&
             ft_value_order_holds(d->vo, &props[i])) {
@@ -589,6 +591,9 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
         const cand *cd = &cv.v[k];
         if (decided[cd->prop])
             continue;
+        if ((tried & 63) == 0 && o->budget &&
+            ft_budget_poll(o->budget, o->stage, k, cv.n))
+            break;
         if (o->until > 0 && (tried++ & 63) == 0 &&
             ft_predict_now() >= o->until)
             break;

@@ -19,6 +19,9 @@ typedef struct ft_decide_opts {
     int relaxed;        /* the search's executor follows the paper's data
                            rule (ft_exec_set_relaxed); its witnesses are
                            marked relaxed when they break the bound */
+    ft_budget *budget;  /* progress (stage, then tries of the search)
+                           and the command's bound, or NULL */
+    const char *stage;
 } ft_decide_opts;
 
 /* w: the trace's window index (value order, slicing index). */

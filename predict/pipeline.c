@@ -396,7 +396,8 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     ft_decider *d = ft_decider_new(pl->ctm, w);
     if (!d)
         return 0; /* too big for the executor: everything to the solver */
-    ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until, 0};
+    ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until, 0,
+                           pl->budget, "deciding"};
     long n = ft_decide_run(d, pl->props, pl->nprops, &dopt, pl->results,
                            decided);
     pl->decide = *ft_decider_stats(d);
@@ -411,7 +412,7 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     long m = 0; /* no decider (too big, or no memory): no fallback */
     if (d) {
         memcpy(tried, decided, pl->nprops);
-        ft_decide_opts ropt = {1, 0, o->until, 1};
+        ft_decide_opts ropt = {1, 0, o->until, 1, pl->budget, "relaxed search"};
         m = ft_decide_run(d, pl->props, pl->nprops, &ropt, lr, tried);
         ft_decider_free(d);
     }
