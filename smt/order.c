@@ -184,6 +184,10 @@ static void set_memory_bound(void)
     char v[32];
     snprintf(v, sizeof v, "%lu", mb << 20);
     Z3_global_param_set("memory_high_watermark", v);
+    /* Z3's own warnings ("(smt.diff_logic: non-diff logic expression
+     * ...)") went to stderr between our progress lines: they are about
+     * its choice of theory solver, not the user's program */
+    Z3_global_param_set("warning", "false");
 }
 
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,
