@@ -10,6 +10,7 @@
  *               the MAT analysis has run, it lies inside one i-transaction
  *               (fi_prove_by_itx);
  *   open      - everything else: these become CA and CMA properties. */
+#define _GNU_SOURCE /* qsort_r */
 #include "infer/internal.h"
 #include "infer/u64map.h"
 
@@ -297,11 +298,10 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
     return rc;
 }
 
-static int itx_cmp(const void *pa, const void *pb)
+static int itx_cmp_at(const void *pa, const void *pb, void *arg)
 {
-    const fi_itx *x = pa, *y = pb;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
+    const fi_itx *itx = arg;
+    const fi_itx *x = &itx[*(const uint32_t *)pa], *y = &itx[*(const uint32_t *)pb];
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
@@ -312,15 +312,48 @@ static int has_role(const fi_trace *t, uint64_t i, uint32_t tid)
     return t->ev[i].tid == tid && acc.op != FI_OP_NONE;
 }
 
+/* The i-transactions' indices ordered by thread, then first: a counting
+ * sort by thread keeps the input's order within one (trace order, as
+ * derive_itrans makes them), and a thread's run is sorted only when it
+ * is not.  Indices, not copies, and no merge-sort buffer: on 10^6 events
+ * the copy and qsort's buffer were 48 MB at the analysis's peak. */
+static uint32_t *itx_by_thread(const fi_itx *itx, size_t n)
+{
+    uint32_t nt = 0;
+    for (size_t i = 0; i < n; i++)
+        if (itx[i].tid + 1 > nt)
+            nt = itx[i].tid + 1;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    size_t *at = calloc((size_t)nt + 1, sizeof *at);
+    if (!idx || !at || n > UINT32_MAX) {
+        free(idx);
+        free(at);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        at[itx[i].tid + 1]++;
+    for (uint32_t t = 0; t < nt; t++)
+        at[t + 1] += at[t];
+    for (size_t i = 0; i < n; i++)
+        idx[at[itx[i].tid]++] = (uint32_t)i;
+    /* at[t] is now the end of thread t's run */
+    for (uint32_t t = 0, lo = 0; t < nt; lo = (uint32_t)at[t++]) {
+        for (size_t j = lo + 1; j < at[t]; j++)
+            if (itx[idx[j - 1]].first > itx[idx[j]].first) {
+                qsort_r(idx + lo, at[t] - lo, sizeof *idx, itx_cmp_at,
+                        (void *)itx);
+                break;
+            }
+    }
+    free(at);
+    return idx;
+}
+
 long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
 {
-    fi_itx *s = malloc((n ? n : 1) * sizeof *s);
-    if (!s)
+    uint32_t *idx = itx_by_thread(itx, n);
+    if (!idx)
         return -1;
-    if (n) {
-        memcpy(s, itx, n * sizeof *s);
-        qsort(s, n, sizeof *s, itx_cmp);
-    }
     long proved = 0;
     for (size_t k = 0; k < a->nregions; k++) {
         fi_region *r = &a->regions[k];
@@ -337,20 +370,21 @@ long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
         size_t lo = 0, hi = n;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (s[mid].tid < r->tid ||
-                (s[mid].tid == r->tid && s[mid].first <= first))
+            const fi_itx *m = &itx[idx[mid]];
+            if (m->tid < r->tid || (m->tid == r->tid && m->first <= first))
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo == 0 || s[lo - 1].tid != r->tid || s[lo - 1].last < last)
+        if (lo == 0 || itx[idx[lo - 1]].tid != r->tid ||
+            itx[idx[lo - 1]].last < last)
             continue;
         if (r->status == FI_ST_OPEN)
             proved++;
         r->status = FI_ST_PROVED;
         r->proof = FI_PROOF_MAT;
     }
-    free(s);
+    free(idx);
     a->itx_applied = 1;
     return proved;
 }
