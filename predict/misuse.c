@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* misuse.c - pthread API misuse the recorded run itself shows: the
- * runtime reports, as MISUSE events (trace.h), an unlock of a mutex
- * another thread holds or nobody holds, and the destruction of a mutex
- * some thread holds (ThreadSanitizer's "unlock of an unlocked mutex (or
- * by a wrong thread)" and "destroy of a locked mutex").  These are bugs
+ * runtime reports, as MISUSE events (trace.h), an unlock of a mutex or
+ * rwlock another thread holds (for writing) or nobody holds, and the
+ * destruction of one some thread holds (ThreadSanitizer's "unlock of an
+ * unlocked mutex (or by a wrong thread)" and "destroy of a locked
+ * mutex").  These are bugs
  * in every schedule that reaches them, so they are reported as observed,
  * with where the holder took the mutex; what a reordering could add is
  * left to `foretell explore`, whose runs report them the same way. */
@@ -110,7 +111,9 @@ int ft_misuse_list(const fi_trace *t, ft_misuse **out, size_t *n)
     k = 0;
     for (uint64_t i = 0; i < t->nev && k < m; i++) {
         const ft_event *e = &t->ev[i];
-        uint64_t obj = e->kind == FT_EV_MUTEX_LOCK && e->rc == 0 ? e->addr
+        int acquired = (e->kind == FT_EV_MUTEX_LOCK || e->kind == FT_EV_RW_WRLOCK ||
+                        e->kind == FT_EV_RW_RDLOCK) && e->rc == 0;
+        uint64_t obj = acquired ? e->addr
                        : e->kind == FT_EV_COND_WAKE                ? e->obj2
                        : e->kind == FT_EV_MISUSE                   ? e->addr
                                                                    : 0;

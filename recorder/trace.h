@@ -161,10 +161,14 @@ enum ft_heap_what {
 /* What was misused (FT_EV_MISUSE arg), as ThreadSanitizer names them. */
 enum ft_misuse_what {
     FT_MISUSE_DESTROY_LOCKED = 1,  /* pthread_mutex_destroy of a mutex a
-                                      thread holds */
+                                      thread holds (or _rwlock_destroy of
+                                      an rwlock: holder its writer, else
+                                      its last reader) */
     FT_MISUSE_UNLOCK_OTHER = 2,    /* unlock of a mutex another thread
+                                      holds (an rwlock it holds for
+                                      writing) */
+    FT_MISUSE_UNLOCK_UNLOCKED = 3, /* unlock of a mutex (rwlock) nobody
                                       holds */
-    FT_MISUSE_UNLOCK_UNLOCKED = 3, /* unlock of a mutex nobody holds */
 };
 
 /* How a lock-like operation was attempted (the "how" field). */

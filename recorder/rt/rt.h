@@ -436,7 +436,8 @@ typedef struct ft_obj {
     int type;             /* mutex type */
     int owner;            /* mutex/rwlock writer tid, -1 none */
     int readers;
-    int64_t count;        /* recursion, semaphore value, barrier arrivals */
+    int64_t count;        /* recursion, semaphore value, barrier arrivals;
+                             an rwlock's last reader's tid + 1 */
     int64_t limit;        /* barrier count */
     uint64_t gen;         /* barrier generation */
     int once;             /* 0 new, 1 running, 2 done */
@@ -446,6 +447,10 @@ ft_obj *ft_obj_get(uintptr_t addr, int kind);
 /* Forgets addr's object; returns the thread that owned it (a mutex's
  * holder), -1 for none or no object. */
 int ft_obj_drop(uintptr_t addr);
+
+/* ---- sync_mutex.c: API misuse (a MISUSE event, trace.h), emitted
+ * without the scheduler lock; holder -1 for nobody ---- */
+void ft_emit_misuse(uintptr_t pc, uintptr_t obj, int what, int holder);
 
 /* ---- sync_mutex.c, for condvars (scheduler lock held) ---- */
 int ft_mutex_release_all(ft_thread *t, uintptr_t obj);

@@ -82,8 +82,9 @@ static int acquire(ft_thread *t, uintptr_t obj, int type, int how,
     return rc;
 }
 
-/* A MISUSE event (trace.h): what thread t did to obj, and who held it. */
-static void emit_misuse(uintptr_t pc, uintptr_t obj, int what, int holder)
+/* A MISUSE event (trace.h): what the calling thread did to obj, and who
+ * held it (rt.h; sync_rwlock.c reports its misuse the same way). */
+void ft_emit_misuse(uintptr_t pc, uintptr_t obj, int what, int holder)
 {
     ft_event ev = {.kind = FT_EV_MISUSE, .site = ft_site_id(pc), .addr = obj,
                    .arg = (uint32_t)what,
@@ -109,10 +110,10 @@ static int release(ft_thread *t, uintptr_t obj, uintptr_t pc)
     if (o->owner != t->tid) { /* rare: the event is written unlocked */
         int holder = o->owner;
         ft_unlock();
-        emit_misuse(pc, obj,
-                    holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
-                               : FT_MISUSE_UNLOCK_OTHER,
-                    holder);
+        ft_emit_misuse(pc, obj,
+                       holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
+                                  : FT_MISUSE_UNLOCK_OTHER,
+                       holder);
         ft_lock();
         o = ft_obj_get(obj, FT_W_MUTEX);
     }
@@ -167,7 +168,7 @@ static void drop_obj(uintptr_t obj, uintptr_t pc)
     int holder = ft_obj_drop(obj);
     ft_unlock();
     if (holder >= 0)
-        emit_misuse(pc, obj, FT_MISUSE_DESTROY_LOCKED, holder);
+        ft_emit_misuse(pc, obj, FT_MISUSE_DESTROY_LOCKED, holder);
     ft_leave(t);
 }
 

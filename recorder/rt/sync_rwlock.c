@@ -59,10 +59,12 @@ static int lock_common(pthread_rwlock_t *l, int write, int how,
             break;
         }
         if (o->owner < 0 && (!write || o->readers == 0)) {
-            if (write)
+            if (write) {
                 o->owner = t->tid;
-            else
+            } else {
                 o->readers++;
+                o->count = t->tid + 1; /* named if it is destroyed held */
+            }
             rc = 0;
             break;
         }
@@ -133,21 +135,33 @@ int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l)
     if (!t)
         return __real_pthread_rwlock_unlock(l);
     uintptr_t obj = (uintptr_t)l;
+    uintptr_t pc = FT_PC();
     int rc = 0;
     ft_lock();
     ft_obj *o = ft_obj_get(obj, FT_W_RDLOCK);
-    if (o->owner == t->tid)
+    if (o->owner == t->tid) {
         o->owner = -1;
-    else if (o->readers > 0)
-        o->readers--;
-    else
+    } else if (o->readers > 0) {
+        o->readers--; /* a reader's: which one is not tracked */
+    } else {
+        /* held for writing by another thread, or by nobody: reported
+         * (MISUSE, as for a mutex) and refused, the lock left as it is */
+        int holder = o->owner;
         rc = EPERM;
+        ft_unlock();
+        ft_emit_misuse(pc, obj,
+                       holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
+                                  : FT_MISUSE_UNLOCK_OTHER,
+                       holder);
+        ft_lock();
+        o = ft_obj_get(obj, FT_W_RDLOCK);
+    }
     if (rc == 0 && o->owner < 0 && o->readers == 0) {
         ft_wake_all(FT_W_RDLOCK, obj);
         ft_wake_all(FT_W_WRLOCK, obj);
     }
     ft_unlock();
-    ft_event ev = {.kind = FT_EV_RW_UNLOCK, .site = ft_site_id(FT_PC()),
+    ft_event ev = {.kind = FT_EV_RW_UNLOCK, .site = ft_site_id(pc),
                    .addr = obj, .rc = rc};
     ft_emit(&ev);
     ft_leave(t);
@@ -164,6 +178,7 @@ int __wrap_pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *
         ft_obj *o = ft_obj_get((uintptr_t)l, FT_W_RDLOCK);
         o->owner = -1;
         o->readers = 0;
+        o->count = 0;
         ft_unlock();
         ft_leave(t);
     }
@@ -175,12 +190,20 @@ int __wrap_pthread_rwlock_destroy(pthread_rwlock_t *l)
 {
     ft_thread *t = ft_enter_kp(FT_KP_DESTROY, (uintptr_t)l, 0);
     if (t) {
-        ft_event ev = {.kind = FT_EV_RW_DESTROY, .site = ft_site_id(FT_PC()),
+        uintptr_t pc = FT_PC();
+        ft_event ev = {.kind = FT_EV_RW_DESTROY, .site = ft_site_id(pc),
                        .addr = (uintptr_t)l};
         ft_emit(&ev);
+        /* destroying a held rwlock: its writer, or its last reader */
         ft_lock();
+        ft_obj *o = ft_obj_get((uintptr_t)l, FT_W_RDLOCK);
+        int holder = o->owner >= 0 ? o->owner
+                     : o->readers > 0 ? (int)o->count - 1
+                                      : -1;
         ft_obj_drop((uintptr_t)l);
         ft_unlock();
+        if (holder >= 0)
+            ft_emit_misuse(pc, (uintptr_t)l, FT_MISUSE_DESTROY_LOCKED, holder);
         ft_leave(t);
     }
     return __real_pthread_rwlock_destroy(l);

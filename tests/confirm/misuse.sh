@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # misuse.sh - pthread API misuse (ThreadSanitizer's "unlock of a mutex by
-# a wrong thread" and "destroy of a locked mutex"): the runtime's MISUSE
+# a wrong thread" and "destroy of a locked mutex", mutexes and rwlocks):
+# the runtime's MISUSE
 # event in the trace, analyze's errors for what the recorded run shows
 # (text, JSON, exit 1, the store of batch), and explore finding the
 # destroy that only some schedules reach, its saved schedule replayed to
@@ -53,6 +54,26 @@ assert m[0]["thread"] == 1 and m[0]["function"] == "opener", m[0]
 assert m[0]["holder"]["site"].endswith("misuse_handoff.c:23"), m[0]
 assert m[1]["holder"]["site"].endswith("misuse_handoff.c:26"), m[1]
 PY
+
+# the same for rwlocks: an unlock of one another thread holds for
+# writing, an unlock of one nobody holds, a destroy of one held for
+# reading (its last reader named)
+"$FT_BIN/foretell-cc" -O1 -g -o rwm "$P/rwlock_misuse.c" || fail "build rwlock_misuse"
+"$F" record -o rw.ft -- ./rwm >/dev/null 2>&1 || fail "record rwlock_misuse"
+"$F" dump rw.ft >rw.dump 2>&1
+grep -q "misuse .*\[table\] what=2 holder=0 .*rwlock_misuse.c:15 (intruder)" rw.dump &&
+    grep -q "misuse .*\[table\] what=3 .*rwlock_misuse.c:26 (main)" rw.dump &&
+    grep -q "misuse .*\[index_lock\] what=1 holder=0 .*rwlock_misuse.c:28 (main)" rw.dump ||
+    fail "rwlock MISUSE events: $(grep misuse rw.dump)"
+"$F" analyze -q --no-confirm -o out-rw rw.ft >rw.txt 2>rw.err
+rc=$?
+[ $rc = 1 ] || fail "analyze rwlock_misuse: exit $rc, expected 1 ($(cat rw.err))"
+grep -q "rwlock_misuse.c:15: error: unlock of a mutex another thread holds (table) in thread 1" rw.txt &&
+    grep -q "table held by thread 0 since event [0-9]* at .*rwlock_misuse.c:22 (main)" rw.txt &&
+    grep -q "rwlock_misuse.c:26: error: unlock of an unlocked mutex (table) in thread 0" rw.txt &&
+    grep -q "rwlock_misuse.c:28: error: destroy of a locked mutex (index_lock) in thread 0" rw.txt &&
+    grep -q "index_lock held by thread 0 since event [0-9]* at .*rwlock_misuse.c:27 (main)" rw.txt ||
+    fail "analyze: rwlock misuse errors: $(cat rw.txt)"
 
 # one static misuse made 50 times is one error with its count
 "$FT_BIN/foretell-cc" -O1 -g -o mloop "$P/misuse_loop.c" || fail "build misuse_loop"
