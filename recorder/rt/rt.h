@@ -451,6 +451,10 @@ int ft_obj_drop(uintptr_t addr);
 /* ---- sync_mutex.c: API misuse (a MISUSE event, trace.h), emitted
  * without the scheduler lock; holder -1 for nobody ---- */
 void ft_emit_misuse(uintptr_t pc, uintptr_t obj, int what, int holder);
+/* An unlock of obj by a thread that does not hold it (holder: who does,
+ * -1 nobody), called and returning with the scheduler lock held: the
+ * MISUSE event, then obj's object (of kind) again. */
+ft_obj *ft_misuse_bad_unlock(uintptr_t pc, uintptr_t obj, int holder, int kind);
 
 /* ---- sync_mutex.c, for condvars (scheduler lock held) ---- */
 int ft_mutex_release_all(ft_thread *t, uintptr_t obj);

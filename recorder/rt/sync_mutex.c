@@ -99,6 +99,16 @@ void ft_emit_misuse(uintptr_t pc, uintptr_t obj, int what, int holder)
     }
 }
 
+ft_obj *ft_misuse_bad_unlock(uintptr_t pc, uintptr_t obj, int holder, int kind)
+{
+    ft_unlock(); /* the event is written without the scheduler lock */
+    ft_emit_misuse(pc, obj,
+                   holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED : FT_MISUSE_UNLOCK_OTHER,
+                   holder);
+    ft_lock();
+    return ft_obj_get(obj, kind);
+}
+
 /* Gives the modelled lock up; returns the pthread return code.  An
  * unlock by a thread that does not hold it is reported (MISUSE) before
  * anything changes, whatever the mutex type does with it. */
@@ -107,16 +117,8 @@ static int release(ft_thread *t, uintptr_t obj, uintptr_t pc)
     int rc = 0;
     ft_lock();
     ft_obj *o = ft_obj_get(obj, FT_W_MUTEX);
-    if (o->owner != t->tid) { /* rare: the event is written unlocked */
-        int holder = o->owner;
-        ft_unlock();
-        ft_emit_misuse(pc, obj,
-                       holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
-                                  : FT_MISUSE_UNLOCK_OTHER,
-                       holder);
-        ft_lock();
-        o = ft_obj_get(obj, FT_W_MUTEX);
-    }
+    if (o->owner != t->tid) /* rare */
+        o = ft_misuse_bad_unlock(pc, obj, o->owner, FT_W_MUTEX);
     if (o->owner != t->tid && o->type != FT_MUTEX_NORMAL &&
         o->type != FT_MUTEX_SPIN) {
         rc = EPERM;

@@ -146,15 +146,8 @@ int __wrap_pthread_rwlock_unlock(pthread_rwlock_t *l)
     } else {
         /* held for writing by another thread, or by nobody: reported
          * (MISUSE, as for a mutex) and refused, the lock left as it is */
-        int holder = o->owner;
         rc = EPERM;
-        ft_unlock();
-        ft_emit_misuse(pc, obj,
-                       holder < 0 ? FT_MISUSE_UNLOCK_UNLOCKED
-                                  : FT_MISUSE_UNLOCK_OTHER,
-                       holder);
-        ft_lock();
-        o = ft_obj_get(obj, FT_W_RDLOCK);
+        o = ft_misuse_bad_unlock(pc, obj, o->owner, FT_W_RDLOCK);
     }
     if (rc == 0 && o->owner < 0 && o->readers == 0) {
         ft_wake_all(FT_W_RDLOCK, obj);
