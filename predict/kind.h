@@ -81,6 +81,8 @@ typedef struct ft_pkind {
     uint8_t kind;            /* enum ft_prop_kind */
     const char *name;        /* "deadlock": JSON "kind", schedule "kind:",
                                 schedule file names */
+    const char *stage;       /* "deadlock candidates": the progress line
+                                while its candidates are made */
     const char *title;       /* "deadlock", as people read it */
     const char *rule;        /* "Deadlock": SARIF's rule name */
     const char *summary;     /* one or two sentences: what the bug is

@@ -365,6 +365,7 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_deadlock = {
     .kind = FT_PROP_DEADLOCK,
     .name = "deadlock",
+    .stage = "deadlock candidates",
     .rule = "Deadlock",
     .summary =
         "Threads can each hold a lock the next one waits for, in a cycle: "

@@ -391,6 +391,7 @@ static int null_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
 const ft_pkind ft_pkind_order = {
     .kind = FT_PROP_ORDER,
     .name = "order",
+    .stage = "order candidates",
     .rule = "OrderViolation",
     .summary =
         "A shared read can see another write than the one it saw in the "
@@ -410,6 +411,7 @@ const ft_pkind ft_pkind_order = {
 const ft_pkind ft_pkind_null = {
     .kind = FT_PROP_NULL,
     .name = "null-deref",
+    .stage = "null-deref candidates",
     .rule = "NullDereference",
     .summary =
         "A pointer another thread clears can be read and dereferenced "

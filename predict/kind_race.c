@@ -324,6 +324,7 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_race = {
     .kind = FT_PROP_RACE,
     .name = "data-race",
+    .stage = "data-race candidates",
     .rule = "DataRace",
     .summary =
         "Two conflicting accesses to the same memory, not both atomic, by "

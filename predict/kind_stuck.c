@@ -433,6 +433,7 @@ static uint32_t describe(const ft_ctm *c, const ft_trace_info *ti,
 const ft_pkind ft_pkind_stuck = {
     .kind = FT_PROP_STUCK,
     .name = "lost-wakeup",
+    .stage = "lost-wakeup candidates",
     .rule = "LostWakeup",
     .summary =
         "A thread can wait on a condition, barrier or semaphore that no "

@@ -371,6 +371,7 @@ static int vholds(const ft_ctm *c, const ft_value_order *vo, const ft_prop *p)
 const ft_pkind ft_pkind_uaf = {
     .kind = FT_PROP_UAF,
     .name = "use-after-free",
+    .stage = "use-after-free candidates",
     .rule = "UseAfterFree",
     .summary =
         "Memory one thread frees can be accessed by another thread after "

@@ -449,17 +449,13 @@ int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
     ft_props all = {0};
     if (!pl->ctm->hb_vc && ft_ctm_hb_prepare(pl->ctm))
         return -1;
-    /* a stage per kind for the progress lines: on 10^7 events the race
-     * candidates alone take seconds */
-    static _Thread_local char stage[16][40];
     for (unsigned i = 0; i < ft_npkinds; i++) {
         if (!(mask >> ft_pkinds[i]->kind & 1))
             continue;
-        const char *name = stage[i < 16 ? i : 15];
-        if (!stage[i < 16 ? i : 15][0])
-            snprintf(stage[i < 16 ? i : 15], sizeof stage[0], "%s candidates",
-                     ft_pkinds[i]->name);
-        if (!pl->stopped && ft_budget_poll(pl->budget, name, i, ft_npkinds))
+        /* progress and the bound per kind: on 10^7 events the race
+         * candidates alone take seconds */
+        if (!pl->stopped &&
+            ft_budget_poll(pl->budget, ft_pkinds[i]->stage, i, ft_npkinds))
             pl->stopped = "candidates";
         if (pl->stopped)
             break; /* the bound: no candidates of the kinds left */
