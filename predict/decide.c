@@ -591,11 +591,9 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
         const cand *cd = &cv.v[k];
         if (decided[cd->prop])
             continue;
-        if ((tried & 63) == 0 && o->budget &&
-            ft_budget_poll(o->budget, o->stage, k, cv.n))
-            break;
-        if (o->until > 0 && (tried++ & 63) == 0 &&
-            ft_predict_now() >= o->until)
+        if ((tried++ & 63) == 0 &&
+            ((o->budget && ft_budget_poll(o->budget, o->stage, k, cv.n)) ||
+             (o->until > 0 && ft_predict_now() >= o->until)))
             break;
         advance_base(d, cd->k);
         if (d->base_bad != NONE && d->base_bad < cd->k)
