@@ -245,13 +245,13 @@ int fx_calibrate(const char *trace, fx_calib *c, ft_error *err)
             ev.kind != FT_EV_READ_WIDE && ev.kind != FT_EV_WRITE_WIDE && !lock &&
             !atomic && !release) {
             if (ord)
-                fx_order_event(ord, &ev, 0); /* creation, join, waits */
+                fx_order_event(ord, &ev, 0); /* creation and join */
             continue;
         }
         uint64_t key;
         int named = hm && var_key(r, hm, ev.addr, &key);
         if (ord)
-            fx_order_event(ord, &ev, named ? key : 0); /* -1: keeps all */
+            fx_order_event(ord, &ev, named ? key : 0); /* on -1 it keeps all */
         if (!named)
             continue;
         vslot *sv = vt_get(&svt, key);
