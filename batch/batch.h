@@ -132,6 +132,10 @@ typedef struct fb_analyze_opts {
     uint32_t kinds;           /* --kinds: a bit per enum ft_prop_kind
                                  (predict/kind.h) */
     const char *spec;         /* --spec FILE */
+    /* --suppressions FILE, read by the parent (the forked workers share
+     * it): findings its rules cover are not stored; NULL none */
+    struct ft_suppressions *suppressions;
+    const char *suppressions_path;
     int std;                  /* --std: every input is STD text */
     /* --confirm: PROG [ARGS]; NULL: no replay */
     char *const *prog;

@@ -64,12 +64,14 @@ void fb_analyze_opts_describe(const fb_analyze_opts *o, char *buf,
                                         ft_pkinds[i]->name);
     }
     snprintf(buf, len, "mode=%s timeout=%u time=%u max-iterations=%u "
-             "stop-after=%zu maxd=%u spec=%s std=%d kinds=%s confirm=%s",
+             "stop-after=%zu maxd=%u spec=%s std=%d kinds=%s confirm=%s "
+             "suppressions=%s",
              o->predict.mode == FT_PREDICT_FINDAV ? "findav" : "direct",
              o->predict.timeout_ms, o->predict.total_ms / 1000,
              o->predict.max_iterations, o->stop_after, o->infer.maxd,
              o->spec ? o->spec : "-", o->std, kinds,
-             o->prog ? o->prog[0] : "-");
+             o->prog ? o->prog[0] : "-",
+             o->suppressions_path ? o->suppressions_path : "-");
 }
 
 static double now(void)
@@ -312,7 +314,8 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
         pl->nprops = 0; /* --kinds without atomicity */
     if (ft_pipeline_kind_candidates(pl, o->kinds, 4) < 0 ||
         ft_pipeline_predict_kinds(pl, &po) < 0 ||
-        ft_pipeline_predict(pl, &po, o->stop_after, NULL, NULL) < 0) {
+        ft_pipeline_predict(pl, &po, o->stop_after, NULL, NULL) < 0 ||
+        ft_pipeline_suppress(pl, o->suppressions) < 0) {
         set_message(r, FB_ERROR, "%s%s", "out of memory", "");
         r->exit_code = 4;
         return;

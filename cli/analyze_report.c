@@ -42,7 +42,7 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
     char s1[256], s2[256], s3[256], buf[256];
     for (size_t k = 0; k < a->nregions; k++) {
         const fi_region *r = &a->regions[k];
-        if (r->status != FI_ST_OBSERVED)
+        if (!ft_pipeline_observed(pl, k))
             continue;
         fprintf(out, "%s: warning: atomicity violation observed in the "
                      "recorded run: region R%u of thread %u (%s, %s)\n",
@@ -194,6 +194,8 @@ static void print_summary(FILE *out, const analyze_out *ao)
                      "incomplete", pl->stopped);
     if (pl->nmisuse)
         fprintf(out, "; %zu API misuse observed", pl->nmisuse);
+    if (pl->nsuppressed)
+        fprintf(out, "; %zu suppressed", pl->nsuppressed);
     fprintf(out, "; other kinds: %zu candidates: %zu violated (%zu bugs%s), "
             "%zu hold, %zu unknown",
             pl->nkprops, pl->nkviolated, analyze_kind_bugs(ao),
@@ -210,7 +212,8 @@ void analyze_print_text(FILE *out, const analyze_out *ao)
     for (size_t i = 0; i < pl->nprops; i++) {
         const ft_presult *res = &pl->results[i];
         const ft_prop *p = &pl->props[i];
-        if (res->verdict == FT_HOLDS || i >= pl->nprops - pl->nskipped)
+        if (res->verdict == FT_HOLDS || res->verdict == FT_SUPPRESSED ||
+            i >= pl->nprops - pl->nskipped)
             continue;
         ft_report_text(out, pl->ctm, &pl->info, p, res, ao->schedule[i]);
         if (res->verdict != FT_VIOLATED)
@@ -302,7 +305,7 @@ static void json_observed(ft_json *j, const ft_pipeline *pl)
     ft_json_begin_array(j);
     for (size_t k = 0; k < a->nregions; k++) {
         const fi_region *r = &a->regions[k];
-        if (r->status != FI_ST_OBSERVED)
+        if (!ft_pipeline_observed(pl, k))
             continue;
         ft_json_begin_object(j);
         ft_json_kuint(j, "region", r->id);
@@ -369,6 +372,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
                   pl->infer.ncma_window_skipped);
     ft_json_kuint(&j, "unmapped", pl->nunmapped);
     ft_json_kuint(&j, "violated", pl->nviolated);
+    /* findings a suppression rule covered (all kinds), not listed */
+    ft_json_kuint(&j, "suppressed", pl->nsuppressed);
     if (ao->confirm)
         ft_json_kuint(&j, "confirmed", analyze_confirmed(ao));
     ft_json_kuint(&j, "holds", pl->nholds);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/json.h"
 #include "cli/opt.h"
+#include "predict/predict.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -322,6 +323,82 @@ static void write_text(FILE *out, const fb_totals *tt,
             tt->occurrences, tt->instances, tt->confirmed);
 }
 
+/* ---- suppressions ------------------------------------------------------- */
+
+/* Whether a rule of sp covers finding row f (its representative's
+ * events are its frames). */
+static int row_suppressed(ft_suppressions *sp, const fb_finding_row *f)
+{
+    ft_supp_frame fr[64];
+    size_t n = 0;
+    for (uint32_t e = 0; e < f->nevents && n < 64; e++) {
+        const fb_event_row *ev = &f->events[e];
+        fr[n++] = (ft_supp_frame){ev->function, ev->file, ev->module,
+                                  ev->line};
+    }
+    return ft_suppressions_match(sp, f->kind, fr, n) >= 0;
+}
+
+static int fingerprint_in(char **fps, size_t n, const char *fp)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(fps[i], fp))
+            return 1;
+    return 0;
+}
+
+/* Leaves the findings a rule of sp covers out of the report: their rows
+ * go past *nf (still freed with the others), their occurrences leave the
+ * traces' rows, the totals follow.  0, -1 out of memory. */
+static int suppress_rows(ft_suppressions *sp, fb_finding_row *f, size_t *nf,
+                         fb_trace_row *t, size_t nt, fb_totals *tt)
+{
+    size_t n = *nf, keep = 0, gone = 0;
+    fb_finding_row *tmp = malloc((n + 1) * sizeof *tmp);
+    char **fps = malloc((n + 1) * sizeof *fps);
+    if (!tmp || !fps) {
+        free(tmp);
+        free(fps);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!row_suppressed(sp, &f[i]))
+            f[keep++] = f[i];
+        else
+            tmp[gone++] = f[i];
+    memcpy(f + keep, tmp, gone * sizeof *tmp);
+    for (size_t i = 0; i < gone; i++) {
+        const fb_finding_row *r = &f[keep + i];
+        fps[i] = r->fingerprint;
+        tt->findings--;
+        if (confirmed(r->confirm_status))
+            tt->confirmed--;
+        else
+            tt->unconfirmed--;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        uint32_t k = 0;
+        for (uint32_t j = 0; j < t[i].nocc; j++) {
+            fb_occ_row *o = &t[i].occ[j];
+            if (!fingerprint_in(fps, gone, o->fingerprint)) {
+                t[i].occ[k++] = *o;
+                continue;
+            }
+            tt->occurrences--;
+            tt->instances -= o->instances;
+            free(o->fingerprint);
+            free(o->kind);
+            free(o->message);
+            free(o->file);
+        }
+        t[i].nocc = k;
+    }
+    free(tmp);
+    free(fps);
+    *nf = keep;
+    return 0;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 int batch_report(int argc, char **argv)
@@ -336,12 +413,16 @@ int batch_report(int argc, char **argv)
          "compare with a previous SARIF report: new, unchanged, absent"},
         {"source-root", 0, "DIR",
          "SARIF: paths under DIR relative to %SRCROOT%"},
+        {"suppressions", 0, "FILE",
+         "leave out the findings a KIND:PATTERN rule of FILE covers "
+         "(default $FORETELL_SUPPRESSIONS)"},
         {NULL, 0, NULL, NULL},
     };
-    enum { R_STORE, R_SARIF, R_JUNIT, R_JSON, R_HTML, R_BASELINE, R_ROOT };
+    enum { R_STORE, R_SARIF, R_JUNIT, R_JSON, R_HTML, R_BASELINE, R_ROOT,
+           R_SUPP };
     ft_optparse p;
     ft_opt_init(&p, "foretell batch report", argc, argv);
-    const char *v, *arg[7] = {"foretell.db"};
+    const char *v, *arg[8] = {"foretell.db"};
     int json = 0, o;
     while ((o = ft_opt_next(&p, opts, &v)) != FT_OPT_END) {
         if (o == FT_OPT_HELP) {
@@ -370,23 +451,37 @@ int batch_report(int argc, char **argv)
             return FT_EXIT_BAD_INPUT;
         blp = &bl;
     }
+    ft_suppressions *sp = NULL;
+    if (ft_cli_suppressions(arg[R_SUPP], &sp)) {
+        if (blp)
+            batch_baseline_free(blp);
+        return FT_EXIT_BAD_INPUT;
+    }
     ft_error err;
     fb_store *s = fb_store_open(arg[R_STORE], FB_STORE_READ, &err);
     if (!s) {
         fprintf(stderr, "%s: error: %s\n", arg[R_STORE], err.message);
         if (blp)
             batch_baseline_free(blp);
+        ft_suppressions_free(sp);
         return FT_EXIT_BAD_INPUT;
     }
     fb_finding_row *f = NULL;
     fb_trace_row *t = NULL;
-    size_t nf = 0, nt = 0;
+    size_t nf = 0, nt = 0, nall = 0; /* nall: the rows to free (suppressed
+                                        ones go past nf) */
     fb_totals tt;
     int rc = FT_EXIT_OK;
     if (fb_store_totals(s, &tt, &err) < 0 ||
         fb_store_findings(s, &f, &nf, &err) < 0 ||
         fb_store_traces(s, &t, &nt, &err) < 0) {
         fprintf(stderr, "%s: error: %s\n", arg[R_STORE], err.message);
+        rc = FT_EXIT_INTERNAL;
+        goto out;
+    }
+    nall = nf;
+    if (sp && suppress_rows(sp, f, &nf, t, nt, &tt) < 0) {
+        fprintf(stderr, "foretell batch report: out of memory\n");
         rc = FT_EXIT_INTERNAL;
         goto out;
     }
@@ -420,11 +515,13 @@ int batch_report(int argc, char **argv)
             counted += !blp || !batch_baseline_has(blp, f[i].fingerprint);
         rc = counted ? FT_EXIT_FOUND : FT_EXIT_OK;
     }
+    ft_suppressions_print_used(stderr, sp);
 out:
-    fb_finding_rows_free(f, nf);
+    fb_finding_rows_free(f, nall > nf ? nall : nf);
     fb_trace_rows_free(t, nt);
     fb_store_close(s, NULL);
     if (blp)
         batch_baseline_free(blp);
+    ft_suppressions_free(sp);
     return rc;
 }

@@ -47,6 +47,9 @@ static const ft_opt opts[] = {
     {"maxd", 0, "N", "inference: max source-line span of a region (default "
                      "10)"},
     {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
+    {"suppressions", 0, "FILE",
+     "leave out the findings a KIND:PATTERN rule of FILE covers (by "
+     "function, file, module or file:line; default $FORETELL_SUPPRESSIONS)"},
     {"system-regions", 0, NULL,
      "inference: also regions in system headers (libstdc++, libc code "
      "inlined into the program), left out by default"},
@@ -84,7 +87,7 @@ static const ft_opt opts[] = {
 
 enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
        O_MAXD,
-       O_SPEC, O_SYSREG,
+       O_SPEC, O_SUPP, O_SYSREG,
        O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_NO_CONFIRM, O_KINDS, O_REFINE,
        O_TAILS, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
@@ -93,6 +96,8 @@ enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
 struct args {
     int flag[O_COUNT];
     const char *path, *out, *spec;
+    const char *supp_path; /* --suppressions, else $FORETELL_SUPPRESSIONS */
+    ft_suppressions *supp;
     char *const *prog; /* --confirm: PROG ARGS after -- */
     char **recorded;   /* the recorded program, confirmed by default */
     uint32_t kinds;    /* --kinds: a bit per enum ft_prop_kind */
@@ -157,6 +162,9 @@ static int parse(struct args *a, int argc, char **argv)
         switch (o) {
         case O_OUT:
             a->out = value;
+            break;
+        case O_SUPP:
+            a->supp_path = value;
             break;
         case O_SPEC:
             a->spec = value;
@@ -470,6 +478,10 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         prc = ft_pipeline_predict_kinds(pl, &a->po);
     if (prc >= 0)
         prc = ft_pipeline_predict(pl, &a->po, a->stop_after, NULL, NULL);
+    /* before any schedule is written or replayed: a suppressed finding
+     * costs nothing more */
+    if (prc >= 0 && a->supp && ft_pipeline_suppress(pl, a->supp) < 0)
+        prc = -1;
     /* what follows is not cut by the watchdog: the schedules poll the
      * budget, and no replay of the confirmation starts after it (one
      * running keeps its own run timeout) */
@@ -584,6 +596,8 @@ int cmd_analyze(int argc, char **argv)
     if (a.prog && (rc = ft_cli_check_program("foretell analyze",
                                              a.prog[0])) != 0)
         return rc;
+    if ((rc = ft_cli_suppressions(a.supp_path, &a.supp)) != 0)
+        return rc;
     talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, NULL, 0};
     ft_budget b = {0, a.time_s, stage_progress, &k, 0};
     watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
@@ -610,6 +624,10 @@ int cmd_analyze(int argc, char **argv)
     watchdog_disarm(&w);
     if (armed)
         pthread_join(wth, NULL);
+    if (!a.flag[O_QUIET]) {
+        fflush(stdout);
+        ft_suppressions_print_used(stderr, a.supp);
+    }
     if (pl.abandoned) {
         /* a solver thread still runs in Z3: leave without unwinding */
         fflush(stdout);
@@ -617,6 +635,7 @@ int cmd_analyze(int argc, char **argv)
         _exit(rc);
     }
     ft_pipeline_free(&pl);
+    ft_suppressions_free(a.supp);
     analyze_free_argv(a.recorded);
     return rc;
 }

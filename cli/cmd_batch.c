@@ -58,6 +58,9 @@ static const ft_opt analyze_opts[] = {
     {"stop-after", 0, "N", "analyze: stop a trace once N are predicted"},
     {"maxd", 0, "N", "analyze: max source-line span of a region"},
     {"spec", 0, "FILE", "analyze: functions whose bodies are atomic"},
+    {"suppressions", 0, "FILE",
+     "analyze: findings a KIND:PATTERN rule of FILE covers are not stored "
+     "(default $FORETELL_SUPPRESSIONS)"},
     {"system-regions", 0, NULL, "analyze: also regions in system headers"},
     {"kinds", 0, "LIST",
      "analyze: what to predict, comma-separated: atomicity (CA/CMA), "
@@ -76,7 +79,7 @@ static const ft_opt analyze_opts[] = {
 
 enum { A_STORE, A_JOBS, A_SHARD, A_SHARD_COUNT, A_REDO, A_RETRY,
        A_TRACE_TIME, A_TIME, A_QUIET, A_TIMEOUT, A_MODE, A_MAXIT, A_STOP,
-       A_MAXD, A_SPEC, A_SYSREG, A_KINDS, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
+       A_MAXD, A_SPEC, A_SUPP, A_SYSREG, A_KINDS, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
        A_WORK, A_COUNT };
 
 /* The numeric options: where each goes and its bound. */
@@ -171,6 +174,7 @@ static int parse_analyze(analyze_args *a, int argc, char **argv)
         case A_SHARD: a->shard = v; break;
         case A_WORK: a->work = v; break;
         case A_SPEC: a->ao.spec = v; break;
+        case A_SUPP: a->ao.suppressions_path = v; break;
         case A_SYSREG: a->ao.infer.system_regions = 1; break;
         case A_KINDS: {
             char why[512];
@@ -325,6 +329,12 @@ static int batch_analyze(int argc, char **argv)
         }
         fi_spec_free(spec, nspec);
     }
+    if (!a.ao.suppressions_path) {
+        const char *env = getenv("FORETELL_SUPPRESSIONS");
+        a.ao.suppressions_path = env && *env ? env : NULL;
+    }
+    if (ft_cli_suppressions(a.ao.suppressions_path, &a.ao.suppressions))
+        goto out;
     for (int i = 0; i < a.ninputs; i++)
         if (fb_inputs_add(&in, a.inputs[i], &err) < 0) {
             fprintf(stderr, "%s: error: %s\n", err.path, err.message);
@@ -402,6 +412,7 @@ out:
         rc = FT_EXIT_INTERNAL;
     }
     fb_inputs_free(&in);
+    ft_suppressions_free(a.ao.suppressions);
     free(a.inputs);
     return rc;
 }

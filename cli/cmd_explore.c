@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/json.h"
 #include "cli/opt.h"
+#include "predict/predict.h"
 #include "replay/explore.h"
 
 #include <errno.h>
@@ -41,6 +42,9 @@ static const ft_opt explore_opts[] = {
     {"max-run-events", 0, "N", "key points one run may take: a run "
                                "reaching it is a hang (default 20000000; 0 = "
                                "no bound)"},
+    {"suppressions", 0, "FILE", "failures a KIND:PATTERN rule of FILE covers "
+                                "are not bugs (default "
+                                "$FORETELL_SUPPRESSIONS)"},
     {"quiet", 'q', NULL, "no progress line"},
     {NULL, 0, NULL, NULL},
 };
@@ -49,7 +53,7 @@ enum {
     OPT_STRATEGY, OPT_BUDGET, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_ALL,
     OPT_OUTPUT, OPT_JSON, OPT_DEPTH, OPT_RADIUS, OPT_DEADLOCK, OPT_VARS,
     OPT_BOUND, OPT_PERIODS, OPT_CTX, OPT_LEARN, OPT_RUN_TIMEOUT,
-    OPT_MAX_RUN_EVENTS, OPT_QUIET,
+    OPT_MAX_RUN_EVENTS, OPT_SUPP, OPT_QUIET,
 };
 
 static const char usage_line[] =
@@ -91,6 +95,8 @@ static void print_json(const fx_opts *o, const fx_result *r)
     ft_json_kuint(&j, "shared_variables", r->shared_vars);
     ft_json_kuint(&j, "reorderable_variables", r->reorderable);
     ft_json_kbool(&j, "exhausted", r->exhausted);
+    ft_json_kuint(&j, "suppressed", r->suppressed);
+    ft_json_kuint(&j, "suppressed_runs", r->suppressed_runs);
     ft_json_key(&j, "error");
     if (r->failed)
         ft_json_str(&j, r->error);
@@ -156,16 +162,22 @@ static void print_text(const fx_opts *o, const fx_result *r)
            r->nbugs == 1 ? "" : "s");
     if (r->first_bug)
         printf(", first after %" PRIu64 " schedules", r->first_bug);
+    if (r->suppressed)
+        printf(", %" PRIu64 " suppressed (%" PRIu64 " run%s)", r->suppressed,
+               r->suppressed_runs, r->suppressed_runs == 1 ? "" : "s");
     if (r->exhausted)
         printf(" (every schedule within the bound was run)");
     printf("\n");
 }
+
+static int explore_run(fx_opts *o, int quiet, int json);
 
 int cmd_explore(int argc, char **argv)
 {
     fx_opts o;
     fx_opts_default(&o);
     int json = 0, quiet = 0;
+    const char *supp_path = NULL;
     ft_optparse p;
     ft_opt_init(&p, "foretell explore", argc, argv);
     const char *v;
@@ -275,6 +287,7 @@ int cmd_explore(int argc, char **argv)
                             &o.max_run_events) < 0)
                 return FT_EXIT_BAD_INPUT;
             break;
+        case OPT_SUPP: supp_path = v; break;
         case OPT_QUIET: quiet = 1; break;
         }
     }
@@ -296,6 +309,23 @@ program:
     int found = ft_cli_check_program("foretell explore", o.argv[0]);
     if (found)
         return found;
+    ft_suppressions *supp = NULL;
+    if ((found = ft_cli_suppressions(supp_path, &supp)) != 0)
+        return found;
+    o.suppressions = supp;
+    int rc = explore_run(&o, quiet, json);
+    if (!quiet) {
+        fflush(stdout);
+        ft_suppressions_print_used(stderr, supp);
+    }
+    ft_suppressions_free(supp);
+    return rc;
+}
+
+/* Runs the exploration o and prints what it found; the exit code. */
+static int explore_run(fx_opts *o_, int quiet, int json)
+{
+    fx_opts o = *o_;
     /* Where bugs are saved is checked before the first run, not when
      * the first bug is found. */
     char real[4096], msg[4400];

@@ -5,6 +5,7 @@
  * command, and help text generated from the same table. */
 #include "cli/opt.h"
 #include "cli/commands.h"
+#include "predict/predict.h"
 #include "replay/replay.h"
 
 #include <errno.h>
@@ -184,4 +185,27 @@ int ft_cli_check_program(const char *cmd, const char *prog)
     if (rc)
         fprintf(stderr, "%s: %s: %s\n", cmd, err.path, err.message);
     return rc;
+}
+
+int ft_cli_suppressions(const char *path, ft_suppressions **out)
+{
+    *out = NULL;
+    if (!path)
+        path = getenv("FORETELL_SUPPRESSIONS");
+    if (!path || !*path)
+        return 0;
+    ft_error err;
+    memset(&err, 0, sizeof err);
+    if (ft_suppressions_read(path, out, &err) == 0)
+        return 0;
+    /* "line N: what" from the parser: as compilers name a line */
+    unsigned long line;
+    int used = 0;
+    if (sscanf(err.message, "line %lu: %n", &line, &used) == 1 && used)
+        fprintf(stderr, "%s:%lu: error: %s\n", path, line,
+                err.message + used);
+    else
+        fprintf(stderr, "%s: error: suppressions: %s\n",
+                err.path[0] ? err.path : path, err.message);
+    return FT_EXIT_BAD_INPUT;
 }

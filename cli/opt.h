@@ -69,4 +69,11 @@ int ft_cli_finish_trace(ft_reader *r, const char *path, int ok_code);
  * (a directory, not executable, empty: cannot be executed). */
 int ft_cli_check_program(const char *cmd, const char *prog);
 
+/* The suppressions a command applies: the file of its --suppressions
+ * option, else $FORETELL_SUPPRESSIONS when set and not empty.  0 with
+ * *out set (NULL: none), or prints "FILE:LINE: error: ..." and returns
+ * FT_EXIT_BAD_INPUT. */
+struct ft_suppressions;
+int ft_cli_suppressions(const char *path, struct ft_suppressions **out);
+
 #endif

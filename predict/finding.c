@@ -208,6 +208,8 @@ static ft_finding *new_finding(ft_finding **out, size_t *n, size_t *cap,
     snprintf(f->kind, sizeof f->kind, "%s", kind);
     f->prop = SIZE_MAX;
     f->kprop = SIZE_MAX;
+    f->region = SIZE_MAX;
+    f->misuse = SIZE_MAX;
     return f;
 }
 
@@ -218,13 +220,14 @@ static int observed_findings(const ft_pipeline *pl, ft_source_cache *src,
     const fi_trace *t = &pl->trace;
     for (size_t k = 0; k < a->nregions; k++) {
         const fi_region *r = &a->regions[k];
-        if (r->status != FI_ST_OBSERVED)
+        if (!ft_pipeline_observed(pl, k))
             continue;
         ft_finding *f = new_finding(out, n, cap, "atomicity");
         if (!f)
             return -1;
         builder b = {f, 0};
         f->observed = 1;
+        f->region = k;
         char rn[300], vars[300], msg[900];
         region_name(r, rn, sizeof rn);
         var_list(pl, r->vars, r->nvars, 0, vars, sizeof vars);
@@ -258,6 +261,7 @@ static int misuse_findings(const ft_pipeline *pl, ft_source_cache *src,
             return -1;
         builder b = {f, 0};
         f->observed = 1;
+        f->misuse = k;
         char name[256], msg[600];
         ft_pipeline_var_name(pl, m->obj, name, sizeof name);
         if (m->holder >= 0)

@@ -751,6 +751,7 @@ void ft_pipeline_free(ft_pipeline *pl)
     free(pl->kresults);
     free(pl->kprops);
     free(pl->misuse);
+    free(pl->region_suppressed);
     ft_trace_info_free(&pl->info);
     ft_reader_close(pl->names);
     fi_analysis_free(&pl->infer);

@@ -111,6 +111,9 @@ enum ft_verdict {
     FT_VIOLATED = 1,  /* sat: steps hold a witness */
     FT_UNKNOWN = 2,   /* time limit or solver gave up: see reason */
     FT_ERROR = 3,     /* bad property or out of memory: see reason */
+    FT_SUPPRESSED = 4,/* violated, but a suppression rule covers it
+                         (ft_pipeline_suppress): neither reported nor
+                         replayed */
 };
 
 /* One step of a witness: a transition of the CTM given to
@@ -359,7 +362,16 @@ typedef struct ft_pipeline {
     ft_misuse *misuse;    /* API misuse the run shows (misuse.c), after
                              ft_pipeline_infer (also when it stopped) */
     size_t nmisuse;
+    /* ft_pipeline_suppress: findings a rule covered (counted out of
+     * nviolated, nkviolated, nobserved and nmisuse), and which observed
+     * regions they were (NULL none) */
+    size_t nsuppressed;
+    uint8_t *region_suppressed;
 } ft_pipeline;
+
+/* Whether infer region k is a violation the recorded run shows that no
+ * suppression covers. */
+int ft_pipeline_observed(const ft_pipeline *pl, size_t k);
 
 /* A variable's name for reports: the STD trace's own name, the global or
  * static variable holding it ("counter", "table+16"), or the heap
@@ -447,6 +459,8 @@ typedef struct ft_finding {
     size_t prop;      /* index into pl->props, SIZE_MAX none */
     size_t kprop;     /* index into pl->kprops (another kind than
                          atomicity: kind.h), SIZE_MAX none */
+    size_t region;    /* observed: index into pl->infer.regions */
+    size_t misuse;    /* API misuse: index into pl->misuse */
 } ft_finding;
 
 /* The findings of an analyzed pipeline: the violations the recorded run
@@ -459,6 +473,46 @@ int ft_pipeline_findings(const ft_pipeline *pl, ft_finding **out, size_t *n);
 void ft_findings_free(ft_finding *f, size_t n);
 void ft_finding_clear(ft_finding *f); /* frees what f holds */
 void ft_fsite_free(ft_fsite *s);
+
+/* ---- suppressions (predict/suppress.c) ----------------------------- */
+/* A file of KIND:PATTERN rules in ThreadSanitizer's spirit (docs/user-
+ * guide.md, "Suppressions"): a rule covers a finding of its kind when the
+ * pattern matches the function, file or module of one of its frames, or,
+ * ending in ":N" or ":N-M", its file and line. */
+typedef struct ft_suppressions ft_suppressions;
+typedef struct ft_supp_frame {
+    const char *function, *file, *module; /* NULL or "" unknown */
+    uint32_t line;
+} ft_supp_frame;
+/* 0 ok; -1 with err (the file, "line N: what").  Unknown kinds and rules
+ * without a pattern are errors. */
+int ft_suppressions_read(const char *path, ft_suppressions **out,
+                         ft_error *err);
+int ft_suppressions_read_file(FILE *f, const char *path, ft_suppressions **out,
+                              ft_error *err);
+void ft_suppressions_free(ft_suppressions *s);
+/* The index of the first rule covering a finding of kind (a kind name of
+ * kind.h, "atomicity", "misuse", or explore's failure name) with these
+ * frames, counted as a hit; -1 none (also when s is NULL). */
+int ft_suppressions_match(ft_suppressions *s, const char *kind,
+                          const ft_supp_frame *frames, size_t n);
+/* TSan's pattern: a substring unless anchored by '^' or '$'; '*' any
+ * run of characters.  NULL or "" text matches nothing. */
+int ft_suppress_pattern_match(const char *pattern, const char *text);
+size_t ft_suppressions_count(const ft_suppressions *s);
+/* Rule i: its pattern (NULL past the end), line in the file, hits, kind. */
+const char *ft_suppressions_rule(const ft_suppressions *s, size_t i,
+                                 unsigned *line, uint64_t *hits,
+                                 const char **kind);
+const char *ft_suppressions_path(const ft_suppressions *s);
+uint64_t ft_suppressions_hits(const ft_suppressions *s);
+/* "FILE:LINE: note: suppressed N findings: KIND:PATTERN" per used rule. */
+void ft_suppressions_print_used(FILE *out, const ft_suppressions *s);
+/* Marks the analyzed pipeline's findings a rule covers (after
+ * ft_pipeline_predict and the kinds'): verdict FT_SUPPRESSED, observed
+ * regions in region_suppressed, misuse entries removed; the counts
+ * follow.  Returns how many it suppressed, -1 out of memory. */
+long ft_pipeline_suppress(ft_pipeline *pl, ft_suppressions *s);
 
 #define FT_FINGERPRINT_LEN 32 /* hex digits: 128 bits of SHA-256 */
 /* The canonical key (malloc'd text, NULL out of memory), and its hash. */

@@ -16,6 +16,8 @@ static const char *verdict_name(int v)
         return "violated";
     case FT_UNKNOWN:
         return "unknown";
+    case FT_SUPPRESSED:
+        return "suppressed";
     default:
         return "error";
     }

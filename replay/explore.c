@@ -92,6 +92,9 @@ typedef struct driver {
     fx_calib *calib;        /* the estimates the strategies plan with */
     char work[256];
     char keys[FX_MAX_BUGS][300]; /* failure kind + raw site, for dedup */
+    char skeys[FX_MAX_BUGS][300]; /* the same of suppressed failures */
+    int nskeys;
+    int made_outdir;        /* the first saved bug created o->outdir */
     fx_launch launch;
     fx_child *slots;        /* FX_MAX_JOBS run slots, then calibration */
 } driver;
@@ -152,6 +155,12 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     for (int i = 0; i < res->nbugs; i++)
         if (strcmp(d->keys[i], key) == 0)
             return 0;
+    for (int i = 0; i < d->nskeys; i++)
+        if (strcmp(d->skeys[i], key) == 0) {
+            res->suppressed_runs++;
+            return 0;
+        }
+    uint64_t first_bug = res->first_bug;
     if (!res->first_bug)
         res->first_bug = res->runs;
     if (res->nbugs == FX_MAX_BUGS)
@@ -167,7 +176,9 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
     copy(b->site, sizeof b->site, out->site);
     copy(b->detail, sizeof b->detail, out->detail);
     copy(b->spec, sizeof b->spec, c->spec);
-    if (mkdir(d->o->outdir, 0755) < 0 && errno != EEXIST) {
+    if (mkdir(d->o->outdir, 0755) == 0)
+        d->made_outdir = 1;
+    else if (errno != EEXIST) {
         res->write_errno = errno;
         return seterr(err, d->o->outdir, "cannot create: %s", strerror(errno));
     }
@@ -208,6 +219,22 @@ static int record_outcome(driver *d, fx_child *c, const fr_outcome *out,
         if (named.site[0])
             copy(b->site, sizeof b->site, named.site);
         copy(b->detail, sizeof b->detail, named.detail);
+    }
+    if (d->o->suppressions &&
+        fx_failure_suppressed(b->trace, b->failure, d->o->suppressions)) {
+        /* not a bug for this user: nothing of it stays, and the next of
+         * its kind is known by its key */
+        unlink(b->trace);
+        unlink(path);
+        if (d->nskeys < FX_MAX_BUGS)
+            copy(d->skeys[d->nskeys++], sizeof d->skeys[0], key);
+        res->nbugs--;
+        res->first_bug = first_bug;
+        res->suppressed++;
+        res->suppressed_runs++;
+        if (d->made_outdir && !res->nbugs && rmdir(d->o->outdir) == 0)
+            d->made_outdir = 0;
+        return 0;
     }
     serr.offset = 0;
     if (fx_schedule_from_trace(b->trace, b->schedule, c->spec,

@@ -59,6 +59,9 @@ typedef struct fx_opts {
                                progresses is bounded by max_run_events) */
     uint64_t max_run_events; /* key points of one run (FORETELL_MAX_STEPS):
                                a run reaching it is a hang (0: none) */
+    /* Failures a rule covers are not bugs: not saved, not counted, and
+     * without --all the exploration goes on (predict.h; NULL none). */
+    struct ft_suppressions *suppressions;
     /* Called after every run (progress line), may be NULL. */
     void (*progress)(void *arg, uint64_t runs, int bugs, double seconds);
     void *progress_arg;
@@ -86,6 +89,8 @@ typedef struct fx_result {
     uint64_t first_bug;     /* schedules up to the first bug, 0 if none */
     int nbugs;
     fx_bug bugs[FX_MAX_BUGS];
+    uint64_t suppressed;    /* distinct failures a suppression covered */
+    uint64_t suppressed_runs; /* runs that ended in one of them */
     double seconds;
     uint64_t n_est, k_est;  /* threads and key points of the calibration */
     uint64_t shared_vars;   /* variables two or more threads touched in it */
@@ -251,6 +256,12 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
 int fx_child_poll(fx_child *c, double stall_s, double deadline,
                   fr_outcome *out);
 double fx_now(void);
+/* explore_suppress.c: 1 when a rule of s covers the failure the
+ * (symbolised) trace ended in: the failing thread's last site and its
+ * call sites, every blocked or live thread's for a deadlock or hang. */
+int fx_failure_suppressed(const char *trace, int failure,
+                          struct ft_suppressions *s);
+
 /* Fills out->site (and tid, events) from a failed run's trace: the last
  * site of the signalled thread, or of every live thread for a deadlock or
  * hang. */

@@ -151,3 +151,15 @@ const char *fr_frames_user_site(fr_frames *f, int tid, uint32_t site,
     }
     return ft_site_format(f->r, site, buf, len);
 }
+
+uint32_t fr_frames_calls(const fr_frames *f, int tid, uint32_t *sites,
+                         uint32_t cap)
+{
+    const tstack *s = f && tid >= 0 && (uint32_t)tid < f->nt ? &f->t[tid]
+                                                            : NULL;
+    uint32_t n = 0;
+    for (uint32_t k = s && s->f && !s->lost ? s->n : 0; k-- > 1 && n < cap;)
+        if (s->f[k].call_site)
+            sites[n++] = s->f[k].call_site;
+    return n;
+}

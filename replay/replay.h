@@ -194,6 +194,10 @@ void fr_frames_event(fr_frames *f, const ft_event *ev);
  * there, or the call out of it). */
 const char *fr_frames_user_site(fr_frames *f, int tid, uint32_t site,
                                 char *buf, size_t len);
+/* The call sites of thread tid's open frames, innermost first, into
+ * sites[cap]; how many (0 when the stack is unknown or overflowed). */
+uint32_t fr_frames_calls(const fr_frames *f, int tid, uint32_t *sites,
+                         uint32_t cap);
 void fr_frames_free(fr_frames *f);
 
 /* ---- progress.c: the runtime's progress page (recorder/progress.h) ---- */
