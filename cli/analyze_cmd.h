@@ -72,6 +72,15 @@ int analyze_confirm_skip(const struct fr_confirm_opts *o,
 /* Violations confirmed (directly or after refinement). */
 size_t analyze_confirmed(const analyze_out *ao);
 void analyze_print_confirm(FILE *out, const analyze_out *ao);
+/* Replayed violation i: its schedule, what the replay showed, the
+ * replayed run (indented lines under its finding). */
+void analyze_print_confirm_one(FILE *out, const analyze_out *ao, size_t i);
+/* 1 when violation i was replayed and the program then failed. */
+int analyze_confirm_fails(const analyze_out *ao, size_t i);
+/* The atomicity violations (analyze_atomicity.c): one per static bug
+ * (kind and regions' code), failing ones first, with its instances; then
+ * the properties left unknown. */
+void analyze_print_atomicity(FILE *out, const analyze_out *ao);
 struct ft_json;
 /* The confirmation of violation i as one JSON object. */
 void analyze_json_confirm(struct ft_json *j, const analyze_out *ao, size_t i);

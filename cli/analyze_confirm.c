@@ -99,61 +99,65 @@ static const char *failure_of(const fr_outcome *o)
     return o->failure == FR_OK ? "none" : fr_failure_name(o->failure);
 }
 
+void analyze_print_confirm_one(FILE *out, const analyze_out *ao, size_t i)
+{
+    const fr_confirmation *c = &ao->confirm[i];
+    fprintf(out, "  %s: %s", ao->schedule[i],
+            fr_confirm_status_name(c->status));
+    if (c->status == FR_NOT_RUN) {
+        fprintf(out, ": %s\n", c->note);
+        return;
+    }
+    if (c->status == FR_SPURIOUS)
+        fprintf(out, ": %s%s", c->first.divergence,
+                ao->pl->results[i].relaxed
+                    ? " (the witness let a read that returned another "
+                      "value go on past code that may depend on it: "
+                      "no witness of this property avoids that)"
+                    : "");
+    if (c->status == FR_FAILED_EARLY)
+        fprintf(out, " (steps followed %llu of %llu)",
+                (unsigned long long)c->outcome.steps_followed,
+                (unsigned long long)c->outcome.steps_total);
+    if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK)
+        fprintf(out, "; the run then finished without failure");
+    else if (c->status != FR_SPURIOUS) {
+        fprintf(out, "; the run then failed: %s", failure_of(&c->outcome));
+        if (c->outcome.site[0])
+            fprintf(out, " at %s", c->outcome.site);
+        if (c->tail[0])
+            fprintf(out, " (with tail %s, try %u)", c->tail, c->tails_tried);
+    }
+    if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK &&
+        c->tails_tried)
+        fprintf(out, ", nor with %u random tails", c->tails_tried);
+    fputc('\n', out);
+    if (c->note[0])
+        fprintf(out, "  refinement: %s\n", c->note);
+    if (c->outcome.failure != FR_OK && c->outcome.detail[0])
+        fprintf(out, "  %s\n", c->outcome.detail);
+    fprintf(out, "  replayed run: %s\n", c->trace);
+    if (c->failing_schedule[0])
+        fprintf(out, "  failing run as a schedule: %s\n", c->failing_schedule);
+}
+
+int analyze_confirm_fails(const analyze_out *ao, size_t i)
+{
+    return ao->confirm && ao->schedule[i] &&
+           ao->confirm[i].status != FR_SPURIOUS &&
+           ao->confirm[i].status != FR_NOT_RUN &&
+           ao->confirm[i].outcome.failure != FR_OK;
+}
+
 void analyze_print_confirm(FILE *out, const analyze_out *ao)
 {
     if (!ao->confirm)
         return;
-    size_t n = 0;
+    size_t n = 0, fail = 0;
     for (size_t i = 0; i < ao->pl->nprops; i++) {
-        const fr_confirmation *c = &ao->confirm[i];
-        if (!ao->schedule[i])
-            continue;
-        n++;
-        fprintf(out, "%s: %s", ao->schedule[i],
-                fr_confirm_status_name(c->status));
-        if (c->status == FR_NOT_RUN) {
-            fprintf(out, ": %s\n", c->note);
-            continue;
-        }
-        if (c->status == FR_SPURIOUS)
-            fprintf(out, ": %s%s", c->first.divergence,
-                    ao->pl->results[i].relaxed
-                        ? " (the witness let a read that returned another "
-                          "value go on past code that may depend on it: "
-                          "no witness of this property avoids that)"
-                        : "");
-        if (c->status == FR_FAILED_EARLY)
-            fprintf(out, " (steps followed %llu of %llu)",
-                    (unsigned long long)c->outcome.steps_followed,
-                    (unsigned long long)c->outcome.steps_total);
-        if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK)
-            fprintf(out, "; the run then finished without failure");
-        else if (c->status != FR_SPURIOUS) {
-            fprintf(out, "; the run then failed: %s", failure_of(&c->outcome));
-            if (c->outcome.site[0])
-                fprintf(out, " at %s", c->outcome.site);
-            if (c->tail[0])
-                fprintf(out, " (with tail %s, try %u)", c->tail,
-                        c->tails_tried);
-        }
-        if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK &&
-            c->tails_tried)
-            fprintf(out, ", nor with %u random tails", c->tails_tried);
-        fputc('\n', out);
-        if (c->note[0])
-            fprintf(out, "  refinement: %s\n", c->note);
-        if (c->outcome.failure != FR_OK && c->outcome.detail[0])
-            fprintf(out, "  %s\n", c->outcome.detail);
-        fprintf(out, "  replayed run: %s\n", c->trace);
-        if (c->failing_schedule[0])
-            fprintf(out, "  failing run as a schedule: %s\n",
-                    c->failing_schedule);
+        n += ao->schedule[i] != NULL;
+        fail += (size_t)analyze_confirm_fails(ao, i);
     }
-    size_t fail = 0;
-    for (size_t i = 0; i < ao->pl->nprops; i++)
-        fail += ao->schedule[i] && ao->confirm[i].status != FR_SPURIOUS &&
-                ao->confirm[i].status != FR_NOT_RUN &&
-                ao->confirm[i].outcome.failure != FR_OK;
     if (n)
         fprintf(out, "confirmation: %zu of %zu predicted violations "
                 "confirmed, %zu of them fail the program\n",

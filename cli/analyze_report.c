@@ -207,25 +207,7 @@ static void print_summary(FILE *out, const analyze_out *ao)
 
 void analyze_print_text(FILE *out, const analyze_out *ao)
 {
-    const ft_pipeline *pl = ao->pl;
-    char lines[300];
-    for (size_t i = 0; i < pl->nprops; i++) {
-        const ft_presult *res = &pl->results[i];
-        const ft_prop *p = &pl->props[i];
-        if (res->verdict == FT_HOLDS || res->verdict == FT_SUPPRESSED ||
-            i >= pl->nprops - pl->nskipped)
-            continue;
-        ft_report_text(out, pl->ctm, &pl->info, p, res, ao->schedule[i]);
-        if (res->verdict != FT_VIOLATED)
-            continue;
-        for (int g = 0; g < (p->kind == FT_PROP_CMA ? 2 : 1); g++) {
-            const fi_region *r = prop_region(pl, p, g);
-            if (r)
-                fprintf(out, "  region R%u: thread %u, %s, %s\n", r->id,
-                        r->tid, r->function ? r->function : "?",
-                        region_lines(r, lines, sizeof lines));
-        }
-    }
+    analyze_print_atomicity(out, ao);
     analyze_print_confirm(out, ao);
     analyze_print_findings(out, ao);
     print_summary(out, ao);

@@ -278,6 +278,13 @@ int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
 void ft_report_text(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                     const ft_prop *p, const ft_presult *res,
                     const char *schedule_path);
+/* The same with the violation's headline chosen by the caller
+ * ("FILE:LINE: SEVERITY: HEADLINE (CA property #N COUNT)"): what a
+ * replay showed of it, and how many instances it stands for. */
+void ft_report_text_as(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
+                       const ft_prop *p, const ft_presult *res,
+                       const char *schedule_path, const char *severity,
+                       const char *headline, const char *count);
 /* One JSON object (no trailing newline) for one property's result. */
 void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                     const ft_prop *p, const ft_presult *res,

@@ -37,6 +37,15 @@ void ft_report_text(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                     const ft_prop *p, const ft_presult *res,
                     const char *schedule_path)
 {
+    ft_report_text_as(out, c, ti, p, res, schedule_path, "warning",
+                      "atomicity violation predicted", "");
+}
+
+void ft_report_text_as(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
+                       const ft_prop *p, const ft_presult *res,
+                       const char *schedule_path, const char *severity,
+                       const char *headline, const char *count)
+{
     const char *kind = p->kind == FT_PROP_CMA ? "CMA" : "CA";
     uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
     char a[256], b[256];
@@ -55,9 +64,8 @@ void ft_report_text(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                 verdict_name(res->verdict), res->reason);
         return;
     }
-    fprintf(out, "%s: warning: atomicity violation predicted (%s property "
-                 "#%u)\n",
-            a, kind, p->id);
+    fprintf(out, "%s: %s: %s (%s property #%u%s)\n", a, severity, headline,
+            kind, p->id, count);
     for (uint32_t g = 0; g < nreg; g++)
         fprintf(out, "%s: note: region %u of thread %u ends at %s\n",
                 region_site(c, ti, &p->r[g], 0, a, sizeof a), g + 1,

@@ -117,4 +117,21 @@ rm -f gone/best_fig2
 [ $rc = 2 ] && grep -q "needs --confirm" err.txt || fail "PROG without --confirm: exit $rc"
 "$F" analyze fig2.ft -o o4 -q --confirm -- ./no-such-program >/dev/null 2>err.txt; rc=$?
 [ $rc = 127 ] && grep -q "no-such-program" err.txt || fail "missing program: exit $rc ($(cat err.txt))"
+# one finding per static bug: counter_rmw's worker loop gives many
+# properties on one region pair; they print as one group with its count,
+# failing ones first, the others named
+"$F" record -o rmw.ft -- "$FT_INST/counter_rmw" >/dev/null 2>&1 || fail "record counter_rmw"
+"$F" analyze rmw.ft -o o-rmw -q >rmw.txt 2>&1
+nv=$(sed -n 's/.* properties ([0-9]* CA, [0-9]* CMA): \([0-9]*\) violated.*/\1/p' rmw.txt)
+nh=$(grep -c ": atomicity violation" rmw.txt)
+[ -n "$nv" ] && [ "$nv" -gt 2 ] && [ "$nh" -lt "$nv" ] ||
+    fail "counter_rmw: $nh atomicity findings for $nv violated properties: not grouped"
+grep -q "^/.*counter_rmw.c:[0-9]*: error: atomicity violation confirmed by replay: abort at .*(CMA property #[0-9]*, [0-9]* instances)$" rmw.txt ||
+    fail "counter_rmw: no grouped, failing CMA finding: $(grep ': atomicity' rmw.txt)"
+grep -q "^  other instances: property #[0-9]* (o-rmw/cma-[0-9]*.schedule).*; [0-9]* of the [0-9]* replays fail the program$" rmw.txt ||
+    fail "counter_rmw: the other instances are not named"
+first=$(grep -m1 ": atomicity violation" rmw.txt)
+case "$first" in *": error: "*) ;; *) fail "a failing finding is not first: $first" ;; esac
+grep -q "^confirmation: $nv of $nv predicted violations confirmed, [0-9]* of them fail the program$" rmw.txt ||
+    fail "counter_rmw: no confirmation summary"
 echo "confirm_cli: ok"
