@@ -59,15 +59,7 @@ int fi_spec_read_file(FILE *f, const char *path, char ***names_out,
             rc = spec_fail(err, path, lineno, start, "line too long");
             break;
         }
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = 0;
-        char *s = buf;
-        while (isspace((unsigned char)*s))
-            s++;
-        char *e = s + strlen(s);
-        while (e > s && isspace((unsigned char)e[-1]))
-            *--e = 0;
+        char *s = ft_line_content(buf);
         if (!*s)
             continue;
         int ok = isalpha((unsigned char)*s) || *s == '_';

@@ -185,15 +185,7 @@ int ft_suppressions_read_file(FILE *f, const char *path, ft_suppressions **out,
                                              : "line too long");
             break;
         }
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = 0;
-        char *t = buf;
-        while (isspace((unsigned char)*t))
-            t++;
-        char *e = t + strlen(t);
-        while (e > t && isspace((unsigned char)e[-1]))
-            *--e = 0;
+        char *t = ft_line_content(buf);
         if (*t && (rc = add_rule(s, t, lineno, start, err)) < 0)
             break;
     }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "recorder/trace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -104,4 +105,17 @@ int ft_getline(FILE *f, char *buf, size_t cap, size_t *len)
     if (c == EOF && n == 0)
         return ferror(f) ? FT_LINE_ERROR : FT_LINE_EOF;
     return nul ? FT_LINE_NUL : FT_LINE_OK;
+}
+
+char *ft_line_content(char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    while (isspace((unsigned char)*line))
+        line++;
+    char *e = line + strlen(line);
+    while (e > line && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    return line;
 }

@@ -537,6 +537,10 @@ enum ft_line_rc {
     FT_LINE_NUL = -3,  /* the line holds a NUL byte */
 };
 int ft_getline(FILE *f, char *buf, size_t cap, size_t *len);
+/* A line of a file with '#' comments (spec, suppressions): the text
+ * before the '#', without surrounding blanks, cut in place; "" when
+ * nothing is left. */
+char *ft_line_content(char *line);
 
 /* FORETELL_TRACE patterns (recorder/trace_path.c): pattern with %p the
  * pid, %e exe (the program's basename), %n the number n, %% a '%'.
