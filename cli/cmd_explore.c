@@ -65,11 +65,29 @@ static const char about[] =
     "bug-N.schedule.  Exit 0: no bug within the budget, 1: bug found,\n"
     "2: bad input.";
 
+/* Progress on stderr: on a terminal one line rewritten after every run;
+ * elsewhere (a CI log) a line every 10 s once the exploration has run
+ * 2 s, as analyze does. */
+typedef struct talk {
+    int tty;
+    double next;     /* seconds of the next line (not a terminal) */
+    int printed;     /* a tty line is open */
+} talk;
+
 static void progress(void *arg, uint64_t runs, int bugs, double seconds)
 {
-    (void)arg;
-    fprintf(stderr, "\rexplore: %" PRIu64 " schedules, %d bug%s, %.1f s   ", runs,
-            bugs, bugs == 1 ? "" : "s", seconds);
+    talk *t = arg;
+    if (t->tty) {
+        fprintf(stderr, "\rexplore: %" PRIu64 " schedules, %d bug%s, %.1f s   ",
+                runs, bugs, bugs == 1 ? "" : "s", seconds);
+        t->printed = 1;
+    } else if (seconds >= t->next) {
+        fprintf(stderr, "foretell explore: %" PRIu64 " schedules, %d bug%s, "
+                "%.0f s\n", runs, bugs, bugs == 1 ? "" : "s", seconds);
+        t->next = seconds + 10;
+    } else {
+        return;
+    }
     fflush(stderr);
 }
 
@@ -334,14 +352,15 @@ static int explore_run(fx_opts *o_, int quiet, int json)
         fprintf(stderr, "foretell explore: %s\n", msg);
         return FT_EXIT_BAD_INPUT;
     }
-    if (!quiet && !json && isatty(2)) {
+    talk tk = {isatty(2), 2, 0};
+    if (!quiet && (!json || !tk.tty)) {
         o.progress = progress;
-        o.progress_arg = NULL;
+        o.progress_arg = &tk;
     }
     fx_result r;
     ft_error err;
     int rc = fx_explore(&o, &r, &err);
-    if (o.progress)
+    if (tk.printed)
         fprintf(stderr, "\n");
     if (rc < 0) {
         fprintf(stderr, "foretell explore: %s%s%s\n", err.path,

@@ -83,6 +83,16 @@ for s in dpor hapset icb; do
     [ $dt -le 6 ] && echo "ok: $s: --time 2 took ${dt}s" || fail "$s: --time 2 took ${dt}s"
 done
 
+# Progress when stderr is not a terminal (a CI log): a line once the
+# exploration has run 2 s, then every 10 s; none with -q.
+"$bin/foretell" explore --strategy random --budget 0 --time 3 -o "$work/op" \
+    -- "$work/longrun" 1000 >/dev/null 2>"$work/perr"
+grep -q "^foretell explore: [0-9]* schedules, [0-9]* bugs*, [0-9]* s$" "$work/perr" &&
+    echo "ok: progress lines in a log" || fail "no progress line in a log: $(cat "$work/perr")"
+"$bin/foretell" explore -q --strategy random --budget 0 --time 3 -o "$work/op" \
+    -- "$work/longrun" 1000 >/dev/null 2>"$work/perr"
+grep -q "schedules" "$work/perr" && fail "-q printed progress: $(cat "$work/perr")"
+
 # /dev/null missing: foretell's failure, said as such (exit 4), never
 # "cannot run the program".  Needs a private mount namespace (root).
 build exit84 "$P/exit84.c"
