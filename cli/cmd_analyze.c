@@ -27,7 +27,8 @@
 
 static const ft_opt opts[] = {
     {"output", 'o', "DIR",
-     "write one schedule file per violation into DIR (default "
+     "write one schedule file per violation, and report.json (the "
+     "--json document, for 'foretell report'), into DIR (default "
      DEFAULT_OUT ")"},
     {"json", 0, NULL, "print one JSON document instead of text"},
     {"jobs", 'j', "N", "solve N properties in parallel (default 1)"},

@@ -26,7 +26,8 @@ static const ft_opt explore_opts[] = {
     {"seed", 0, "X", "base seed: run i uses X*phi+i (default 0)"},
     {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb, pos, surw)"},
     {"all", 'a', NULL, "keep going after the first bug"},
-    {"output", 'o', "DIR", "save bugs here (default ./foretell-explore)"},
+    {"output", 'o', "DIR", "save bugs here, with report.json (the --json document, "
+                          "for 'foretell report') (default ./foretell-explore)"},
     {"json", 0, NULL, "print the result as one JSON object"},
     {"depth", 'd', "D", "bug depth for pct/rpro/pctvb (default 3; rpro 2)"},
     {"radius", 'r', "R", "rpro: radius of the bug in events (default 10)"},

@@ -19,9 +19,11 @@ CHECK="python3 $FT_SRC/tests/report/check_page.py"
 W=$FT_WORK/$MODE
 rm -rf "$W" && mkdir -p "$W/src" && cd "$W" || exit 1
 fail() { echo "FAIL(report_html $MODE): $*" >&2; exit 1; }
-if [ "$MODE" = browser ]; then
-    command -v chromium >/dev/null ||
-        { echo "no chromium (scripts/setup.sh installs it): skipped"; exit 77; }
+# the browser CMake found, else one on PATH
+CHROMIUM=${FT_CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+if [ "$MODE" = browser ] && [ ! -x "$CHROMIUM" ]; then
+    echo "no chromium (scripts/setup.sh installs it): skipped"
+    exit 77
 fi
 
 cp "$FT_SRC/data/uaf_handoff.c" "src/uaf<i>&x.c"
@@ -66,7 +68,7 @@ check() { # PAGE-OR-DOM WHICH
 if [ "$MODE" = browser ]; then
     for p in uaf vb exp; do
         # a profile of its own: nothing read from or left in $HOME
-        timeout 120 chromium --headless --no-sandbox --disable-gpu \
+        timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
             --user-data-dir="$W/chrome" --dump-dom \
             "file://$W/h-$p/index.html" >"dom-$p.html" 2>"chrome-$p.err" ||
             fail "chromium on h-$p: exit $? ($(tail -2 "chrome-$p.err"))"
