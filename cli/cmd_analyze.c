@@ -567,7 +567,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         exit_code = ok;
     }
     __atomic_store_n(&w->printing, 1, __ATOMIC_RELEASE);
-    if (write_report_json(a->out, &ao) < 0)
+    /* after a schedule could not be written, the disk said enough */
+    if (exit_code != FT_EXIT_INTERNAL && write_report_json(a->out, &ao) < 0)
         exit_code = FT_EXIT_INTERNAL;
     if (a->flag[O_JSON])
         analyze_print_json(stdout, &ao);

@@ -43,6 +43,18 @@ static void esc(FILE *o, const char *s)
     html_text(o, s);
 }
 
+/* before, text escaped, after; nothing when text is NULL (a member the
+ * document does not have). */
+static void field(FILE *o, const char *before, const char *text,
+                  const char *after)
+{
+    if (!text)
+        return;
+    fputs(before, o);
+    esc(o, text);
+    fputs(after, o);
+}
+
 /* How sure a finding is: 0 shown by a replay, 1 reached, 2 predicted,
  * 3 not reproduced, 4 the replay departed from it. */
 static int rank_of(const json_t *x, int type)
@@ -105,11 +117,7 @@ static void summary(FILE *o, const report_doc *d, size_t nitems)
                     obs, obs == 1 ? "" : "s");
         if (mis)
             fprintf(o, "; %" PRIu64 " API misuse observed", mis);
-        const char *why = jstr(r, "unconfirmed");
-        if (why) {
-            fputs("; not replayed: ", o);
-            esc(o, why);
-        }
+        field(o, "; not replayed: ", jstr(r, "unconfirmed"), "");
     }
     fputs(".</p>\n<p class=\"note\">From <code>", o);
     esc(o, d->path);
@@ -134,18 +142,10 @@ static void events_table(FILE *o, const json_t *events,
         fprintf(o, "</td><td class=\"n\">%" PRIu64 "</td><td>",
                 juint(e, "thread"));
         esc(o, jstr(e, "op"));
-        if (jstr(e, "object")) {
-            fputs(" <code>", o);
-            esc(o, jstr(e, "object"));
-            fputs("</code>", o);
-        }
+        field(o, " <code>", jstr(e, "object"), "</code>");
         fputs("</td><td class=\"loc\">", o);
         esc(o, jstr(e, "site"));
-        if (in->function) {
-            fputs(" <span class=\"fn\">", o);
-            esc(o, in->function);
-            fputs("</span>", o);
-        }
+        field(o, " <span class=\"fn\">", in->function, "</span>");
         fputs("</td><td><pre class=\"src\">", o);
         esc(o, in->text);
         fputs("</pre></td><td>", o);
@@ -208,33 +208,17 @@ static void confirmation(FILE *o, const json_t *c)
 {
     if (!c)
         return;
-    fputs("<p>replay: <b>", o);
-    esc(o, jstr(c, "status"));
-    fputs("</b>", o);
+    field(o, "<p>replay: <b>", jstr(c, "status"), "</b>");
     if (jstr(c, "failure")) {
-        fputs(", the program failed: ", o);
-        esc(o, jstr(c, "failure"));
-        if (jstr(c, "failure_site")) {
-            fputs(" at <span class=\"loc\">", o);
-            esc(o, jstr(c, "failure_site"));
-            fputs("</span>", o);
-        }
+        field(o, ", the program failed: ", jstr(c, "failure"), "");
+        field(o, " at <span class=\"loc\">", jstr(c, "failure_site"),
+              "</span>");
     }
-    if (jstr(c, "tail")) {
-        fputs(" (after the witness, under tail <code>", o);
-        esc(o, jstr(c, "tail"));
-        fputs("</code>)", o);
-    }
-    if (jstr(c, "divergence")) {
-        fputs("; diverged: ", o);
-        esc(o, jstr(c, "divergence"));
-    }
+    field(o, " (after the witness, under tail <code>", jstr(c, "tail"),
+          "</code>)");
+    field(o, "; diverged: ", jstr(c, "divergence"), "");
     fputs("</p>\n", o);
-    if (jstr(c, "detail")) {
-        fputs("<pre class=\"src\">", o);
-        esc(o, jstr(c, "detail"));
-        fputs("</pre>\n", o);
-    }
+    field(o, "<pre class=\"src\">", jstr(c, "detail"), "</pre>\n");
 }
 
 /* The witness of a finding: schedule sched_path, its steps found in
@@ -279,11 +263,7 @@ static void witness_draw(FILE *o, const report_witness *w, const char *sp)
                 w->s.nsteps == 1 ? "" : "s");
         esc(o, sp);
         fputs("</code>", o);
-        if (w->mapped) {
-            fputs(", source lines from <code>", o);
-            esc(o, w->mapped);
-            fputs("</code>", o);
-        }
+        field(o, ", source lines from <code>", w->mapped, "</code>");
         fputs(".", o);
     }
     if (w->note[0]) {
@@ -323,11 +303,7 @@ static int section(FILE *o, report_ctx *c, const item *it, size_t n)
               "of a region that the recorded run kept together", o);
     } else {
         esc(o, jstr(x, "detail") ? jstr(x, "detail") : kind);
-        if (jstr(x, "site")) {
-            fputs(" at <span class=\"loc\">", o);
-            esc(o, jstr(x, "site"));
-            fputs("</span>", o);
-        }
+        field(o, " at <span class=\"loc\">", jstr(x, "site"), "</span>");
     }
     fputs("</p>\n", o);
     /* the witness drawn: the run that failed, else the prediction */
@@ -359,11 +335,9 @@ static int section(FILE *o, report_ctx *c, const item *it, size_t n)
             events_table(o, events, acc);
         if (it->type == T_ATOMICITY)
             regions_table(o, x);
-        if (it->type == T_EXPLORED && jstr(x, "strategy_spec")) {
-            fputs("<p>reproduce: <code>FORETELL_STRATEGY='", o);
-            esc(o, jstr(x, "strategy_spec"));
-            fputs("'</code></p>\n", o);
-        }
+        if (it->type == T_EXPLORED)
+            field(o, "<p>reproduce: <code>FORETELL_STRATEGY='",
+                  jstr(x, "strategy_spec"), "'</code></p>\n");
         confirmation(o, conf);
         witness_draw(o, &w, sp);
         fputs("</section>\n", o);
