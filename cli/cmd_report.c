@@ -212,7 +212,7 @@ int report_map(report_ctx *c, const char *trace, report_witness *w,
         site_info(c, r, gsite[k], &acc[k].info, acc[k].text,
                   sizeof acc[k].text);
     if (w)
-        w->mapped = trace;
+        snprintf(w->mapped, sizeof w->mapped, "%s", trace);
     free(site);
     free(gsite);
     return 0;

@@ -35,7 +35,7 @@ typedef struct report_witness {
     int loaded;
     html_step_info *info; /* NULL when not mapped */
     char *text;           /* REPORT_TEXT_MAX bytes per drawn step */
-    const char *mapped;   /* the trace the steps were found in */
+    char mapped[4200];    /* the trace the steps were found in, "" none */
     char note[600];       /* why not loaded or not mapped */
 } report_witness;
 

@@ -11,12 +11,16 @@
  * the document or a trace is escaped: names in a trace are the recorded
  * program's, and a hostile program chooses them. */
 #include "cli/report_cmd.h"
+#include "predict/kind.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { T_KIND, T_ATOMICITY, T_EXPLORED };
+
+/* events of a finding looked up and shown: as many as analyze describes */
+#define REPORT_MAX_EVENTS FT_KEVENTS_MAX
 
 typedef struct item {
     json_t *obj;
@@ -30,12 +34,16 @@ static const char *jstr(const json_t *o, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static uint64_t juint(const json_t *o, const char *key)
+static uint64_t jval(const json_t *v)
 {
-    json_t *v = json_object_get(o, key);
     return json_is_integer(v) && json_integer_value(v) > 0
                ? (uint64_t)json_integer_value(v)
                : 0;
+}
+
+static uint64_t juint(const json_t *o, const char *key)
+{
+    return jval(json_object_get(o, key));
 }
 
 static void esc(FILE *o, const char *s)
@@ -126,7 +134,7 @@ static void summary(FILE *o, const report_doc *d, size_t nitems)
 
 /* The events a kind finding names, with their source lines. */
 static void events_table(FILE *o, const json_t *events,
-                         const report_access *acc)
+                         const report_access *acc, uint32_t ng)
 {
     fputs("<table class=\"events\"><tr><th>event</th><th>thread</th>"
           "<th>operation</th><th>where</th><th>source</th>"
@@ -136,6 +144,8 @@ static void events_table(FILE *o, const json_t *events,
     json_t *e;
     json_array_foreach(events, i, e)
     {
+        if (i >= ng)
+            break;
         const html_step_info *in = &acc[i].info;
         fputs("<tr class=\"access\"><td>", o);
         esc(o, jstr(e, "role"));
@@ -165,6 +175,17 @@ static void events_table(FILE *o, const json_t *events,
     fputs("</table>\n", o);
 }
 
+/* A region's "file:lo-hi". */
+static void region_lines(FILE *o, const json_t *r)
+{
+    json_t *lines = json_object_get(r, "lines");
+    char loc[600];
+    snprintf(loc, sizeof loc, "%.500s:%" PRIu64 "-%" PRIu64,
+             jstr(r, "file") ? jstr(r, "file") : "?",
+             jval(json_array_get(lines, 0)), jval(json_array_get(lines, 1)));
+    esc(o, loc);
+}
+
 static void regions_table(FILE *o, const json_t *x)
 {
     fputs("<table class=\"regions\"><tr><th>region</th><th>thread</th>"
@@ -174,18 +195,12 @@ static void regions_table(FILE *o, const json_t *x)
     json_t *r;
     json_array_foreach(json_object_get(x, "regions"), i, r)
     {
-        json_t *lines = json_object_get(r, "lines");
         fprintf(o, "<tr><td>R%" PRIu64 "</td><td class=\"n\">%" PRIu64
                    "</td><td>",
                 juint(r, "region"), juint(r, "thread"));
         esc(o, jstr(r, "function"));
         fputs("</td><td class=\"loc\">", o);
-        char loc[600];
-        snprintf(loc, sizeof loc, "%.500s:%" PRIu64 "-%" PRIu64,
-                 jstr(r, "file") ? jstr(r, "file") : "?",
-                 juint(json_array_get(lines, 0), NULL),
-                 juint(json_array_get(lines, 1), NULL));
-        esc(o, loc);
+        region_lines(o, r);
         fputs("</td><td class=\"loc\">", o);
         esc(o, jstr(r, "begin"));
         fputs("</td><td class=\"loc\">", o);
@@ -263,7 +278,8 @@ static void witness_draw(FILE *o, const report_witness *w, const char *sp)
                 w->s.nsteps == 1 ? "" : "s");
         esc(o, sp);
         fputs("</code>", o);
-        field(o, ", source lines from <code>", w->mapped, "</code>");
+        field(o, ", source lines from <code>",
+              w->mapped[0] ? w->mapped : NULL, "</code>");
         fputs(".", o);
     }
     if (w->note[0]) {
@@ -318,7 +334,10 @@ static int section(FILE *o, report_ctx *c, const item *it, size_t n)
         trace = jstr(conf, "replay_trace");
     }
     json_t *events = json_object_get(x, "events");
-    uint32_t ng = (uint32_t)json_array_size(events);
+    /* a document naming more events than analyze writes is not its:
+     * each is compared with every event of the trace */
+    size_t nev = json_array_size(events);
+    uint32_t ng = nev > REPORT_MAX_EVENTS ? REPORT_MAX_EVENTS : (uint32_t)nev;
     uint64_t *gidx = calloc(ng + 1, sizeof *gidx);
     report_access *acc = calloc(ng + 1, sizeof *acc);
     char sp[4200] = "";
@@ -332,7 +351,7 @@ static int section(FILE *o, report_ctx *c, const item *it, size_t n)
     }
     if (rc == 0) {
         if (ng)
-            events_table(o, events, acc);
+            events_table(o, events, acc, ng);
         if (it->type == T_ATOMICITY)
             regions_table(o, x);
         if (it->type == T_EXPLORED)
@@ -346,6 +365,52 @@ static int section(FILE *o, report_ctx *c, const item *it, size_t n)
     free(gidx);
     free(acc);
     return rc;
+}
+
+/* What the recorded run itself showed (no witness to draw: the run is
+ * its own): atomicity violations observed and API misuse. */
+static void observed(FILE *o, const json_t *r)
+{
+    json_t *obs = json_object_get(r, "observed_violations");
+    json_t *mis = json_object_get(r, "misuse");
+    if (!json_array_size(obs) && !json_array_size(mis))
+        return;
+    fputs("<h2>Observed in the recorded run</h2>\n<table class=\"observed\">"
+          "<tr><th>what</th><th>thread</th><th>where</th><th>events</th>"
+          "</tr>\n",
+          o);
+    size_t i;
+    json_t *x;
+    json_array_foreach(obs, i, x)
+    {
+        fprintf(o, "<tr><td>atomicity violation of region R%" PRIu64
+                   "</td><td class=\"n\">%" PRIu64 "</td><td class=\"loc\">",
+                juint(x, "region"), juint(x, "thread"));
+        esc(o, jstr(x, "function"));
+        fputs(" ", o);
+        region_lines(o, x);
+        fputs("</td><td class=\"loc\">", o);
+        static const char *const role[3] = {"out", "via", "in"};
+        for (int e = 0; e < 3; e++) {
+            json_t *ev = json_object_get(x, role[e]);
+            fprintf(o, "%s%s: thread %" PRIu64 " ", e ? "<br>" : "", role[e],
+                    juint(ev, "thread"));
+            esc(o, jstr(ev, "site"));
+        }
+        fputs("</td></tr>\n", o);
+    }
+    json_array_foreach(mis, i, x)
+    {
+        fputs("<tr><td>", o);
+        esc(o, jstr(x, "what"));
+        field(o, " (", jstr(x, "mutex"), ")");
+        fprintf(o, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"loc\">",
+                juint(x, "thread"));
+        esc(o, jstr(x, "site"));
+        field(o, " ", jstr(x, "function"), "");
+        fputs("</td><td></td></tr>\n", o);
+    }
+    fputs("</table>\n", o);
 }
 
 int report_write_html(FILE *o, report_ctx *c)
@@ -374,7 +439,9 @@ int report_write_html(FILE *o, report_ctx *c)
     for (i = 0; i < n && rc == 0; i++)
         rc = section(o, c, &it[i], i + 1);
     if (n == 0)
-        fputs("<p>Nothing found.</p>\n", o);
+        fputs("<p>No finding with a witness.</p>\n", o);
+    if (!c->doc->explore)
+        observed(o, r);
     free(it);
     return rc;
 }

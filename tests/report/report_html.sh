@@ -88,6 +88,9 @@ done
 grep -q 'ca-0.failing.schedule</code>, source lines from <code>out-vb/ca-0.tail.ftrace' h-vb/index.html ||
     fail "vb: the tail's failing run is not the witness drawn"
 grep -q '<script\|<link\|<img\|src="http' h-uaf/index.html && fail "the page loads or runs something"
+# an atomicity violation's regions, with their lines
+grep -Eq '<td class="loc">[^<]*vb_figures.c:[1-9][0-9]*-[1-9][0-9]*</td>' h-vb/index.html ||
+    fail "vb: regions without their lines"
 
 # the same page from the JSON file itself, and from a moved directory
 # (schedules and traces found beside the document)
@@ -106,12 +109,22 @@ mkdir hostile
 cat >hostile/report.json <<'J'
 {"trace": "<script>alert(1)</script>", "findings": [{"kind": "<i>k</i>",
  "status": "bug", "message": "</p><script>x</script>", "events": [],
- "schedule": "nowhere/<i>.schedule"}], "violations": []}
+ "schedule": "nowhere/<i>.schedule"}], "violations": [],
+ "observed_violations": [{"region": 3, "thread": 1, "function": "<f>",
+  "file": "a.c", "lines": [5, 7], "out": {"thread": 1, "site": "a.c:5"},
+  "via": {"thread": 2, "site": "a.c:9"}, "in": {"thread": 1, "site": "a.c:7"}}],
+ "misuse": [{"what": "unlock of a mutex not held", "mutex": "<m>",
+  "thread": 2, "site": "a.c:12", "function": "g"}]}
 J
 "$F" report --html h-hostile hostile >/dev/null 2>rep.err || fail "hostile: $(cat rep.err)"
 grep -q '<script\|<i>' h-hostile/index.html && fail "hostile text became markup"
 grep -q '&lt;/p&gt;&lt;script&gt;x&lt;/script&gt;' h-hostile/index.html || fail "hostile message not shown"
 grep -q 'nowhere/&lt;i&gt;.schedule: not found' h-hostile/index.html || fail "missing schedule not named"
+# what the recorded run showed itself: listed, escaped
+grep -q 'R3</td><td class="n">1</td><td class="loc">&lt;f&gt; a.c:5-7</td>' h-hostile/index.html ||
+    fail "observed violation not listed"
+grep -q 'unlock of a mutex not held (&lt;m&gt;)</td><td class="n">2</td><td class="loc">a.c:12 g' h-hostile/index.html ||
+    fail "misuse not listed"
 
 # bad input: a message naming the path, exit 2, nothing written
 bad() { # WHAT EXPECTED-MESSAGE ARGS...
