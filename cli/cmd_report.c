@@ -141,23 +141,32 @@ static int scan(ft_reader *r, const ft_schedule *s, uint32_t from,
     return 0;
 }
 
-/* A site's place and text: the trace's SOURCE line, else the source file
- * read now (when it is still where it was built). */
+/* A site's place and text, copied into t: the trace's SOURCE line, else
+ * the source file read now (when it is still where it was built). */
 static void site_info(report_ctx *c, const ft_reader *r, uint32_t id,
-                      html_step_info *in, char *text, size_t len)
+                      html_step_info *in, report_site_text *t)
 {
     const ft_site *st = id ? ft_reader_site(r, id) : NULL;
     memset(in, 0, sizeof *in);
     if (!st)
         return;
-    in->function = st->function;
-    in->file = st->file;
+    if (st->function) {
+        snprintf(t->function, sizeof t->function, "%s", st->function);
+        in->function = t->function;
+    }
+    if (st->file) {
+        snprintf(t->file, sizeof t->file, "%s", st->file);
+        in->file = t->file;
+    }
     in->line = st->line;
-    if (st->text && st->text[0])
-        in->text = st->text;
-    else if (st->file && st->line && c->sources &&
-             ft_source_line(c->sources, st->file, st->line, text, len) == 1)
-        in->text = text;
+    if (st->text && st->text[0]) {
+        snprintf(t->text, sizeof t->text, "%s", st->text);
+        in->text = t->text;
+    } else if (st->file && st->line && c->sources &&
+               ft_source_line(c->sources, st->file, st->line, t->text,
+                              sizeof t->text) == 1) {
+        in->text = t->text;
+    }
 }
 
 /* The reader of trace path, kept open for the next finding of the same
@@ -196,7 +205,7 @@ int report_map(report_ctx *c, const char *trace, report_witness *w,
     uint32_t *gsite = calloc(ng + 1, sizeof *gsite);
     if (w && n) {
         w->info = calloc(n, sizeof *w->info);
-        w->text = calloc(n, REPORT_TEXT_MAX);
+        w->text = calloc(n, sizeof *w->text);
     }
     if (!site || !gsite || (w && n && (!w->info || !w->text)) ||
         scan(r, w && w->loaded ? &w->s : NULL, from, site, gidx, gsite,
@@ -206,11 +215,9 @@ int report_map(report_ctx *c, const char *trace, report_witness *w,
         return -1;
     }
     for (uint32_t i = 0; i < n; i++)
-        site_info(c, r, site[i], &w->info[i], w->text + i * REPORT_TEXT_MAX,
-                  REPORT_TEXT_MAX);
+        site_info(c, r, site[i], &w->info[i], &w->text[i]);
     for (uint32_t k = 0; k < ng; k++)
-        site_info(c, r, gsite[k], &acc[k].info, acc[k].text,
-                  sizeof acc[k].text);
+        site_info(c, r, gsite[k], &acc[k].info, &acc[k].text);
     if (w)
         snprintf(w->mapped, sizeof w->mapped, "%s", trace);
     free(site);

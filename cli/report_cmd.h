@@ -26,23 +26,28 @@ typedef struct report_ctx {
     char reader_path[4200];
 } report_ctx;
 
-#define REPORT_TEXT_MAX 256
+/* What a step or an event shows, copied out of its trace's reader (one
+ * finding's events and witness come from two traces, read one after the
+ * other): the strings html_step_info points at. */
+typedef struct report_site_text {
+    char function[160], file[512], text[256];
+} report_site_text;
 
 /* One witness: the schedule, and what the trace says of its drawn steps
  * (html_lanes_from on). */
 typedef struct report_witness {
     ft_schedule s;
     int loaded;
-    html_step_info *info; /* NULL when not mapped */
-    char *text;           /* REPORT_TEXT_MAX bytes per drawn step */
-    char mapped[4200];    /* the trace the steps were found in, "" none */
-    char note[600];       /* why not loaded or not mapped */
+    html_step_info *info;   /* NULL when not mapped */
+    report_site_text *text; /* what info points at, a step each */
+    char mapped[4200];      /* the trace the steps were found in, "" none */
+    char note[600];         /* why not loaded or not mapped */
 } report_witness;
 
 /* One event a finding names, as the trace describes it. */
 typedef struct report_access {
     html_step_info info;
-    char text[REPORT_TEXT_MAX];
+    report_site_text text;
 } report_access;
 
 /* path as written if it is a file, else its name in the document's
