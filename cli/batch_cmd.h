@@ -54,10 +54,6 @@ FILE *batch_out_open(batch_out *o, const char *path);
  * the temporary file removed, the old file left as it was). */
 int batch_out_close(batch_out *o, int failed);
 
-/* s as XML/HTML text (markup escaped; characters XML does not allow and
- * invalid UTF-8 become U+FFFD). */
-void batch_xml_text(FILE *out, const char *s);
-
 /* "file" and line from a schedule step's "file:line" site. */
 void batch_split_site(const char *site, char *file, size_t len,
                       unsigned *line);

@@ -6,34 +6,14 @@
  * swimlanes, one column per thread, the violating accesses marked; and
  * the traces with their status. */
 #include "cli/batch_cmd.h"
+#include "cli/html.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#define MAX_LANE_STEPS 500 /* the last steps of a long witness */
-
-static const char css[] =
-    "body{font:14px/1.4 sans-serif;margin:2em;color:#222}"
-    "h1{font-size:1.4em}h2{font-size:1.2em;margin-top:2em}"
-    "table{border-collapse:collapse;margin:.5em 0}"
-    "th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;"
-    "vertical-align:top}th{background:#f0f0f0}"
-    "td.n{text-align:right}"
-    "details{margin:.3em 0;border:1px solid #ddd;padding:.3em .6em}"
-    "summary{cursor:pointer}"
-    ".kind{font-weight:bold}.loc{font-family:monospace}"
-    ".new{color:#b00;font-weight:bold}.confirmed{color:#060}"
-    "table.lanes td{font-family:monospace;font-size:12px;min-width:12em}"
-    "table.lanes td.step{background:#eef4ff}"
-    "table.lanes td.mark{background:#ffd0d0;font-weight:bold}"
-    "code{font-size:12px}";
 
 static void esc(FILE *o, const char *s)
 {
-    batch_xml_text(o, s);
+    html_text(o, s);
 }
 
 static void totals(FILE *o, fb_store *s)
@@ -95,47 +75,10 @@ static void kind_table(FILE *o, const fb_finding_row *f, size_t n)
 static void lanes(FILE *o, const char *witness)
 {
     ft_schedule s;
-    if (batch_witness_parse(witness, &s) < 0 || s.nsteps == 0) {
+    if (batch_witness_parse(witness, &s) < 0 || s.nsteps == 0)
         fputs("<p>(no witness interleaving stored)</p>\n", o);
-        ft_schedule_free(&s);
-        return;
-    }
-    uint32_t from = s.nsteps > MAX_LANE_STEPS ? s.nsteps - MAX_LANE_STEPS : 0;
-    uint32_t *tid = calloc(s.nsteps + 1, sizeof *tid), nt = 0;
-    for (uint32_t i = from; tid && i < s.nsteps; i++) {
-        uint32_t k = 0;
-        while (k < nt && tid[k] != s.steps[i].tid)
-            k++;
-        if (k == nt)
-            tid[nt++] = s.steps[i].tid;
-    }
-    if (from)
-        fprintf(o, "<p>the last %u of %u steps (the first ones replay the "
-                   "recorded run)</p>\n",
-                s.nsteps - from, s.nsteps);
-    fputs("<table class=\"lanes\"><tr><th>step</th>", o);
-    for (uint32_t k = 0; k < nt; k++)
-        fprintf(o, "<th>thread %u</th>", tid[k]);
-    fputs("</tr>\n", o);
-    for (uint32_t i = from; tid && i < s.nsteps; i++) {
-        const ft_sched_step *st = &s.steps[i];
-        fprintf(o, "<tr><td class=\"n\">%u</td>", i + 1);
-        for (uint32_t k = 0; k < nt; k++) {
-            if (tid[k] != st->tid) {
-                fputs("<td></td>", o);
-                continue;
-            }
-            fprintf(o, "<td class=\"%s\">%s", st->mark ? "step mark" : "step",
-                    st->mark ? "! " : "");
-            esc(o, st->kind);
-            fputs("<br>", o);
-            esc(o, st->site);
-            fputs("</td>", o);
-        }
-        fputs("</tr>\n", o);
-    }
-    fputs("</table>\n", o);
-    free(tid);
+    else
+        html_lanes(o, &s, NULL);
     ft_schedule_free(&s);
 }
 
@@ -232,22 +175,10 @@ int batch_write_html(const char *dir, fb_store *s,
                      const fb_trace_row *traces, size_t ntraces,
                      const batch_baseline *bl)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: error: cannot create the directory: %s\n", dir,
-                strerror(errno));
-        return -1;
-    }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/index.html", dir);
-    batch_out bo;
-    FILE *o = batch_out_open(&bo, path);
+    html_page p;
+    FILE *o = html_page_open(&p, dir, "foretell batch report");
     if (!o)
         return -1;
-    fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
-               "charset=\"utf-8\"><title>foretell batch report</title>"
-               "<style>%s</style></head><body>\n<h1>foretell batch report"
-               "</h1>\n",
-            css);
     totals(o, s);
     kind_table(o, rows, n);
     for (size_t i = 0; i < n; i++) {
@@ -263,6 +194,5 @@ int batch_write_html(const char *dir, fb_store *s,
                 finding(o, &rows[k], bl);
     }
     trace_table(o, traces, ntraces);
-    fputs("</body></html>\n", o);
-    return batch_out_close(&bo, 0);
+    return html_page_close(&p, 0);
 }

@@ -9,6 +9,7 @@
  * half-written file where the last good one was. */
 #include "cli/batch_cmd.h"
 #include "cli/commands.h"
+#include "cli/html.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "predict/predict.h"
@@ -47,36 +48,6 @@ void batch_split_site(const char *site, char *file, size_t len,
     *line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
     if (!strcmp(file, "?"))
         file[0] = 0;
-}
-
-/* Text for XML and HTML: markup characters escaped, characters XML does
- * not allow and invalid UTF-8 replaced by U+FFFD. */
-void batch_xml_text(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t n = strlen((const char *)p);
-    for (size_t i = 0; i < n;) {
-        unsigned c = p[i];
-        size_t len = ft_utf8_len(p + i, n - i);
-        if (len == 0 || (c < 0x20 && c != '\n' && c != '\t')) {
-            fputs("\xef\xbf\xbd", out);
-            i += len ? len : 1;
-            continue;
-        }
-        if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c == '\'')
-            fputs("&#39;", out);
-        else
-            fwrite(p + i, 1, len, out);
-        i += len;
-    }
 }
 
 /* The first key event of a finding: where reports point. */
@@ -163,19 +134,19 @@ static int write_junit(FILE *out, const fb_trace_row *t, size_t n)
                                ? strrchr(r->program, '/')
                                : NULL;
         fputs("    <testcase classname=\"", out);
-        batch_xml_text(out, prog ? prog + 1 : r->program && r->program[0]
+        html_text(out, prog ? prog + 1 : r->program && r->program[0]
                                                    ? r->program
                                                    : "trace");
         fputs("\" name=\"", out);
-        batch_xml_text(out, r->path);
+        html_text(out, r->path);
         fprintf(out, "\" time=\"%.3f\">\n", r->seconds);
         int err = strcmp(r->status, "analyzed") &&
                   strcmp(r->status, "damaged");
         if (err) {
             fputs("      <error type=\"", out);
-            batch_xml_text(out, r->status);
+            html_text(out, r->status);
             fputs("\" message=\"", out);
-            batch_xml_text(out, r->message ? r->message : r->status);
+            html_text(out, r->message ? r->message : r->status);
             fputs("\"/>\n", out);
         } else if (r->nocc) {
             fprintf(out, "      <failure type=\"foretell\" message=\"%u "
@@ -186,10 +157,10 @@ static int write_junit(FILE *out, const fb_trace_row *t, size_t n)
                 char loc[600];
                 snprintf(loc, sizeof loc, "%.500s:%u: ",
                          o->file && o->file[0] ? o->file : "?", o->line);
-                batch_xml_text(out, loc);
-                batch_xml_text(out, o->kind);
+                html_text(out, loc);
+                html_text(out, o->kind);
                 fputs(": ", out);
-                batch_xml_text(out, o->message);
+                html_text(out, o->message);
                 fprintf(out, " [%s, %u instance%s]\n", o->fingerprint,
                         o->instances, o->instances == 1 ? "" : "s");
             }
@@ -197,7 +168,7 @@ static int write_junit(FILE *out, const fb_trace_row *t, size_t n)
         }
         if (r->message && !err) {
             fputs("      <system-out>", out);
-            batch_xml_text(out, r->message);
+            html_text(out, r->message);
             fputs("</system-out>\n", out);
         }
         fputs("    </testcase>\n", out);

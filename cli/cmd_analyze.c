@@ -27,7 +27,8 @@
 
 static const ft_opt opts[] = {
     {"output", 'o', "DIR",
-     "write one schedule file per violation into DIR (default "
+     "write one schedule file per violation, and report.json (the "
+     "--json document, for 'foretell report'), into DIR (default "
      DEFAULT_OUT ")"},
     {"json", 0, NULL, "print one JSON document instead of text"},
     {"jobs", 'j', "N", "solve N properties in parallel (default 1)"},
@@ -405,6 +406,24 @@ static int check_out_dir(const char *dir)
     return 0;
 }
 
+/* DIR/report.json: the document --json prints, kept with the schedules
+ * it names for `foretell report` (docs/user-guide.md).  0, or -1 with a
+ * message. */
+static int write_report_json(const char *dir, const analyze_out *ao)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%.4000s/report.json", dir);
+    FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
+    if (f) {
+        analyze_print_json(f, ao);
+        if (ft_out_fclose(f, tmp, path) == 0)
+            return 0;
+    }
+    fprintf(stderr, "foretell analyze: error: %s: cannot write: %s\n", path,
+            strerror(errno));
+    return -1;
+}
+
 static void free_out(analyze_out *ao)
 {
     for (size_t i = 0; i < ao->pl->nprops; i++)
@@ -560,6 +579,9 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         exit_code = ok;
     }
     __atomic_store_n(&w->printing, 1, __ATOMIC_RELEASE);
+    /* after a schedule could not be written, the disk said enough */
+    if (exit_code != FT_EXIT_INTERNAL && write_report_json(a->out, &ao) < 0)
+        exit_code = FT_EXIT_INTERNAL;
     if (a->flag[O_JSON])
         analyze_print_json(stdout, &ao);
     else

@@ -27,7 +27,8 @@ static const ft_opt explore_opts[] = {
     {"seed", 0, "X", "base seed: run i uses X*phi+i (default 0)"},
     {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb, pos, surw)"},
     {"all", 'a', NULL, "keep going after the first bug"},
-    {"output", 'o', "DIR", "save bugs here (default ./foretell-explore)"},
+    {"output", 'o', "DIR", "save bugs here, with report.json (the --json document, "
+                          "for 'foretell report') (default ./foretell-explore)"},
     {"json", 0, NULL, "print the result as one JSON object"},
     {"depth", 'd', "D", "bug depth for pct/rpro/pctvb (default 3; rpro 2)"},
     {"radius", 'r', "R", "rpro: radius of the bug in events (default 10)"},
@@ -91,10 +92,10 @@ static void progress(void *arg, uint64_t runs, int bugs, double seconds)
     fflush(stderr);
 }
 
-static void print_json(const fx_opts *o, const fx_result *r)
+static void print_json(FILE *out, const fx_opts *o, const fx_result *r)
 {
     ft_json j;
-    ft_json_init(&j, stdout);
+    ft_json_init(&j, out);
     ft_json_begin_object(&j);
     ft_json_kstr(&j, "strategy", o->strategy);
     ft_json_kuint(&j, "schedules_run", r->runs);
@@ -371,8 +372,21 @@ static int explore_run(fx_opts *o_, int quiet, int json)
                : rc == FX_ERR_SYSTEM  ? FT_EXIT_INTERNAL
                                       : FT_EXIT_BAD_INPUT;
     }
+    /* DIR/report.json beside the bugs it names, for `foretell report` */
+    int saved = 0;
+    if (r.nbugs) {
+        char path[4200], tmp[4300];
+        snprintf(path, sizeof path, "%.4000s/report.json", o.outdir);
+        FILE *f = ft_out_fopen(path, tmp, sizeof tmp);
+        if (f)
+            print_json(f, &o, &r);
+        saved = f && ft_out_fclose(f, tmp, path) == 0 ? 1 : -1;
+        if (saved < 0)
+            fprintf(stderr, "foretell explore: %s: cannot write: %s\n", path,
+                    strerror(errno));
+    }
     if (json)
-        print_json(&o, &r);
+        print_json(stdout, &o, &r);
     else
         print_text(&o, &r);
     if (r.cut_calibration)
@@ -385,5 +399,7 @@ static int explore_run(fx_opts *o_, int quiet, int json)
                 " schedules: %s\n", r.runs, r.error);
         return FT_EXIT_INTERNAL;
     }
+    if (saved < 0)
+        return FT_EXIT_INTERNAL;
     return r.nbugs ? FT_EXIT_FOUND : FT_EXIT_OK;
 }

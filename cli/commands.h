@@ -30,5 +30,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"replay", cmd_replay, "run a program under a schedule, report failures"},
     {"explore", cmd_explore, "run a program under many schedules to find bugs"},
     {"batch", cmd_batch, "analyze many traces into a store; report, merge"},
+    {"report", cmd_report, "draw an analysis or exploration as an HTML page"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 # setup.sh - installs the Debian packages foretell needs, only those missing.
 # Idempotent: a second run installs nothing and does not touch apt's lists.
+# chromium (headless) renders `foretell report --html` pages in
+# tests/report, so that the page is checked as a browser builds it.
 set -eu
 pkgs="build-essential cmake pkg-config clang libz3-dev
       libmsgpack-dev libcmocka-dev libdw-dev libelf-dev libcapstone-dev python3
       libsqlite3-dev libssl-dev libjansson-dev python3-jsonschema
-      slurm-wlm munge procps"
+      slurm-wlm munge procps chromium"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
