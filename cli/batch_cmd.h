@@ -31,8 +31,9 @@ const char *batch_baseline_state(const batch_baseline *b, const char *fp);
  * it are written relative to %SRCROOT%.  0, or -1 on a write error. */
 int batch_write_sarif(FILE *out, const fb_finding_row *rows, size_t n,
                       const batch_baseline *bl, const char *source_root);
-/* --html DIR: DIR/index.html.  0, or -1 with a message on stderr. */
-int batch_write_html(const char *dir, fb_store *s,
+/* --html DIR: DIR/index.html with the totals t (the store's, less what
+ * --suppressions left out).  0, or -1 with a message on stderr. */
+int batch_write_html(const char *dir, const fb_totals *t,
                      const fb_finding_row *rows, size_t n,
                      const fb_trace_row *traces, size_t ntraces,
                      const batch_baseline *bl);

@@ -469,7 +469,7 @@ int batch_report(int argc, char **argv)
         if (batch_out_close(&of, bad) < 0)
             rc = FT_EXIT_INTERNAL;
     }
-    if (arg[R_HTML] && batch_write_html(arg[R_HTML], s, f, nf, t, nt, blp) < 0)
+    if (arg[R_HTML] && batch_write_html(arg[R_HTML], &tt, f, nf, t, nt, blp) < 0)
         rc = FT_EXIT_INTERNAL;
     if (json)
         write_jsonl(stdout, &tt, f, nf, t, nt, blp);

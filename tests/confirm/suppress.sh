@@ -134,6 +134,9 @@ n0=$(grep -c "warning\|error" r0.txt) n1=$(grep -c "warning\|error" r1.txt)
 [ $? = 0 ] || fail "batch report all suppressed: expected exit 0"
 python3 -c "import json; d=json.load(open('all.sarif')); assert d['runs'][0]['results']==[], d['runs'][0]['results']" ||
     fail "SARIF lists suppressed results"
+"$F" batch report --store all.db --suppressions all.supp --html html >/dev/null 2>&1
+grep -q "<b>0 findings</b> in 0 occurrences" html/index.html ||
+    fail "the HTML totals count suppressed findings: $(grep -o '<b>[0-9]* findings</b>[^.]*' html/index.html)"
 "$F" batch analyze -q --store s1.db --suppressions s1.supp traces >/dev/null 2>&1
 "$F" batch report --store s1.db >r2.txt 2>&1
 grep -q "atomicity" r2.txt && fail "batch analyze stored suppressed findings"
