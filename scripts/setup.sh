@@ -5,7 +5,7 @@
 set -eu
 pkgs="build-essential cmake pkg-config clang libz3-dev
       libmsgpack-dev libcmocka-dev libdw-dev libelf-dev libcapstone-dev python3
-      libsqlite3-dev libssl-dev libjansson-dev python3-jsonschema
+      libsqlite3-dev libssl-dev libjansson-dev python3-jsonschema libzstd-dev
       slurm-wlm munge procps"
 missing=""
 for p in $pkgs; do
