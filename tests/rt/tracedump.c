@@ -155,6 +155,7 @@ static uint64_t header_version(const char *body, size_t len)
 }
 static char *buf;
 static char *zraw; /* the current compressed chunk, decompressed */
+static unsigned nevchunks, nzstd; /* EVENTS chunks, compressed chunks */
 
 static int events_chunk(const char *body, size_t len)
 {
@@ -333,6 +334,7 @@ int main(int argc, char **argv)
         }
         if (kind & FT_CHUNK_ZSTD) { /* format 4: the CRC is of these bytes */
             kind &= FT_CHUNK_KIND_MASK;
+            nzstd++;
             unsigned long long raw = ZSTD_getFrameContentSize(body, blen);
             free(zraw);
             zraw = raw <= FT_CHUNK_MAX_BODY ? malloc(raw ? raw : 1) : NULL;
@@ -358,6 +360,7 @@ int main(int argc, char **argv)
             msgpack_unpacked_destroy(&s);
             printf("# %s %u\n", kind == FT_CHUNK_SITES ? "sites" : "modules", n);
         } else if (kind == FT_CHUNK_EVENTS) {
+            nevchunks++;
             if (events_chunk(body, blen) < 0) {
                 printf("# bad events chunk at byte %zu\n", start);
                 return 2;
@@ -367,6 +370,8 @@ int main(int argc, char **argv)
     msgpack_unpacked_destroy(&u);
     free(buf);
     free(zraw);
+    printf("# chunks %" PRIu64 " events %u compressed %u\n", seq, nevchunks,
+           nzstd);
     if (check)
         printf("# check %" PRIu64 " bytes checked, %" PRIu64 " violations\n",
                checked, violations);
