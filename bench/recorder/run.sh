@@ -18,7 +18,11 @@
 #   record    `foretell record -o T -- prog` (what a user runs: rt plus the
 #             command's own work before and after)
 # and prints record/native, record/tsan, rt/tsan, events, trace bytes per
-# event and events per second of `record`.  Last, dense_bound.c: the
+# event and events per second of `record`.  Then trace compression, in
+# the same run: `record` and rt again with --no-compress
+# (FORETELL_COMPRESS=0, format 3) against the default (zstd level 1 in the
+# runtime's writer thread), their times, bytes per event and ratios, and
+# the load average before and after.  Last, dense_bound.c: the
 # dense kernel's two threads encoding and writing their events at once,
 # with no hooks at all (a lower bound for any recorder), against libtsan.
 #
@@ -80,6 +84,8 @@ median_ms() {
         printf "%.1f\n", m / 1000 }'
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+: >"$tmp/compress"
 printf '%-6s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %10s %6s %8s\n' kernel \
     native_ms tsan_ms pass_ms rt_ms rt0_ms record_ms rec/nat rec/tsan \
     rt/tsan rt/rt0 events B/ev Mev/s
@@ -109,12 +115,39 @@ for k in dense locks workq; do
     events=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
     bytes=$(wc -c <"$tmp/$k.ftrace")
     rm -f "$tmp/$k.ftrace"
+    # The same uncompressed (format 3): the runtime alone and `record`.
+    rtnc=$(median_ms env FORETELL_COMPRESS=0 FORETELL_TRACE="$tmp/$k.rt.ftrace" \
+        "$tmp/$k.ft" "$args")
+    rm -f "$tmp/$k.rt.ftrace"
+    recnc=$(median_ms "$build/bin/foretell" record --no-compress \
+        -o "$tmp/$k.ftrace" -- "$tmp/$k.ft" "$args")
+    "$build/bin/foretell" record --no-compress -o "$tmp/$k.ftrace" -- \
+        "$tmp/$k.ft" "$args" >/dev/null 2>"$tmp/rec.err"
+    ncevents=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
+    ncbytes=$(wc -c <"$tmp/$k.ftrace")
+    rm -f "$tmp/$k.ftrace"
+    echo "$k $rt $rtnc $rec $recnc ${events:-0} $bytes ${ncevents:-0} $ncbytes" \
+        >>"$tmp/compress"
     awk -v k="$k" -v nat="$nat" -v tsan="$tsan" -v pass="$pass" -v rt="$rt" \
         -v rt0="$rt0" -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
         printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %7.3f %10d %6.2f %8.2f\n",
             k, nat, tsan, pass, rt, rt0, rec, rec / nat, rec / tsan, rt / tsan,
             rt / rt0, ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
 done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+echo
+echo "trace compression (zstd level 1 in the writer thread, the default, against"
+echo "--no-compress; same runs' medians):"
+printf '%-6s %9s %9s %7s %9s %9s %7s %8s %8s %8s\n' kernel rt_ms rt_nc_ms \
+    rt/nc record_ms rec_nc_ms rec/nc B/ev B/ev_nc nc/zstd
+awk '{
+    bz = $6 ? $7 / $6 : 0; bp = $8 ? $9 / $8 : 0
+    printf "%-6s %9.1f %9.1f %7.3f %9.1f %9.1f %7.3f %8.2f %8.2f %8.2f\n",
+        $1, $2, $3, ($3 > 0 ? $2 / $3 : 0), $4, $5, ($5 > 0 ? $4 / $5 : 0),
+        bz, bp, (bz > 0 ? bp / bz : 0) }' "$tmp/compress"
+echo "load average (1, 5, 15 min): before $load_before, after $load_after;" \
+    "$(nproc) cores"
+echo
 gcc -O2 -g -pthread -I"$root" -o "$tmp/dense_bound" "$here/dense_bound.c" \
     "$root/recorder/encode.c"
 bound=$(median_ms "$tmp/dense_bound" "${DENSE_ROUNDS:-1000}" \
