@@ -15,14 +15,21 @@
  * Without the writer thread (FORETELL_RT_WRITER=0, a failed thread
  * creation, a fork child) the caller writes each slot itself.
  *
- * The writer also compresses them (zstd, FORETELL_COMPRESS, default level
- * 1: docs/benchmarks.md), on that idle core: compressing 1 MiB and
- * checking the CRC of the ~150 KiB it makes costs the writer about what
- * the CRC of 1 MiB and its write did, and the file is 5-10 times
- * smaller.  The context lives in memory mapped once, so sealing still
- * allocates nothing; a chunk sealed while the context is in use (a
- * fatal signal's END arriving in the middle of a seal without the writer
- * thread) is written plain, which readers of version 4 take as well.
+ * The writer thread also compresses them (zstd, FORETELL_COMPRESS,
+ * default level 1), on that otherwise idle core, while it keeps up: a
+ * slot sealed when FT_IO_BEHIND or more slots wait behind it is written
+ * plain (version 4 allows both), so that the baton holder never waits for
+ * compression, only, as before, for the disk.  Compressing costs the
+ * writer thread more than the CRC and write of the plain chunk did
+ * (zstd level 1 makes some 400 MB/s; the densest kernel produces
+ * events about as fast), and on a machine whose cores are all busy that
+ * CPU is taken from the program: docs/benchmarks.md, "Trace
+ * compression".  Without the writer thread (FORETELL_RT_WRITER=0, for
+ * debugging and tests) every chunk is compressed, on the program's time:
+ * what is compressed then does not depend on timing.  The context lives
+ * in memory mapped once, so sealing still allocates nothing; a chunk
+ * sealed while it is in use (a fatal signal's END arriving in the middle
+ * of an inline seal) is written plain.
  *
  * Every write of the trace goes through ft_io_write.  The first one that
  * fails (a full disk, EIO) is reported, once: on the pipe the launcher
@@ -67,6 +74,8 @@ static uint32_t submitted, written;
 static ZSTD_CCtx *zctx;
 static uint8_t zout[FT_ZCHUNK_BOUND(FT_EV_CAP)];
 static int zbusy;
+/* Slots waiting behind the one being sealed from which it goes plain. */
+#define FT_IO_BEHIND (FT_IO_SLOTS / 2)
 
 static int report_fd = -1;
 static char trace_path[512];
@@ -146,11 +155,12 @@ void ft_io_write(int fd, const void *buf, size_t len)
         ft_io_fail(-rc, fd);
 }
 
-/* Seals and writes one chunk, compressed when compression is on and
- * makes it smaller. */
-static void write_chunk(ft_chunk *c, unsigned kind, uint64_t seq)
+/* Seals and writes one chunk, compressed when compress says so, the
+ * context is free (zbusy) and it makes the chunk smaller. */
+static void write_chunk(ft_chunk *c, unsigned kind, uint64_t seq,
+                        int compress)
 {
-    if (zctx && !__atomic_exchange_n(&zbusy, 1, __ATOMIC_ACQUIRE)) {
+    if (compress && zctx && !__atomic_exchange_n(&zbusy, 1, __ATOMIC_ACQUIRE)) {
         size_t len = ft_zchunk_seal(c, kind, seq, zctx, zout, sizeof zout);
         if (len)
             ft_io_write(io_fd, zout, len);
@@ -162,12 +172,12 @@ static void write_chunk(ft_chunk *c, unsigned kind, uint64_t seq)
     ft_io_write(io_fd, c->buf, len);
 }
 
-static void write_job(struct job *j)
+static void write_job(struct job *j, int compress)
 {
     if (j->has_sites)
-        write_chunk(&j->sites, FT_CHUNK_SITES, j->sites_seq);
+        write_chunk(&j->sites, FT_CHUNK_SITES, j->sites_seq, compress);
     if (j->has_ev)
-        write_chunk(&j->ev, FT_CHUNK_EVENTS, j->ev_seq);
+        write_chunk(&j->ev, FT_CHUNK_EVENTS, j->ev_seq, compress);
 }
 
 /* A compression context in memory of its own (no malloc in the
@@ -226,7 +236,10 @@ static void *writer_main(void *arg)
             futex_wait32(&submitted, s);
             continue;
         }
-        write_job(&jobs[done % FT_IO_SLOTS]);
+        /* behind it: the slots handed over since */
+        uint32_t behind = __atomic_load_n(&submitted, __ATOMIC_ACQUIRE) -
+                          done - 1;
+        write_job(&jobs[done % FT_IO_SLOTS], behind < FT_IO_BEHIND);
         done++;
         /* A second full slot: a long run.  Map the rest of the ring now,
          * on this core: first touches by the baton holder were 3% of the
@@ -287,7 +300,7 @@ void ft_io_submit(const ft_chunk *sites, uint64_t sites_seq, int has_sites,
     j->ev_seq = ev_seq;
     j->has_ev = has_ev;
     if (!threaded) {
-        write_job(j);
+        write_job(j, 1);
         submitted++;
         written = submitted;
         return;

@@ -155,7 +155,7 @@ static uint64_t header_version(const char *body, size_t len)
 }
 static char *buf;
 static char *zraw; /* the current compressed chunk, decompressed */
-static unsigned nevchunks, nzstd; /* EVENTS chunks, compressed chunks */
+static unsigned nevchunks, nzstd; /* EVENTS chunks, compressed ones */
 
 static int events_chunk(const char *body, size_t len)
 {
@@ -334,7 +334,7 @@ int main(int argc, char **argv)
         }
         if (kind & FT_CHUNK_ZSTD) { /* format 4: the CRC is of these bytes */
             kind &= FT_CHUNK_KIND_MASK;
-            nzstd++;
+            nzstd += kind == FT_CHUNK_EVENTS;
             unsigned long long raw = ZSTD_getFrameContentSize(body, blen);
             free(zraw);
             zraw = raw <= FT_CHUNK_MAX_BODY ? malloc(raw ? raw : 1) : NULL;
