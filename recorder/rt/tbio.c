@@ -160,6 +160,8 @@ void ft_io_write(int fd, const void *buf, size_t len)
 static void write_chunk(ft_chunk *c, unsigned kind, uint64_t seq,
                         int compress)
 {
+    if (io_fd < 0 || ft_io_failed())
+        return; /* a fork child, or a failed write: nothing to compress */
     if (compress && zctx && !__atomic_exchange_n(&zbusy, 1, __ATOMIC_ACQUIRE)) {
         size_t len = ft_zchunk_seal(c, kind, seq, zctx, zout, sizeof zout);
         if (len)

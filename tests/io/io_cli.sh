@@ -162,10 +162,11 @@ C
     # The writer thread writes a chunk plain while it is behind, so which
     # chunks it compresses depends on timing: z.ftrace is written without
     # it (FORETELL_RT_WRITER=0), compressing every chunk that shrinks;
-    # d.ftrace the default way.
-    expect 0 "exit 0" env FORETELL_RT_WRITER=0 FORETELL_COMPRESS=1 $norand "$F" record -o z.ftrace -- ./many 200000
-    expect 0 "exit 0" env FORETELL_RT_WRITER=0 FORETELL_COMPRESS=1 $norand "$F" record --no-compress -o p.ftrace -- ./many 200000
-    expect 0 "exit 0" env FORETELL_RT_WRITER=1 FORETELL_COMPRESS=1 $norand "$F" record -o d.ftrace -- ./many 200000
+    # d.ftrace the default way.  No watchdog: a steal (a thread descheduled
+    # for 200 ms on a loaded machine) would change the interleaving.
+    expect 0 "exit 0" env FORETELL_WATCHDOG_MS=0 FORETELL_RT_WRITER=0 FORETELL_COMPRESS=1 $norand "$F" record -o z.ftrace -- ./many 200000
+    expect 0 "exit 0" env FORETELL_WATCHDOG_MS=0 FORETELL_RT_WRITER=0 FORETELL_COMPRESS=1 $norand "$F" record --no-compress -o p.ftrace -- ./many 200000
+    expect 0 "exit 0" env FORETELL_WATCHDOG_MS=0 FORETELL_RT_WRITER=1 FORETELL_COMPRESS=1 $norand "$F" record -o d.ftrace -- ./many 200000
     [ "$(version d.ftrace)" = 4 ] || fail "default trace: version $(version d.ftrace), not 4"
     [ "$(version z.ftrace)" = 4 ] || fail "compressed trace: version $(version z.ftrace), not 4"
     [ "$(version p.ftrace)" = 3 ] || fail "--no-compress trace: version $(version p.ftrace), not 3"
