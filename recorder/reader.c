@@ -5,7 +5,9 @@
  * first damaged or truncated chunk starts.  Streaming then loads one EVENTS
  * body at a time (bounded by FT_CHUNK_MAX_BODY), checks its CRC-32C and
  * checks every event decodes before delivering any of them, so a reader
- * never hands out half a chunk. */
+ * never hands out half a chunk.  A compressed body (format 4, zchunk.h)
+ * has its declared size checked during the walk and is decompressed,
+ * after its CRC, into exactly that much room. */
 #include "recorder/encode.h"
 #include "recorder/reader_internal.h"
 
