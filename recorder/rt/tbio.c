@@ -20,11 +20,10 @@
  * slot sealed when FT_IO_BEHIND or more slots wait behind it is written
  * plain (version 4 allows both), so that the baton holder never waits for
  * compression, only, as before, for the disk.  Compressing costs the
- * writer thread more than the CRC and write of the plain chunk did
- * (zstd level 1 makes some 400 MB/s; the densest kernel produces
- * events about as fast), and on a machine whose cores are all busy that
- * CPU is taken from the program: docs/benchmarks.md, "Trace
- * compression".  Without the writer thread (FORETELL_RT_WRITER=0, for
+ * writer thread more than the CRC and write of the plain chunk did (the
+ * dense kernel: some 0.24 s more CPU for its 161 MB of events, 15 ns an
+ * event), and on a machine whose cores are all busy that CPU is taken
+ * from the program: docs/benchmarks.md, "Trace compression".  Without the writer thread (FORETELL_RT_WRITER=0, for
  * debugging and tests) every chunk is compressed, on the program's time:
  * what is compressed then does not depend on timing.  The context lives
  * in memory mapped once, so sealing still allocates nothing; a chunk
