@@ -33,10 +33,13 @@ static const ft_opt record_opts[] = {
     {"quantum", 0, "N", "events a thread runs before the scheduler switches "
                         "(FORETELL_QUANTUM)"},
     {"seed", 0, "X", "scheduler seed (FORETELL_SEED)"},
+    {"no-compress", 0, NULL, "write the trace uncompressed, format version 3 "
+                             "(FORETELL_COMPRESS=0)"},
     {NULL, 0, NULL, NULL},
 };
 
-enum { OPT_OUTPUT, OPT_TIMEOUT, OPT_GRACE, OPT_QUANTUM, OPT_SEED };
+enum { OPT_OUTPUT, OPT_TIMEOUT, OPT_GRACE, OPT_QUANTUM, OPT_SEED,
+       OPT_NO_COMPRESS };
 
 static volatile pid_t child_pid;
 
@@ -74,8 +77,8 @@ typedef struct run {
 /* Forks and execs; the close-on-exec pipe carries exec's errno back, the
  * report pipe the runtime's write errors. */
 static int spawn_and_wait(char **args, const char *trace, const char *quantum,
-                          const char *seed, double timeout, double grace,
-                          run *out)
+                          const char *seed, int no_compress, double timeout,
+                          double grace, run *out)
 {
     int pfd[2], rfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -107,6 +110,8 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
             setenv("FORETELL_QUANTUM", quantum, 1);
         if (seed)
             setenv("FORETELL_SEED", seed, 1);
+        if (no_compress)
+            setenv("FORETELL_COMPRESS", "0", 1);
         execvp(args[0], args);
         int e = errno;
         if (write(pfd[1], &e, sizeof e) < 0)
@@ -236,6 +241,7 @@ int cmd_record(int argc, char **argv)
     ft_optparse p;
     ft_opt_init(&p, "foretell record", argc, argv);
     const char *output = NULL, *quantum = NULL, *seed = NULL, *v;
+    int no_compress = 0;
     double timeout = 0, grace = 2;
     uint64_t num;
     int k, prog_at = -1;
@@ -282,6 +288,9 @@ int cmd_record(int argc, char **argv)
                 return FT_EXIT_BAD_INPUT;
             seed = v;
             break;
+        case OPT_NO_COMPRESS:
+            no_compress = 1;
+            break;
         }
     }
     if (prog_at < 0 || prog_at >= argc) {
@@ -320,7 +329,8 @@ int cmd_record(int argc, char **argv)
 
     run rn = {0};
     fflush(NULL);
-    if (spawn_and_wait(args, trace, quantum, seed, timeout, grace, &rn) < 0) {
+    if (spawn_and_wait(args, trace, quantum, seed, no_compress, timeout,
+                       grace, &rn) < 0) {
         fprintf(stderr, "foretell record: cannot run '%s': %s\n", args[0],
                 strerror(errno));
         unlink(trace);

@@ -48,8 +48,8 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/foretell.pc
 
 # The Debian package: `cpack -G DEB` in the build directory writes
 # foretell_VERSION_ARCH.deb.  Library dependencies come from
-# dpkg-shlibdeps; the wrappers need a C compiler and the C library's
-# headers at use, not at install.
+# dpkg-shlibdeps; the wrappers need a C compiler, the C library's headers
+# and libzstd-dev at use, not at install.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME foretell)
 set(CPACK_PACKAGE_VENDOR "foretell developers")
@@ -62,7 +62,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "gcc | clang, libc6-dev")
+# libzstd-dev: the wrappers link programs with -lzstd (the runtime
+# compresses the trace), which needs the libzstd.so link.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "gcc | clang, libc6-dev, libzstd-dev")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, bash-completion")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
 "foretell records one run of a pthreads program built with its compiler

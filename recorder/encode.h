@@ -20,8 +20,13 @@
 #define FT_CHUNK_HEAD 16
 /* Chunk trailer: uint32 crc32c of the body. */
 #define FT_CHUNK_TAIL 5
-/* Largest chunk body a reader accepts (bounds allocations). */
+/* Largest chunk body a reader accepts (bounds allocations); for a
+ * compressed chunk, also the largest decompressed size it may declare. */
 #define FT_CHUNK_MAX_BODY (64u << 20)
+/* In the kind byte: the body is one zstd frame (zchunk.h, format version
+ * 4); the kind itself is the low bits. */
+#define FT_CHUNK_ZSTD 0x40u
+#define FT_CHUNK_KIND_MASK 0x3fu
 
 static inline uint8_t *ft_put_be16(uint8_t *p, uint16_t v)
 {

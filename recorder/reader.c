@@ -5,7 +5,9 @@
  * first damaged or truncated chunk starts.  Streaming then loads one EVENTS
  * body at a time (bounded by FT_CHUNK_MAX_BODY), checks its CRC-32C and
  * checks every event decodes before delivering any of them, so a reader
- * never hands out half a chunk. */
+ * never hands out half a chunk.  A compressed body (format 4, zchunk.h)
+ * has its declared size checked during the walk and is decompressed,
+ * after its CRC, into exactly that much room. */
 #include "recorder/encode.h"
 #include "recorder/reader_internal.h"
 
@@ -82,7 +84,8 @@ const char *ft_reader_strdup(ft_reader *r, const char *s, size_t n)
     return d;
 }
 
-/* Chunk frame: 0x94, kind fixint, 0xcf seq(8), 0xc6 len(4). */
+/* Chunk frame: 0x94, kind fixint, 0xcf seq(8), 0xc6 len(4).  *kind
+ * keeps FT_CHUNK_ZSTD when the body is compressed. */
 static const char *parse_head(const uint8_t h[FT_CHUNK_HEAD], unsigned *kind,
                               uint64_t *seq, uint32_t *len, int *bad)
 {
@@ -135,14 +138,68 @@ static int add_chunk(ft_reader *r, uint64_t off, uint32_t len, uint32_t crc)
         r->chunks = c;
         r->capchunks = cap;
     }
-    r->chunks[r->nchunks++] = (ft_chunk_ref){off, len, crc};
+    r->chunks[r->nchunks++] = (ft_chunk_ref){off, len, crc, len, 0};
     return 0;
 }
 
-static int decode_meta(ft_reader *r, unsigned kind, uint64_t body_off,
-                       uint32_t len)
+void ft_unz_free(ft_unz *z)
 {
-    const uint8_t *b = r->body;
+    free(z->buf);
+    ZSTD_freeDCtx(z->dctx);
+    memset(z, 0, sizeof *z);
+}
+
+/* The size a compressed body at body_off (len stored bytes) declares,
+ * from its frame header; -1 with damage marked at the chunk. */
+static int declared_size(ft_reader *r, uint64_t off, uint64_t body_off,
+                         uint32_t len, uint32_t *raw)
+{
+    uint8_t fh[FT_ZSTD_FRAME_HEAD_MAX];
+    size_t n = len < sizeof fh ? len : sizeof fh;
+    char why[160];
+    if (ft_reader_pread(r, fh, n, body_off) < 0)
+        return ft_reader_fail(r, off, "read error: %s", strerror(errno));
+    if (ft_zchunk_declared(fh, n, raw, why, sizeof why) < 0) {
+        ft_reader_mark_damage(r, off, "chunk at byte %llu: %s",
+                              (unsigned long long)off, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Decompresses the compressed metadata body in r->body (len stored bytes)
+ * into r->meta_raw; -1 with damage marked at the chunk. */
+static int inflate_meta(ft_reader *r, uint64_t off, uint32_t len,
+                        uint32_t *raw)
+{
+    char why[160];
+    if (ft_zchunk_declared(r->body, len, raw, why, sizeof why) < 0)
+        goto bad;
+    if (*raw > r->meta_raw_cap || !r->meta_raw) {
+        uint8_t *b = realloc(r->meta_raw, *raw ? *raw : 1);
+        if (!b) {
+            snprintf(why, sizeof why, "out of memory");
+            goto bad;
+        }
+        r->meta_raw = b;
+        r->meta_raw_cap = *raw;
+    }
+    if (!r->unz.dctx && !(r->unz.dctx = ZSTD_createDCtx())) {
+        snprintf(why, sizeof why, "out of memory");
+        goto bad;
+    }
+    if (ft_zchunk_inflate(r->unz.dctx, r->meta_raw, *raw, r->body, len, why,
+                          sizeof why) == 0)
+        return 0;
+bad:
+    ft_reader_mark_damage(r, off, "chunk at byte %llu: %s",
+                          (unsigned long long)off, why);
+    return -1;
+}
+
+static int decode_meta(ft_reader *r, unsigned kind, const uint8_t *b,
+                       uint64_t body_off, uint32_t len)
+{
     switch (kind) {
     case FT_CHUNK_SITES: return ft_meta_sites(r, b, len, body_off);
     case FT_CHUNK_MODULES: return ft_meta_modules(r, b, len, body_off);
@@ -208,9 +265,21 @@ static int walk_chunks(ft_reader *r, uint64_t off)
             break;
         }
         uint32_t crc = tail_crc(t);
+        int zstd = (kind & FT_CHUNK_ZSTD) != 0;
+        kind &= FT_CHUNK_KIND_MASK;
         if (kind == FT_CHUNK_EVENTS) {
+            /* the declared size sizes the body when it is streamed: it
+             * is checked here, so that the chunks before it are kept */
+            uint32_t raw = len;
+            if (zstd && declared_size(r, off, body_off, len, &raw) < 0) {
+                if (!r->damaged)
+                    return -1;
+                break;
+            }
             if (add_chunk(r, off, len, crc) < 0)
                 return ft_reader_fail(r, off, "out of memory");
+            r->chunks[r->nchunks - 1].raw_len = raw;
+            r->chunks[r->nchunks - 1].zstd = zstd;
         } else {
             if (read_body(r, body_off, len) < 0)
                 return ft_reader_fail(r, off, "cannot read chunk body");
@@ -225,7 +294,16 @@ static int walk_chunks(ft_reader *r, uint64_t off)
                 ft_reader_mark_damage(r, off, "a second HEADER chunk");
                 break;
             }
-            if (decode_meta(r, kind, body_off, len) < 0) {
+            const uint8_t *b = r->body;
+            uint32_t blen = len;
+            if (zstd) {
+                if (inflate_meta(r, off, len, &blen) < 0)
+                    break;
+                b = r->meta_raw;
+            }
+            /* offsets inside a compressed body count decoded bytes from
+             * the body's start (docs/trace-format.md) */
+            if (decode_meta(r, kind, b, body_off, blen) < 0) {
                 ft_reader_mark_damage(r, r->error.offset, "%s",
                                       r->error.message);
                 break;
@@ -260,6 +338,8 @@ static int read_header(ft_reader *r)
         return ft_reader_fail(r, 0, "not a foretell trace: expected chunk 0 "
                               "of kind HEADER (1), found chunk %llu of kind %u",
                               (unsigned long long)seq, kind);
+    /* (a compressed HEADER has kind 0x41 and is refused above: readers
+     * learn the version from a HEADER they can read without zstd) */
     if (len > FT_HEADER_MAX_BODY)
         return ft_reader_fail(r, 12, "HEADER body length %u exceeds the "
                               "limit of %u bytes", len, FT_HEADER_MAX_BODY);
@@ -358,6 +438,8 @@ void ft_reader_close(ft_reader *r)
     free(r->data);
     free(r->chunks);
     free(r->body);
+    free(r->meta_raw);
+    ft_unz_free(&r->unz);
     free(r);
 }
 
@@ -375,36 +457,83 @@ int ft_reader_rewind(ft_reader *r)
     return 0;
 }
 
-int ft_chunk_check(const ft_reader *r, size_t k, uint8_t *body,
+/* Reads chunk c's stored bytes into z->buf and decompresses them into
+ * body (room for c->raw_len).  0 or -1 with why. */
+static int load_compressed(const ft_reader *r, const ft_chunk_ref *c,
+                           uint8_t *body, ft_unz *z, char *why, size_t whylen)
+{
+    if (c->body_len > z->cap || !z->buf) {
+        uint8_t *b = realloc(z->buf, c->body_len ? c->body_len : 1);
+        if (!b) {
+            snprintf(why, whylen, "cannot read chunk body");
+            return -1;
+        }
+        z->buf = b;
+        z->cap = c->body_len;
+    }
+    if (!z->dctx && !(z->dctx = ZSTD_createDCtx())) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    if (ft_reader_pread((ft_reader *)r, z->buf, c->body_len,
+                        c->offset + FT_CHUNK_HEAD) < 0) {
+        snprintf(why, whylen, "cannot read chunk body");
+        return -1;
+    }
+    uint32_t got = ft_crc32c(0, z->buf, c->body_len);
+    if (got != c->crc) {
+        snprintf(why, whylen, "CRC mismatch in compressed EVENTS chunk at "
+                 "byte %llu (stored 0x%08x, computed 0x%08x)",
+                 (unsigned long long)c->offset, c->crc, got);
+        return -1;
+    }
+    char zwhy[160];
+    if (ft_zchunk_inflate(z->dctx, body, c->raw_len, z->buf, c->body_len,
+                          zwhy, sizeof zwhy) < 0) {
+        snprintf(why, whylen, "EVENTS chunk at byte %llu: %s",
+                 (unsigned long long)c->offset, zwhy);
+        return -1;
+    }
+    return 0;
+}
+
+int ft_chunk_check(const ft_reader *r, size_t k, uint8_t *body, ft_unz *z,
                    uint64_t expect_first, const uint8_t **first_event,
                    uint32_t *tid, uint64_t *damage_offset, char *why,
                    size_t whylen)
 {
     const ft_chunk_ref *c = &r->chunks[k];
     uint64_t body_off = c->offset + FT_CHUNK_HEAD;
-    if (ft_reader_pread((ft_reader *)r, body, c->body_len, body_off) < 0) {
-        *damage_offset = c->offset;
-        snprintf(why, whylen, "cannot read chunk body");
-        return -1;
+    if (c->zstd) {
+        if (load_compressed(r, c, body, z, why, whylen) < 0) {
+            *damage_offset = c->offset;
+            return -1;
+        }
+    } else {
+        if (ft_reader_pread((ft_reader *)r, body, c->body_len, body_off) < 0) {
+            *damage_offset = c->offset;
+            snprintf(why, whylen, "cannot read chunk body");
+            return -1;
+        }
+        uint32_t got = ft_crc32c(0, body, c->body_len);
+        if (got != c->crc) {
+            *damage_offset = c->offset;
+            snprintf(why, whylen, "CRC mismatch in EVENTS chunk at byte %llu "
+                     "(stored 0x%08x, computed 0x%08x)",
+                     (unsigned long long)c->offset, c->crc, got);
+            return -1;
+        }
     }
-    uint32_t got = ft_crc32c(0, body, c->body_len);
-    if (got != c->crc) {
-        *damage_offset = c->offset;
-        snprintf(why, whylen, "CRC mismatch in EVENTS chunk at byte %llu "
-                 "(stored 0x%08x, computed 0x%08x)",
-                 (unsigned long long)c->offset, c->crc, got);
-        return -1;
-    }
-    const uint8_t *p = body, *end = body + c->body_len;
+    const uint8_t *p = body, *end = body + c->raw_len;
     const char *what = NULL;
     uint64_t first;
     if (ft_decode_prologue(&p, end, &first, tid, &what) < 0) {
-        *damage_offset = body_off + (uint64_t)(p - body);
+        *damage_offset = ft_event_offset(c, (size_t)(p - body));
         snprintf(why, whylen, "EVENTS chunk prologue: %s", what);
         return -1;
     }
     if (first != expect_first) {
-        *damage_offset = body_off;
+        *damage_offset = c->zstd ? c->offset : body_off;
         snprintf(why, whylen, "expected an EVENTS chunk starting at event "
                  "%llu, found one starting at %llu",
                  (unsigned long long)expect_first,
@@ -422,21 +551,21 @@ static int load_chunk(ft_reader *r)
     if (r->cur_chunk >= r->nchunks)
         return 0;
     const ft_chunk_ref *c = &r->chunks[r->cur_chunk];
-    if (c->body_len > r->body_cap || !r->body) {
-        uint8_t *b = realloc(r->body, c->body_len ? c->body_len : 1);
+    if (c->raw_len > r->body_cap || !r->body) {
+        uint8_t *b = realloc(r->body, c->raw_len ? c->raw_len : 1);
         if (!b) {
             ft_reader_mark_damage(r, c->offset, "cannot read chunk body");
             return -1;
         }
         r->body = b;
-        r->body_cap = c->body_len;
+        r->body_cap = c->raw_len;
     }
     const uint8_t *p;
     uint32_t tid;
     uint64_t off;
     char why[sizeof r->damage_why];
-    if (ft_chunk_check(r, r->cur_chunk, r->body, r->delivered, &p, &tid, &off,
-                       why, sizeof why) < 0) {
+    if (ft_chunk_check(r, r->cur_chunk, r->body, &r->unz, r->delivered, &p,
+                       &tid, &off, why, sizeof why) < 0) {
         ft_reader_mark_damage(r, off, "%s", why);
         return -1;
     }
@@ -445,7 +574,7 @@ static int load_chunk(ft_reader *r)
      * event only comes from a hostile or broken writer, and then the
      * events before it are delivered and reading stops there. */
     r->pos = p;
-    r->body_end = r->body + c->body_len;
+    r->body_end = r->body + c->raw_len;
     r->body_offset = c->offset + FT_CHUNK_HEAD;
     r->addr_regs = ft_addr_regs_for(r->header.version);
     r->tid = tid;
@@ -468,8 +597,8 @@ int ft_reader_next(ft_reader *r, ft_event *ev)
             }
             if (rc < 0) {
                 const struct ft_chunk_ref *c = &r->chunks[r->cur_chunk - 1];
-                ft_reader_mark_damage(r, r->body_offset +
-                                      (uint64_t)(r->pos - r->body),
+                ft_reader_mark_damage(r, ft_event_offset(c, (size_t)(r->pos -
+                                                             r->body)),
                                       FT_MALFORMED_EVENT,
                                       (unsigned long long)c->offset, why);
                 r->pos = NULL;
@@ -512,7 +641,10 @@ uint64_t ft_reader_delivered(const ft_reader *r) { return r->delivered; }
 uint64_t ft_reader_event_bytes(const ft_reader *r)
 {
     uint64_t n = 0;
-    for (size_t k = 0; k < r->nchunks; k++)
-        n += r->chunks[k].body_len;
+    for (size_t k = 0; k < r->nchunks; k++) {
+        const ft_chunk_ref *c = &r->chunks[k];
+        uint64_t bound = (uint64_t)c->body_len * FT_ZSTD_RATIO_BOUND;
+        n += !c->zstd ? c->body_len : c->raw_len < bound ? c->raw_len : bound;
+    }
     return n;
 }

@@ -9,6 +9,7 @@
 
 #include "recorder/encode.h"
 #include "recorder/trace.h"
+#include "recorder/zchunk.h"
 
 #include <stdarg.h>
 
@@ -20,9 +21,28 @@
 /* Where an EVENTS chunk lies in the file. */
 typedef struct ft_chunk_ref {
     uint64_t offset;   /* start of the frame */
-    uint32_t body_len;
+    uint32_t body_len; /* stored bytes */
     uint32_t crc;
+    uint32_t raw_len;  /* decoded bytes: body_len, or the size a compressed
+                          body declares (at most FT_CHUNK_MAX_BODY) */
+    int zstd;          /* the body is compressed (zchunk.h) */
 } ft_chunk_ref;
+
+/* What reading compressed bodies needs: room for the stored bytes and a
+ * decompression context, one per thread that loads chunks. */
+typedef struct ft_unz {
+    uint8_t *buf;
+    size_t cap;
+    ZSTD_DCtx *dctx;
+} ft_unz;
+void ft_unz_free(ft_unz *z);
+
+/* A compressed body may hold this many times its stored bytes, for
+ * ft_reader_event_bytes: a declared size is only the writer's word until
+ * the chunk is decompressed, and a bound proportional to the file keeps
+ * a hostile trace from pre-sizing tables by sizes it merely declares.
+ * Events compress 5-10 times at zstd level 1 (docs/benchmarks.md). */
+#define FT_ZSTD_RATIO_BOUND 64u
 
 /* Strings owned by the reader, allocated in blocks so that pointers stay
  * valid for the reader's lifetime. */
@@ -66,8 +86,11 @@ struct ft_reader {
 
     /* streaming */
     size_t cur_chunk;      /* index of the next chunk to load */
-    uint8_t *body;         /* current chunk's body */
+    uint8_t *body;         /* current chunk's body (decompressed) */
     size_t body_cap;
+    ft_unz unz;            /* compressed bodies, for open and streaming */
+    uint8_t *meta_raw;     /* a compressed metadata body, decompressed */
+    size_t meta_raw_cap;
     const uint8_t *pos, *body_end;
     uint64_t body_offset;  /* file offset of body[0] */
     ft_addr_regs addr_regs;
@@ -81,14 +104,23 @@ struct ft_reader {
     ft_event *seq_batch;
 };
 
-/* Reads EVENTS chunk k into body (room for its length) and checks its
- * CRC and prologue, the chunk having to start at event expect_first.  0
- * with *first_event and *tid set, or -1 with where and why reading must
- * stop.  Reads only what open set, so the decoding thread may call it. */
-int ft_chunk_check(const ft_reader *r, size_t k, uint8_t *body,
+/* Reads EVENTS chunk k into body (room for its raw_len), decompressing it
+ * through z if it is compressed, and checks its CRC (of the stored bytes)
+ * and prologue, the chunk having to start at event expect_first.  0 with
+ * *first_event and *tid set, or -1 with where and why reading must stop.
+ * Reads only what open set, so the decoding thread may call it (with its
+ * own z). */
+int ft_chunk_check(const ft_reader *r, size_t k, uint8_t *body, ft_unz *z,
                    uint64_t expect_first, const uint8_t **first_event,
                    uint32_t *tid, uint64_t *damage_offset, char *why,
                    size_t whylen);
+/* Where a malformed event at byte pos of chunk c's (decoded) body is: the
+ * file offset of that byte, or for a compressed chunk the chunk's own
+ * offset (a position in decompressed bytes is no place in the file). */
+static inline uint64_t ft_event_offset(const ft_chunk_ref *c, size_t pos)
+{
+    return c->zstd ? c->offset : c->offset + FT_CHUNK_HEAD + (uint64_t)pos;
+}
 /* Why reading stopped at a malformed event (chunk offset, decoder's why). */
 #define FT_MALFORMED_EVENT "malformed event in chunk at byte %llu: %s"
 

@@ -49,6 +49,7 @@ struct ft_pipe {
      * before b is reused */
     uint8_t *body[2];
     size_t body_cap[2];
+    ft_unz unz; /* the thread's, for compressed chunks */
     uint64_t body_users[2];
     /* the consumer's own: the batch it holds, how much of it is out */
     pipe_batch *cur;
@@ -138,18 +139,18 @@ static void *pipe_main(void *arg)
         const uint8_t *pos;
         uint32_t tid;
         uint64_t off;
-        if (body_reserve(p, bi, c->body_len) < 0) {
+        if (body_reserve(p, bi, c->raw_len) < 0) {
             snprintf(b->damage_why, sizeof b->damage_why,
                      "cannot read chunk body");
             finish(p, b, -1, c->offset);
             return NULL;
         }
-        if (ft_chunk_check(r, k, p->body[bi], decoded, &pos, &tid, &off,
-                           b->damage_why, sizeof b->damage_why) < 0) {
+        if (ft_chunk_check(r, k, p->body[bi], &p->unz, decoded, &pos, &tid,
+                           &off, b->damage_why, sizeof b->damage_why) < 0) {
             finish(p, b, -1, off);
             return NULL;
         }
-        const uint8_t *end = p->body[bi] + c->body_len;
+        const uint8_t *end = p->body[bi] + c->raw_len;
         ft_addr_regs reg = ft_addr_regs_for(r->header.version);
         for (;;) {
             const char *why = NULL;
@@ -161,8 +162,7 @@ static void *pipe_main(void *arg)
                          FT_MALFORMED_EVENT, (unsigned long long)c->offset,
                          why);
                 finish(p, b, -1,
-                       c->offset + FT_CHUNK_HEAD +
-                           (uint64_t)(pos - p->body[bi]));
+                       ft_event_offset(c, (size_t)(pos - p->body[bi])));
                 return NULL;
             }
             if (b->n == 0)
@@ -234,6 +234,7 @@ void ft_pipe_stop(ft_reader *r)
     for (int b = 0; b < 2; b++)
         if (p->body[b])
             munmap(p->body[b], p->body_cap[b]);
+    ft_unz_free(&p->unz);
     pthread_cond_destroy(&p->freed);
     pthread_cond_destroy(&p->filled);
     pthread_mutex_destroy(&p->mu);

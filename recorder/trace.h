@@ -16,7 +16,12 @@
 #include <sys/types.h>
 
 #define FT_FORMAT_NAME "foretell-trace"
-#define FT_FORMAT_VERSION 3 /* readers also read versions 1 and 2 */
+/* Readers read versions 1 to 4.  Writers write 4 when chunks may be
+ * zstd-compressed (zchunk.h: a reader that predates compression must
+ * refuse such a trace, not skip its EVENTS chunks as unknown kinds), else
+ * FT_FORMAT_VERSION_PLAIN; the events are the same in both. */
+#define FT_FORMAT_VERSION 4
+#define FT_FORMAT_VERSION_PLAIN 3
 /* Thread ids are below this, in traces and schedules alike: the runtime
  * runs at most this many threads, and the analyses keep per-thread-pair
  * tables (vector clocks), so a hostile id must not size them. */
@@ -411,6 +416,10 @@ const char *ft_site_format_user(const ft_reader *r, uint32_t site, char *buf,
  * set on I/O failure. */
 typedef struct ft_writer ft_writer;
 ft_writer *ft_writer_open(const char *path, const ft_header *h, ft_error *err);
+/* The same, compressing every chunk but the HEADER with zstd at
+ * zstd_level (0: none, as ft_writer_open; the trace is then version 4). */
+ft_writer *ft_writer_open_level(const char *path, const ft_header *h,
+                                int zstd_level, ft_error *err);
 int ft_writer_site(ft_writer *w, const ft_site *s);
 int ft_writer_event(ft_writer *w, const ft_event *ev);
 /* Flushes, writes SYMBOLS and END (end may be NULL), closes. */

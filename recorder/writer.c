@@ -4,6 +4,7 @@
  * encode.h; both produce the format of docs/trace-format.md.) */
 #include "recorder/encode.h"
 #include "recorder/trace.h"
+#include "recorder/zchunk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,8 @@ struct ft_writer {
     sym_entry *syms;
     size_t nsyms, capsyms;
     int failed;
+    ZSTD_CCtx *zctx; /* NULL: chunks are written plain */
+    uint8_t *zbuf;   /* a compressed chunk, FT_ZCHUNK_BOUND(WRITER_CHUNK) */
 };
 
 static void set_err(ft_error *err, const char *path, const char *msg, int e)
@@ -48,8 +51,17 @@ static void set_err(ft_error *err, const char *path, const char *msg, int e)
 
 static int emit(ft_writer *w, ft_chunk *c, unsigned kind)
 {
-    size_t n = ft_chunk_seal(c, kind, w->seq++);
-    if (ft_write_all(w->fd, c->buf, n) < 0)
+    size_t n = 0;
+    const uint8_t *out = w->zbuf;
+    if (w->zctx && kind != FT_CHUNK_HEADER)
+        n = ft_zchunk_seal(c, kind, w->seq, w->zctx, w->zbuf,
+                           FT_ZCHUNK_BOUND(WRITER_CHUNK));
+    if (n == 0) {
+        n = ft_chunk_seal(c, kind, w->seq);
+        out = c->buf;
+    }
+    w->seq++;
+    if (ft_write_all(w->fd, out, n) < 0)
         w->failed = 1;
     return w->failed ? -1 : 0;
 }
@@ -90,7 +102,22 @@ static int flush_events(ft_writer *w)
     return rc;
 }
 
+static void writer_free(ft_writer *w)
+{
+    ZSTD_freeCCtx(w->zctx);
+    free(w->zbuf);
+    free(w->buf);
+    free(w->sitebuf);
+    free(w);
+}
+
 ft_writer *ft_writer_open(const char *path, const ft_header *h, ft_error *err)
+{
+    return ft_writer_open_level(path, h, 0, err);
+}
+
+ft_writer *ft_writer_open_level(const char *path, const ft_header *h,
+                                int zstd_level, ft_error *err)
 {
     ft_writer *w = calloc(1, sizeof *w);
     if (!w) {
@@ -99,14 +126,23 @@ ft_writer *ft_writer_open(const char *path, const ft_header *h, ft_error *err)
     }
     w->buf = malloc(WRITER_CHUNK);
     w->sitebuf = malloc(WRITER_CHUNK);
+    if (zstd_level != 0) {
+        w->zctx = ZSTD_createCCtx();
+        w->zbuf = malloc(FT_ZCHUNK_BOUND(WRITER_CHUNK));
+        if (!w->zctx || !w->zbuf ||
+            ft_zchunk_cctx_setup(w->zctx, zstd_level) < 0) {
+            set_err(err, path, "cannot set up zstd compression", ENOMEM);
+            writer_free(w);
+            return NULL;
+        }
+    }
+    errno = 0;
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (!w->buf || !w->sitebuf || w->fd < 0) {
         set_err(err, path, "cannot create trace", errno ? errno : ENOMEM);
         if (w->fd >= 0)
             close(w->fd);
-        free(w->buf);
-        free(w->sitebuf);
-        free(w);
+        writer_free(w);
         return NULL;
     }
     snprintf(w->path, sizeof w->path, "%s", path);
@@ -119,7 +155,8 @@ ft_writer *ft_writer_open(const char *path, const ft_header *h, ft_error *err)
     p = put_cstr(p, "format");
     p = put_cstr(p, FT_FORMAT_NAME);
     p = put_cstr(p, "version");
-    p = ft_put_uint(p, FT_FORMAT_VERSION);
+    p = ft_put_uint(p, w->zctx ? FT_FORMAT_VERSION
+                                : FT_FORMAT_VERSION_PLAIN);
     p = put_cstr(p, "program");
     p = put_cstr(p, h && h->program ? h->program : "");
     p = put_cstr(p, "argv");
@@ -152,9 +189,7 @@ ft_writer *ft_writer_open(const char *path, const ft_header *h, ft_error *err)
     if (w->failed) {
         set_err(err, path, "cannot write trace header", errno);
         close(w->fd);
-        free(w->buf);
-        free(w->sitebuf);
-        free(w);
+        writer_free(w);
         return NULL;
     }
     return w;
@@ -275,8 +310,6 @@ int ft_writer_close(ft_writer *w, const ft_end *end)
     if (close(w->fd) < 0 || w->failed)
         rc = -1;
     free(w->syms);
-    free(w->buf);
-    free(w->sitebuf);
-    free(w);
+    writer_free(w);
     return rc;
 }

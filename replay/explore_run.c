@@ -50,7 +50,7 @@ static char **run_env(char *const *ours)
     size_t n = 0, k = 0;
     while (environ && environ[n])
         n++;
-    char **env = malloc((n + 8) * sizeof *env);
+    char **env = malloc((n + 9) * sizeof *env);
     if (!env)
         return NULL;
     for (size_t i = 0; i < n; i++) {
@@ -96,8 +96,15 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
     char parent_var[48], report_var[48], steps_var[64];
     snprintf(parent_var, sizeof parent_var, "FORETELL_PARENT_PID=%ld",
              (long)getpid());
-    char *ours[8] = {trace_var, spec_var, parent_var, c->prog.env, NULL};
+    char *ours[9] = {trace_var, spec_var, parent_var, c->prog.env, NULL};
     int k = 4;
+    /* A run's trace is read once, by the harness, while -j runs keep
+     * every core busy: compressing it (docs/benchmarks.md, "Trace
+     * compression") would only take CPU from the runs.  Unless the user
+     * asked for a level. */
+    static char no_compress[] = "FORETELL_COMPRESS=0";
+    if (!getenv("FORETELL_COMPRESS"))
+        ours[k++] = no_compress;
     if (rfd[1] >= 0) {
         snprintf(report_var, sizeof report_var, "FORETELL_STATUS_FD=%d",
                  rfd[1]);

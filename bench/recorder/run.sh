@@ -18,7 +18,12 @@
 #   record    `foretell record -o T -- prog` (what a user runs: rt plus the
 #             command's own work before and after)
 # and prints record/native, record/tsan, rt/tsan, events, trace bytes per
-# event and events per second of `record`.  Last, dense_bound.c: the
+# event and events per second of `record`.  Then trace compression, in
+# the same run: `record` and rt again with --no-compress
+# (FORETELL_COMPRESS=0, format 3) against the default (zstd level 1 in the
+# runtime's writer thread), their wall times, rt's CPU time (user+system,
+# all threads: what compressing costs the machine), bytes per event and
+# ratios, and the load average before and after.  Last, dense_bound.c: the
 # dense kernel's two threads encoding and writing their events at once,
 # with no hooks at all (a lower bound for any recorder), against libtsan.
 #
@@ -80,6 +85,40 @@ median_ms() {
         printf "%.1f\n", m / 1000 }'
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+: >"$tmp/compress"
+# median_cpu CMD...: as median_ms, but prints "WALL_MS CPU_MS", CPU the
+# user+system time of CMD and its children (/usr/bin/time): on a loaded
+# machine the wall time says more about the neighbours than about CMD.
+median_cpu() {
+    : >"$tmp/times"
+    i=0
+    while [ $i -lt "$runs" ]; do
+        rm -f "$tmp"/*.ftrace
+        sync
+        if ! /usr/bin/time -f '%e %U %S' -o "$tmp/one" "$@" >/dev/null 2>"$tmp/err"; then
+            echo "run.sh: failed: $*" >&2
+            cat "$tmp/err" >&2
+            exit 4
+        fi
+        tail -1 "$tmp/one" >>"$tmp/times"
+        i=$((i + 1))
+    done
+    awk '{w[NR] = $1 * 1000; c[NR] = ($2 + $3) * 1000}
+    function med(v, n,   i, j, t) {
+        for (i = 2; i <= n; i++)
+            for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+                t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+            }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    END { printf "%.1f %.1f\n", med(w, NR), med(c, NR) }' "$tmp/times"
+}
+if [ ! -x /usr/bin/time ]; then
+    echo "run.sh: /usr/bin/time not found (Debian package time)" >&2
+    exit 127
+fi
+
 printf '%-6s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %10s %6s %8s\n' kernel \
     native_ms tsan_ms pass_ms rt_ms rt0_ms record_ms rec/nat rec/tsan \
     rt/tsan rt/rt0 events B/ev Mev/s
@@ -109,12 +148,42 @@ for k in dense locks workq; do
     events=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
     bytes=$(wc -c <"$tmp/$k.ftrace")
     rm -f "$tmp/$k.ftrace"
+    # The runtime alone, compressed and not, with CPU times; then `record`
+    # uncompressed (format 3).
+    rtz=$(median_cpu env FORETELL_TRACE="$tmp/$k.rt.ftrace" "$tmp/$k.ft" "$args")
+    rtnc=$(median_cpu env FORETELL_COMPRESS=0 FORETELL_TRACE="$tmp/$k.rt.ftrace" \
+        "$tmp/$k.ft" "$args")
+    rm -f "$tmp/$k.rt.ftrace"
+    recnc=$(median_ms "$build/bin/foretell" record --no-compress \
+        -o "$tmp/$k.ftrace" -- "$tmp/$k.ft" "$args")
+    "$build/bin/foretell" record --no-compress -o "$tmp/$k.ftrace" -- \
+        "$tmp/$k.ft" "$args" >/dev/null 2>"$tmp/rec.err"
+    ncevents=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
+    ncbytes=$(wc -c <"$tmp/$k.ftrace")
+    rm -f "$tmp/$k.ftrace"
+    echo "$k $rtz $rtnc $rec $recnc ${events:-0} $bytes ${ncevents:-0} $ncbytes" \
+        >>"$tmp/compress"
     awk -v k="$k" -v nat="$nat" -v tsan="$tsan" -v pass="$pass" -v rt="$rt" \
         -v rt0="$rt0" -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
         printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %7.3f %10d %6.2f %8.2f\n",
             k, nat, tsan, pass, rt, rt0, rec, rec / nat, rec / tsan, rt / tsan,
             rt / rt0, ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
 done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+echo
+echo "trace compression (zstd level 1 in the writer thread, the default, against"
+echo "--no-compress; same runs' medians):"
+printf '%-6s %8s %8s %6s %8s %8s %6s %9s %9s %6s %7s %7s %7s\n' kernel \
+    rt_ms rt_nc_ms rt/nc rt_cpu rt_nccpu cpu/nc record_ms rec_nc_ms rec/nc \
+    B/ev B/ev_nc nc/zstd
+awk '{
+    bz = $8 ? $9 / $8 : 0; bp = $10 ? $11 / $10 : 0
+    printf "%-6s %8.1f %8.1f %6.3f %8.1f %8.1f %6.3f %9.1f %9.1f %6.3f %7.2f %7.2f %7.2f\n",
+        $1, $2, $4, ($4 > 0 ? $2 / $4 : 0), $3, $5, ($5 > 0 ? $3 / $5 : 0),
+        $6, $7, ($7 > 0 ? $6 / $7 : 0), bz, bp, (bz > 0 ? bp / bz : 0) }' "$tmp/compress"
+echo "load average (1, 5, 15 min): before $load_before, after $load_after;" \
+    "$(nproc) cores"
+echo
 gcc -O2 -g -pthread -I"$root" -o "$tmp/dense_bound" "$here/dense_bound.c" \
     "$root/recorder/encode.c"
 bound=$(median_ms "$tmp/dense_bound" "${DENSE_ROUNDS:-1000}" \

@@ -8,6 +8,7 @@
  * child stops recording. */
 #define _GNU_SOURCE
 #include "rt.h"
+#include "recorder/zchunk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,6 +126,26 @@ static int64_t env_int(const char *name, int64_t dflt)
     return v;
 }
 
+/* FORETELL_COMPRESS: 0 writes the trace uncompressed (version 3), any
+ * other integer is the zstd level of its EVENTS and SITES chunks (negative
+ * levels are faster still); unset or empty, FT_ZSTD_DEFAULT_LEVEL. */
+static int env_zstd_level(void)
+{
+    const char *s = getenv("FORETELL_COMPRESS");
+    if (!s || !*s)
+        return FT_ZSTD_DEFAULT_LEVEL;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < ZSTD_minCLevel() || v > ZSTD_maxCLevel()) {
+        fprintf(stderr, "foretell: ignoring FORETELL_COMPRESS=%s (expected 0 "
+                "or a zstd level from %d to %d)\n", s, ZSTD_minCLevel(),
+                ZSTD_maxCLevel());
+        return FT_ZSTD_DEFAULT_LEVEL;
+    }
+    return (int)v;
+}
+
 /* FORETELL_PARENT_PID: the launcher that started this program without
  * fork (explore's posix_spawn) cannot set PR_SET_PDEATHSIG in the child,
  * so the runtime does: killing foretell kills its runs.  Only for the
@@ -235,6 +256,7 @@ void ft_init(void)
     ft_rt.seed = (uint64_t)env_int("FORETELL_SEED", 0);
     ft_rt.watchdog_ms = (int)env_int("FORETELL_WATCHDOG_MS", 200);
     ft_rt.flush_ms = (int)env_int("FORETELL_FLUSH_MS", 100);
+    ft_rt.zstd_level = env_zstd_level();
     const char *strategy = getenv("FORETELL_STRATEGY");
     if (strategy && *strategy && ft_explore_select(strategy) < 0)
         ft_rt_refuse(FT_BAD_STRATEGY_STATUS, "FORETELL_STRATEGY=%s: cannot "

@@ -203,7 +203,8 @@ void ft_header_write(int64_t start_ns)
     p = put_cstr(p, "format");
     p = put_cstr(p, FT_FORMAT_NAME);
     p = put_cstr(p, "version");
-    p = ft_put_uint(p, FT_FORMAT_VERSION);
+    p = ft_put_uint(p, ft_rt.zstd_level ? FT_FORMAT_VERSION
+                                        : FT_FORMAT_VERSION_PLAIN);
     p = put_cstr(p, "program");
     p = put_cstr(p, nmods ? mods[0].path : "");
     p = put_cstr(p, "argv");

@@ -181,6 +181,8 @@ struct ft_rt {
     int watchdog_ms;
     int flush_ms;         /* FORETELL_FLUSH_MS: the open chunk goes to the
                              writer when it was opened this long ago */
+    int zstd_level;       /* FORETELL_COMPRESS: zstd level of EVENTS and
+                             SITES chunks, 0 uncompressed (version 3) */
     const ft_policy *policy;
     int running;          /* tid holding the baton, -1 none */
     int nthreads;         /* tids handed out */

@@ -14,8 +14,9 @@ void ft_tb_write_chunk(ft_chunk *c, unsigned kind);
 #define FT_IO_SLOTS 8                /* EVENTS buffers in the ring */
 #define FT_EV_CAP (1u << 20)         /* bytes per EVENTS chunk */
 #define FT_SITES_CAP (256u << 10)    /* bytes per SITES chunk */
-/* Starts the writer thread (unless use_thread is 0) writing to fd. */
-void ft_io_init(int fd, int use_thread);
+/* Starts the writer thread (unless use_thread is 0) writing to fd; EVENTS
+ * and SITES chunks are compressed at zstd_level (0: not compressed). */
+void ft_io_init(int fd, int use_thread, int zstd_level);
 /* The buffers of the slot `ahead` submissions from now (0: the next to
  * be submitted); waits until the writer is done with them. */
 void ft_io_buffers(unsigned ahead, uint8_t **ev, uint8_t **sites);

@@ -143,7 +143,7 @@ int ft_trace_open(const char *path, int use_writer)
         errno = ft_io_failed();
         return -1;
     }
-    ft_io_init(tb.fd, use_writer);
+    ft_io_init(tb.fd, use_writer, ft_rt.zstd_level);
     uint8_t *ev, *sites;
     ft_io_buffers(0, &ev, &sites);
     open_slot(ev, sites);

@@ -2,7 +2,8 @@
 /* gen_corpus.c - writes the fuzzer's seed corpus with ft_writer: small
  * traces covering every event kind and chunk kind, thread switches, wide
  * content, paired reads, a trace without END, truncated and bit-flipped
- * variants.
+ * variants, and traces whose chunks are zstd-compressed (format 4) with
+ * a flipped variant.
  * Usage: gen_corpus DIR */
 #include "recorder/trace.h"
 
@@ -65,8 +66,9 @@ static void random_event(ft_event *ev, unsigned kind, uint8_t *wide)
         ev->arg = FT_READ_PAIRED;
 }
 
+/* level: zstd level of the chunks (0: plain, format 3). */
 static int write_one(const char *dir, const char *name, unsigned nevents,
-                     int with_end)
+                     int with_end, int level)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -76,7 +78,7 @@ static int write_one(const char *dir, const char *name, unsigned nevents,
     ft_header h = {.program = "/usr/bin/prog", .argc = 2, .argv = argv,
                    .pid = 7, .nmodules = 2, .modules = m};
     ft_error err;
-    ft_writer *w = ft_writer_open(path, &h, &err);
+    ft_writer *w = ft_writer_open_level(path, &h, level, &err);
     if (!w) {
         fprintf(stderr, "gen_corpus: %s\n", err.message);
         return -1;
@@ -134,11 +136,15 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = 0;
-    rc |= write_one(argv[1], "every_kind", NKINDS, 1);
-    rc |= write_one(argv[1], "random_200", 200, 1);
-    rc |= write_one(argv[1], "no_end", 30, 0);
-    rc |= write_one(argv[1], "empty", 0, 1);
+    rc |= write_one(argv[1], "every_kind", NKINDS, 1, 0);
+    rc |= write_one(argv[1], "random_200", 200, 1, 0);
+    rc |= write_one(argv[1], "no_end", 30, 0, 0);
+    rc |= write_one(argv[1], "empty", 0, 1, 0);
     variant(argv[1], "random_200", "truncated", 900, -1);
     variant(argv[1], "every_kind", "flipped", -1, 300);
+    /* format 4: compressed chunks (after the others: their bytes stay) */
+    rc |= write_one(argv[1], "zstd_every_kind", NKINDS, 1, 1);
+    rc |= write_one(argv[1], "zstd_random_200", 200, 1, 1);
+    variant(argv[1], "zstd_random_200", "zstd_flipped", -1, 400);
     return rc ? 1 : 0;
 }

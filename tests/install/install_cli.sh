@@ -32,8 +32,9 @@ deb)
     [ -n "$deb" ] || fail "cpack wrote no foretell_*.deb"
     dpkg-deb -f "$deb" Package Version Depends >"$work/control" || fail "dpkg-deb -f"
     grep -q '^Package: foretell' "$work/control" || fail "package name: $(cat "$work/control")"
-    # the libraries the command links against, from dpkg-shlibdeps
-    for lib in libz3 libdw1 libsqlite3 libjansson; do
+    # the libraries the command links against, from dpkg-shlibdeps, and
+    # the -lzstd the wrappers link programs with
+    for lib in libz3 libdw1 libsqlite3 libjansson libzstd-dev; do
         grep -q "$lib" "$work/control" || fail "Depends lacks $lib: $(cat "$work/control")"
     done
     dpkg-deb -x "$deb" "$root" || fail "dpkg-deb -x"
@@ -164,5 +165,10 @@ run 0 env PKG_CONFIG_PATH="$pc" pkg-config --variable=cc foretell
 run 0 env PKG_CONFIG_PATH="$pc" pkg-config --cflags foretell
 inc=$(sed "s/^-I//; s/ *$//" out.txt); [ -n "$inc" ] || inc=/usr/include # pkgconf drops the default
 [ -f "$inc/foretell.h" ] || fail "pkg-config --cflags '$(cat out.txt)' has no foretell.h"
+run 0 env PKG_CONFIG_PATH="$pc" pkg-config --variable=runtime_libs foretell
+grep -q -- '-lzstd' out.txt || fail "pkg-config runtime_libs '$(cat out.txt)' lacks -lzstd"
+grep -q 'zstd' "$root"/usr/lib*/cmake/foretell/foretellTargets*.cmake 2>/dev/null ||
+    grep -rq 'zstd' "$root"/usr/lib*/*/cmake/foretell/ 2>/dev/null ||
+    fail "foretell::rt does not carry zstd"
 echo "install_$mode: ok"
 exit 0

@@ -21,6 +21,12 @@
 #   exec      events before execve are in the trace, which ends "exec";
 #             an instrumented image exec'd with the same FORETELL_TRACE
 #             does not truncate it.
+#   compress  a run recorded compressed (format 4: by the writer thread,
+#             the default, and inline) and with --no-compress (format 3)
+#             dumps the same events; a flipped
+#             byte or a cut inside a compressed chunk keeps the chunks
+#             before it (exit 2, the byte named); a bad FORETELL_COMPRESS
+#             is ignored with a warning.
 # Usage: io_cli.sh BIN_DIR INST_DIR WORK PART.  Exit 77 (skipped) for
 # `full` when a tmpfs cannot be mounted (not root, no mount namespace).
 set -u
@@ -102,7 +108,101 @@ int main(int argc, char **argv)
 C
 "$CC" -O1 -o prog prog.c || { echo "FAIL: cannot build prog"; exit 1; }
 
+# chunks FILE: "offset kind seq length" of every intact chunk frame.
+chunks() {
+    python3 - "$1" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+off = 0
+while off + 16 <= len(d) and d[off] == 0x94:
+    n = int.from_bytes(d[off + 12:off + 16], 'big')
+    if off + 21 + n > len(d):
+        break
+    print(off, d[off + 1], int.from_bytes(d[off + 3:off + 11], 'big'), n)
+    off += 21 + n
+PY
+}
+# version FILE: the format version its HEADER names.
+version() {
+    python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.index(b"\xa7version") + 8; print(d[i])' "$1"
+}
+
 case $PART in
+compress)
+    cat > many.c <<'C'
+#include <pthread.h>
+#include <stdlib.h>
+static int a[4096];
+static void *run(void *p)
+{
+    long n = (long)p;
+    for (long i = 0; i < n; i++)
+        a[i % 4096] += (int)i;
+    return 0;
+}
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 1000;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, run, (void *)n);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+C
+    "$CC" -O1 -o many many.c || { echo "FAIL: cannot build many"; exit 1; }
+    # The same environment's size in both runs (FORETELL_COMPRESS=1 and the
+    # =0 that --no-compress sets) and no ASLR when setarch can turn it
+    # off: then both runs have the same addresses in the program's image
+    # (0x55...).  Not in mmap'd memory (0x7f...): the compressing runtime
+    # maps its zstd context first, and the thread stacks come after it.
+    norand=
+    setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
+    # The writer thread writes a chunk plain while it is behind, so which
+    # chunks it compresses depends on timing: z.ftrace is written without
+    # it (FORETELL_RT_WRITER=0), compressing every chunk that shrinks;
+    # d.ftrace the default way.  No watchdog: a steal (a thread descheduled
+    # for 200 ms on a loaded machine) would change the interleaving.
+    expect 0 "exit 0" env FORETELL_WATCHDOG_MS=0 FORETELL_RT_WRITER=0 FORETELL_COMPRESS=1 $norand "$F" record -o z.ftrace -- ./many 200000
+    expect 0 "exit 0" env FORETELL_WATCHDOG_MS=0 FORETELL_RT_WRITER=0 FORETELL_COMPRESS=1 $norand "$F" record --no-compress -o p.ftrace -- ./many 200000
+    expect 0 "exit 0" env FORETELL_WATCHDOG_MS=0 FORETELL_RT_WRITER=1 FORETELL_COMPRESS=1 $norand "$F" record -o d.ftrace -- ./many 200000
+    [ "$(version d.ftrace)" = 4 ] || fail "default trace: version $(version d.ftrace), not 4"
+    [ "$(version z.ftrace)" = 4 ] || fail "compressed trace: version $(version z.ftrace), not 4"
+    [ "$(version p.ftrace)" = 3 ] || fail "--no-compress trace: version $(version p.ftrace), not 3"
+    nz=$(chunks z.ftrace | awk '$2 == 66' | wc -l)
+    np=$(chunks p.ftrace | awk '$2 >= 64' | wc -l)
+    [ "$nz" -ge 3 ] || fail "compressed trace: $nz compressed EVENTS chunks"
+    [ "$np" = 0 ] || fail "--no-compress trace: $np compressed chunks"
+    zb=$(wc -c < z.ftrace) pb=$(wc -c < p.ftrace)
+    [ $((zb * 3)) -lt "$pb" ] || fail "compressed $zb bytes, plain $pb"
+    strip() { if [ -n "$norand" ]; then sed 's/0x7f[0-9a-f]*/MMAP/g'; else sed 's/0x[0-9a-f]*//g'; fi; }
+    "$F" dump z.ftrace | strip > z.txt
+    "$F" dump p.ftrace | strip > p.txt
+    "$F" dump d.ftrace | strip > d.txt
+    cmp -s d.txt p.txt || fail "default and plain traces dump differently: $(diff d.txt p.txt | head -3 | tr '\n' ' ')"
+    [ "$(wc -l < z.txt)" -ge 800000 ] || fail "only $(wc -l < z.txt) events dumped"
+    cmp -s z.txt p.txt || fail "compressed and plain traces dump differently: $(diff z.txt p.txt | head -3 | tr '\n' ' ')"
+    echo "ok: $(wc -l < z.txt) events dump the same; $zb bytes compressed, $pb plain"
+    # damage in the second compressed EVENTS chunk
+    set -- $(chunks z.ftrace | awk '$2 == 66' | sed -n 2p)
+    at=$1 n=$4
+    head -c "$at" z.ftrace > before.ftrace
+    before=$(events before.ftrace)
+    [ "${before:-0}" -gt 0 ] || fail "no events before the second compressed chunk"
+    cp z.ftrace flip.ftrace
+    pos=$((at + 16 + n / 2))
+    printf '\377' | dd of=flip.ftrace bs=1 seek=$pos conv=notrunc 2>/dev/null
+    cmp -s flip.ftrace z.ftrace && { printf '\0' | dd of=flip.ftrace bs=1 seek=$pos conv=notrunc 2>/dev/null; }
+    expect 2 "recovered $before events; stopped at byte $at: CRC mismatch in compressed EVENTS chunk at byte $at" "$F" dump flip.ftrace
+    [ "$(grep -c '^ *[0-9]* t[0-9]' out.txt)" = "$before" ] || fail "dump of flip.ftrace printed $(grep -c '^ *[0-9]* t[0-9]' out.txt) events, not $before"
+    head -c $((at + 16 + n / 2)) z.ftrace > cut.ftrace
+    expect 2 "recovered $before events; stopped at byte $at: truncated chunk" "$F" dump cut.ftrace
+    expect 2 "recovered $before events; stopped at byte $at" "$F" stats cut.ftrace
+    # a bad level: a warning, and the default
+    expect 0 "ignoring FORETELL_COMPRESS=fast" env FORETELL_COMPRESS=fast "$F" record -o w.ftrace -- ./many 10
+    [ "$(version w.ftrace)" = 4 ] || fail "FORETELL_COMPRESS=fast: not the default"
+    ;;
 outputs)
     "$F" record -o keep.ftrace -- ./prog 3 >/dev/null 2>&1
     cp keep.ftrace keep.orig

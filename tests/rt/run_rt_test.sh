@@ -179,7 +179,20 @@ C
         consistent $f.ft
     done
     cmp -s on.events off.events || fail "event counts differ: $(cat on.events off.events)"
-    [ "$(stat -c %s on.ft)" -gt 8000000 ] || fail "trace too small to wrap the ring"
+    # 1 MiB of events a slot, compressed or not when written (the writer
+    # thread writes plain while it is behind; inline, all are compressed)
+    dump on.ft
+    grep -Eq '^# chunks [0-9]+ events (9|[1-9][0-9]+) compressed' dump.txt ||
+        fail "too few EVENTS chunks to wrap the ring: $(grep '^# chunks' dump.txt)"
+    # (but the last, which may be too small to shrink)
+    dump off.ft
+    set -- $(sed -n 's/^# chunks [0-9]* events \([0-9]*\) compressed \([0-9]*\)$/\1 \2/p' dump.txt)
+    [ "${1:-0}" -ge 9 ] && [ "${2:-0}" -ge $(($1 - 1)) ] ||
+        fail "inline: not every EVENTS chunk compressed: $(grep '^# chunks' dump.txt)"
+    FORETELL_COMPRESS=0 record plain.ft ./w; [ $rc = 0 ] || fail "uncompressed: exit $rc"
+    [ "$(stat -c %s plain.ft)" -gt 8000000 ] || fail "trace too small to wrap the ring"
+    dump plain.ft; grep -q '^# chunks [0-9]* events [0-9]* compressed 0$' dump.txt ||
+        fail "FORETELL_COMPRESS=0: $(grep '^# chunks' dump.txt)"
     ;;
 segv)
     build segv "$P/segv.c"

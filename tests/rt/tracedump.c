@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "recorder/encode.h"
 #include "recorder/trace.h"
@@ -153,6 +154,8 @@ static uint64_t header_version(const char *body, size_t len)
     return v;
 }
 static char *buf;
+static char *zraw; /* the current compressed chunk, decompressed */
+static unsigned nevchunks, nzstd; /* EVENTS chunks, compressed ones */
 
 static int events_chunk(const char *body, size_t len)
 {
@@ -329,6 +332,19 @@ int main(int argc, char **argv)
             printf("# bad seq or crc in chunk at byte %zu\n", start);
             return 2;
         }
+        if (kind & FT_CHUNK_ZSTD) { /* format 4: the CRC is of these bytes */
+            kind &= FT_CHUNK_KIND_MASK;
+            nzstd += kind == FT_CHUNK_EVENTS;
+            unsigned long long raw = ZSTD_getFrameContentSize(body, blen);
+            free(zraw);
+            zraw = raw <= FT_CHUNK_MAX_BODY ? malloc(raw ? raw : 1) : NULL;
+            if (!zraw || ZSTD_decompress(zraw, raw, body, blen) != raw) {
+                printf("# bad compressed chunk at byte %zu\n", start);
+                return 2;
+            }
+            body = zraw;
+            blen = raw;
+        }
         if (kind == FT_CHUNK_HEADER) {
             map_chunk("header", body, blen);
             split_reads = header_version(body, blen) >= 3;
@@ -344,6 +360,7 @@ int main(int argc, char **argv)
             msgpack_unpacked_destroy(&s);
             printf("# %s %u\n", kind == FT_CHUNK_SITES ? "sites" : "modules", n);
         } else if (kind == FT_CHUNK_EVENTS) {
+            nevchunks++;
             if (events_chunk(body, blen) < 0) {
                 printf("# bad events chunk at byte %zu\n", start);
                 return 2;
@@ -352,6 +369,9 @@ int main(int argc, char **argv)
     }
     msgpack_unpacked_destroy(&u);
     free(buf);
+    free(zraw);
+    printf("# chunks %" PRIu64 " events %u compressed %u\n", seq, nevchunks,
+           nzstd);
     if (check)
         printf("# check %" PRIu64 " bytes checked, %" PRIu64 " violations\n",
                checked, violations);

@@ -224,6 +224,12 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf)
 int fx_write_trace(const char *path, const ft_event *evs, size_t n,
                    uint32_t nsites, const char *end_reason)
 {
+    return fx_write_trace_level(path, evs, n, nsites, end_reason, 0);
+}
+
+int fx_write_trace_level(const char *path, const ft_event *evs, size_t n,
+                         uint32_t nsites, const char *end_reason, int level)
+{
     static const char *argv[] = {"prog", "--flag", "arg"};
     ft_module mods[2] = {{"/usr/bin/prog", 0x400000, 0x10000, "00ff"},
                          {"/lib/libc.so.6", 0x7f0000000000, 0x200000, ""}};
@@ -231,7 +237,7 @@ int fx_write_trace(const char *path, const ft_event *evs, size_t n,
                    .argv = argv, .pid = 1234, .start_time_ns = 42,
                    .nmodules = 2, .modules = mods};
     ft_error err;
-    ft_writer *w = ft_writer_open(path, &h, &err);
+    ft_writer *w = ft_writer_open_level(path, &h, level, &err);
     if (!w)
         return -1;
     for (uint32_t s = 1; s <= nsites; s++) {

@@ -35,6 +35,9 @@ void fx_random_event(rng *r, unsigned kind, ft_event *ev, uint8_t *buf);
  * returns 0.  end_reason NULL: no END chunk. */
 int fx_write_trace(const char *path, const ft_event *evs, size_t n,
                    uint32_t nsites, const char *end_reason);
+/* The same with chunks compressed at zstd level (0: plain, version 3). */
+int fx_write_trace_level(const char *path, const ft_event *evs, size_t n,
+                         uint32_t nsites, const char *end_reason, int level);
 
 /* A fresh temporary file name (the file is created empty). */
 void fx_temp_path(char *buf, size_t len, const char *tag);

@@ -129,7 +129,7 @@ static void test_header_sites_symbols(void **state)
     ft_reader *r = ft_reader_open(path, &err);
     assert_non_null(r);
     const ft_header *h = ft_reader_header(r);
-    assert_int_equal(h->version, FT_FORMAT_VERSION);
+    assert_int_equal(h->version, FT_FORMAT_VERSION_PLAIN);
     assert_string_equal(h->program, "/usr/bin/prog");
     assert_int_equal(h->argc, 3);
     assert_string_equal(h->argv[1], "--flag");
