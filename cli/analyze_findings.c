@@ -323,6 +323,15 @@ static void json_event(ft_json *j, const ft_pipeline *pl, const ft_kevent *e,
     if (c->obj[x] < c->nvars)
         ft_json_kstr(j, "object", ft_pkind_var(c, &pl->info, c->obj[x], obj,
                                                sizeof obj));
+    if (c->obj[x] < c->nvars && c->vars[c->obj[x]].kind == FT_VAR_MEMORY) {
+        /* the value the access read, or the one it left: by its type */
+        uint64_t v = ft_ctm_writes(c, x) ? ft_ctm_written(c, x)
+                                         : c->value[x];
+        char val[64];
+        ft_json_khex(j, "value", v);
+        ft_json_kstr(j, "value_text", ft_pkind_value(c, &pl->info, c->obj[x],
+                                                     v, val, sizeof val));
+    }
     locks_held(pl, x, held, sizeof held);
     ft_json_kstr(j, "locks_held", held);
     ft_json_key(j, "stack");

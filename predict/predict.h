@@ -224,6 +224,10 @@ typedef struct ft_trace_info {
      * argument.  `foretell analyze` sets ft_pipeline_var_name. */
     const char *(*var_name)(const void *ctx, uint64_t addr, char *buf,
                             size_t len);
+    /* A value of the variable at addr for reports (NULL: hex); ctx is
+     * var_ctx.  `foretell analyze` sets ft_pipeline_var_value. */
+    const char *(*var_value)(const void *ctx, uint64_t addr, uint64_t value,
+                             char *buf, size_t len);
     const void *var_ctx;
 } ft_trace_info;
 
@@ -359,6 +363,11 @@ typedef struct ft_pipeline {
     ft_misuse *misuse;    /* API misuse the run shows (misuse.c), after
                              ft_pipeline_infer (also when it stopped) */
     size_t nmisuse;
+    /* Heap variables named from their source line ("pool->completed"):
+     * key and the member's type (ft_reader_heap_name), by key, for
+     * printing their values. */
+    struct ft_heap_type *heap_types;
+    size_t nheap_types;
 } ft_pipeline;
 
 /* A variable's name for reports: the STD trace's own name, the global or
@@ -367,6 +376,10 @@ typedef struct ft_pipeline {
  * address.  The result is static storage or buf. */
 const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
                                  char *buf, size_t len);
+/* A value the variable at key held, printed by its type when the trace
+ * says it (TYPES: "-5", "true", "RED"), else as hex ("0x64"). */
+const char *ft_pipeline_var_value(const ft_pipeline *pl, uint64_t key,
+                                  uint64_t value, char *buf, size_t len);
 
 /* Reads the trace (format: enum ft_input_format; DETECT looks at the first
  * byte and the ".std" extension).  0 ok, 1 damaged tail (the complete
