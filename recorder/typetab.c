@@ -61,6 +61,20 @@ const ft_type *ft_typetab_get(const ft_typetab *t, uint32_t id)
     return NULL;
 }
 
+/* Members looked at per aggregate: a hostile count costs no more. */
+#define FT_TYPE_MAX_MEMBERS 4096u
+
+/* How many of ty's members are in the table (and looked at). */
+static uint32_t nmembers(const ft_typetab *t, const ft_type *ty)
+{
+    if (ty->first >= t->nmembers)
+        return 0;
+    uint32_t n = t->nmembers - ty->first;
+    if (ty->nmembers < n)
+        n = ty->nmembers;
+    return n < FT_TYPE_MAX_MEMBERS ? n : FT_TYPE_MAX_MEMBERS;
+}
+
 static const ft_tmember *member(const ft_typetab *t, const ft_type *ty,
                                 uint32_t i)
 {
@@ -69,7 +83,8 @@ static const ft_tmember *member(const ft_typetab *t, const ft_type *ty,
 }
 
 /* Bytes member i of ty spans: its type's size, else (a bit-field, an
- * unknown type) up to the next member or the end of the aggregate. */
+ * unknown type) up to the member after it (DWARF lists them in order)
+ * or the end of the aggregate. */
 static uint64_t member_size(const ft_typetab *t, const ft_type *ty,
                             uint32_t i)
 {
@@ -78,11 +93,10 @@ static uint64_t member_size(const ft_typetab *t, const ft_type *ty,
     if (mt)
         return mt->size;
     uint64_t end = ty->size;
-    for (uint32_t j = 0; j < ty->nmembers; j++) {
-        const ft_tmember *n = member(t, ty, j);
-        if (n && n->offset > m->offset && n->offset < end)
-            end = n->offset;
-    }
+    const ft_tmember *n = i + 1 < nmembers(t, ty) ? member(t, ty, i + 1)
+                                                  : NULL;
+    if (n && n->offset > m->offset && n->offset < end)
+        end = n->offset;
     return end > m->offset ? end - m->offset : 0;
 }
 
@@ -125,7 +139,7 @@ const char *ft_typetab_path(const ft_typetab *t, uint32_t type, uint64_t off,
         uint64_t want = size ? size : 1;
         if (ty->kind == FT_TYPE_STRUCT || ty->kind == FT_TYPE_UNION) {
             const ft_tmember *in = NULL;
-            for (uint32_t i = 0; i < ty->nmembers && !in; i++) {
+            for (uint32_t i = 0, nm = nmembers(t, ty); i < nm && !in; i++) {
                 const ft_tmember *m = member(t, ty, i);
                 uint64_t ms = m ? member_size(t, ty, i) : 0;
                 if (m && off >= m->offset && off - m->offset < ms &&
@@ -202,7 +216,7 @@ const char *ft_typetab_value(const ft_typetab *t, uint32_t type,
             snprintf(buf, len, "0x%" PRIx64, value);
         return buf;
     case FT_TYPE_ENUM:
-        for (uint32_t i = 0; i < ty->nmembers; i++) {
+        for (uint32_t i = 0, nm = nmembers(t, ty); i < nm; i++) {
             const ft_tmember *m = member(t, ty, i);
             if (m && (m->offset & mask) == value && m->name[0]) {
                 snprintf(buf, len, "%s", m->name);

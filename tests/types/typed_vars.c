@@ -3,7 +3,8 @@
  * must carry (tests/types/types.sh): a global struct with a nested
  * struct and an array, an array of longs, a bool, an enum, a double, a
  * char, and a heap struct a worker updates through `pool->completed`.
- * Each thread's accesses are plain, so the recorder sees them. */
+ * main reads pool->completed and colour while the worker may write them
+ * (data races analyze names). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ static void *worker(void *arg)
     pool->completed += 3;
     pool->load = 0.75;
     arr[3] = -42;
+    colour = RED;
     return NULL;
 }
 
@@ -55,7 +57,10 @@ int main(void)
     ratio = 2.5;
     pool->submitted = 4;
     pthread_create(&t, NULL, worker, pool);
+    long seen = pool->completed;       /* races with the worker */
+    enum colour now = colour;          /* so does this */
     pthread_join(t, NULL);
+    printf("seen %ld %d\n", seen, (int)now);
     printf("%ld %ld %d %d %g %ld %d\n", pool->completed, arr[3],
            (int)ready, (int)colour, ratio, g.inner.count, g.hist[2]);
     free(pool);
