@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* dwtypes.c - writing the TYPES chunk from DWARF after the run: the type
- * of each global or static variable some access of the run touched
+ * of each global or static variable of the modules that hold sites
  * (typedefs and qualifiers peeled; structs, unions, arrays, base types,
  * pointers, enums) and, per site, the heap dereferences `base->field` of
  * its source line whose base has a pointer-to-struct type in scope there.
  * Readers name memory and print values with them (recorder/typetab.c).
  *
- * Bounded whatever the DWARF says: at most FT_DW_MAX_TYPES types per
- * trace, FT_DW_MAX_MEMBERS members per aggregate, nesting of
+ * Every global, not only those the run touched: finding those takes a
+ * pass over the events, which cost 230-500 ms on an access-dense run
+ * whose whole record took 100 ms, while describing a program's globals
+ * costs well under a millisecond.
+ *
+ * Bounded whatever the DWARF says: at most FT_DW_MAX_GLOBALS variables
+ * and FT_DW_MAX_TYPES types per trace, FT_DW_MAX_MEMBERS members per
+ * aggregate, nesting of
  * FT_DW_MAX_DEPTH; a reference cycle ends at a type already given an id
  * (readers bound their walks too).  Pointers are recorded without their
  * target: a global's pointer value prints as an address, and a heap
@@ -23,14 +29,13 @@
 #define FT_DW_MAX_MEMBERS 256u
 #define FT_DW_MAX_DEPTH 12
 #define FT_DW_MAX_NAME 128u
-#define FT_DW_MAX_GLOBALS (1u << 20)
+#define FT_DW_MAX_GLOBALS 4096u
 
 typedef struct dw_global {
     uint32_t module;
     uint64_t offset, size;
     Dwarf_Off die; /* the variable's DIE in its module's Dwarf */
     Dwarf *dbg;
-    int touched;
 } dw_global;
 
 typedef struct dw_key {
@@ -41,9 +46,11 @@ typedef struct dw_key {
 
 struct ft_dwtypes {
     ft_appender *ap;
+    Dwarf_Off *site_cus; /* CUs that hold a site (global DIE offsets) */
+    Dwarf **site_dbg;
+    size_t ncus;
     dw_global *g;
     size_t ng, capg;
-    uint64_t mod_lo[64], mod_hi[64]; /* per module: offset range held */
     dw_key *map; /* DIE -> type id, open addressing */
     size_t capmap;
     uint32_t next_id;
@@ -71,6 +78,8 @@ void ft_dwtypes_free(ft_dwtypes *t)
         return;
     free(t->g);
     free(t->map);
+    free(t->site_cus);
+    free(t->site_dbg);
     free(t);
 }
 
@@ -431,8 +440,7 @@ static void add_global(ft_dwtypes *t, uint32_t index, Dwarf_Die *v,
         t->capg = cap;
     }
     t->g[t->ng++] = (dw_global){index, ops[0].number - sub, size,
-                                dwarf_dieoffset(v), dwarf_cu_getdwarf(v->cu),
-                                0};
+                                dwarf_dieoffset(v), dwarf_cu_getdwarf(v->cu)};
 }
 
 /* Variables at namespace scope and static ones in functions. */
@@ -456,25 +464,30 @@ static void walk_scope(ft_dwtypes *t, uint32_t index, Dwarf_Die *d,
     } while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* Whether a CU is the program's: compiled by foretell-cc (gcc records
+ * -fsanitize=thread in DW_AT_producer), or holding a site.  Not the
+ * foretell runtime linked into the program, whose many globals are no
+ * business of the program's reports. */
+static int programs_cu(const ft_dwtypes *t, Dwarf_Die *cu)
+{
+    const char *producer = str_attr(cu, DW_AT_producer);
+    if (producer && strstr(producer, "-fsanitize=thread"))
+        return 1;
+    Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+    for (size_t i = 0; i < t->ncus; i++)
+        if (t->site_cus[i] == dwarf_dieoffset(cu) && t->site_dbg[i] == dbg)
+            return 1;
+    return 0;
+}
+
 void ft_dwtypes_module(ft_dwtypes *t, uint32_t index, Dwfl_Module *mod,
                        uint64_t sub)
 {
     Dwarf_Die *cu = NULL;
     Dwarf_Addr bias;
-    size_t before = t->ng;
     while ((cu = dwfl_module_nextcu(mod, cu, &bias)))
-        walk_scope(t, index, cu, sub, 0);
-    if (index < 64 && t->ng > before) {
-        uint64_t lo = UINT64_MAX, hi = 0;
-        for (size_t i = before; i < t->ng; i++) {
-            if (t->g[i].offset < lo)
-                lo = t->g[i].offset;
-            if (t->g[i].offset + t->g[i].size > hi)
-                hi = t->g[i].offset + t->g[i].size;
-        }
-        t->mod_lo[index] = lo;
-        t->mod_hi[index] = hi;
-    }
+        if (programs_cu(t, cu))
+            walk_scope(t, index, cu, sub, 0);
 }
 
 static int by_place(const void *a, const void *b)
@@ -485,61 +498,16 @@ static int by_place(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Marks the variable of module m holding off, if any. */
-static void touch(ft_dwtypes *t, uint32_t m, uint64_t off)
-{
-    size_t lo = 0, hi = t->ng;
-    while (lo < hi) { /* first variable after (m, off) */
-        size_t mid = lo + (hi - lo) / 2;
-        const dw_global *g = &t->g[mid];
-        if (g->module < m || (g->module == m && g->offset <= off))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0 && lo - i <= 4;) {
-        dw_global *g = &t->g[i];
-        if (g->module != m)
-            break;
-        if (off - g->offset < g->size) {
-            g->touched = 1;
-            return;
-        }
-    }
-}
-
-static int is_access(unsigned kind)
-{
-    return (kind >= FT_EV_READ && kind <= FT_EV_WRITE_WIDE) ||
-           (kind >= FT_EV_ATOMIC_LOAD && kind <= FT_EV_ATOMIC_CAS);
-}
-
-int ft_dwtypes_emit_globals(ft_dwtypes *t, ft_reader *r)
+int ft_dwtypes_emit_globals(ft_dwtypes *t)
 {
     if (!t->ng)
         return 0;
     qsort(t->g, t->ng, sizeof *t->g, by_place);
-    const ft_event *ev;
-    long n;
-    uint32_t nm = r->nmodules < 64 ? r->nmodules : 64;
-    ft_reader_rewind(r);
-    while ((n = ft_reader_next_batch(r, &ev)) > 0)
-        for (long i = 0; i < n; i++) {
-            if (!is_access(ev[i].kind))
-                continue;
-            for (uint32_t m = 0; m < nm; m++) {
-                uint64_t a = ev[i].addr - r->modules[m].base;
-                if (ev[i].addr >= r->modules[m].base &&
-                    a >= t->mod_lo[m] && a < t->mod_hi[m])
-                    touch(t, m, a);
-            }
-        }
-    ft_reader_rewind(r);
     int count = 0;
     for (size_t i = 0; i < t->ng && !t->failed; i++) {
         const dw_global *g = &t->g[i];
         Dwarf_Die v, ty;
-        if (!g->touched || (i && !by_place(&t->g[i - 1], g)) ||
+        if ((i && !by_place(&t->g[i - 1], g)) ||
             !dwarf_offdie(g->dbg, g->die, &v) || type_of(&v, &ty) < 0)
             continue;
         uint32_t id = type_id(t, &ty, 0);
@@ -720,10 +688,36 @@ static int emit_deref(ft_dwtypes *t, uint32_t site, const char *base,
     return 0;
 }
 
+/* Notes the CU holding a (a program's CU: programs_cu). */
+static void note_cu(ft_dwtypes *t, Dwarf_Die *cu)
+{
+    Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+    Dwarf_Off off = dwarf_dieoffset(cu);
+    for (size_t i = 0; i < t->ncus; i++)
+        if (t->site_cus[i] == off && t->site_dbg[i] == dbg)
+            return;
+    if (t->ncus >= 4096)
+        return;
+    Dwarf_Off *o = realloc(t->site_cus, (t->ncus + 1) * sizeof *o);
+    if (o)
+        t->site_cus = o;
+    Dwarf **d = realloc(t->site_dbg, (t->ncus + 1) * sizeof *d);
+    if (d)
+        t->site_dbg = d;
+    if (o && d) {
+        t->site_cus[t->ncus] = off;
+        t->site_dbg[t->ncus++] = dbg;
+    }
+}
+
 int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
                     uint32_t site, const char *text)
 {
-    if (!strstr(text, "->") || t->failed)
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, a, &bias), *scopes = NULL;
+    if (cu)
+        note_cu(t, cu);
+    if (!cu || !strstr(text, "->") || t->failed)
         return 0;
     /* the code of the line: comments and string literals blanked */
     char code[1024];
@@ -754,9 +748,7 @@ int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
         code[n++] = c;
     }
     code[n] = 0;
-    Dwarf_Addr bias;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, a, &bias), *scopes = NULL;
-    int nscopes = cu ? dwarf_getscopes(cu, a - bias, &scopes) : -1;
+    int nscopes = dwarf_getscopes(cu, a - bias, &scopes);
     int count = 0;
     for (const char *arrow = strstr(code, "->"); arrow && nscopes > 0;
          arrow = strstr(arrow + 2, "->")) {

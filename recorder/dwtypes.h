@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dwtypes.h - the symboliser's TYPES writer (recorder/dwtypes.c): from
- * DWARF, after the run, the types of the global variables the run
- * touched and the heap dereferences (`pool->completed`) of the sites'
+ * DWARF, after the run, the types of the global variables of the
+ * instrumented modules and the heap dereferences (`pool->completed`) of the sites'
  * source lines, so that reports name memory and print values as the
  * program does without the binary (docs/trace-format.md, TYPES).  Private
  * to recorder/: symbolize.c drives it. */
@@ -18,15 +18,16 @@ ft_dwtypes *ft_dwtypes_new(ft_appender *ap);
 void ft_dwtypes_free(ft_dwtypes *t);
 
 /* Collects the global and static variables of module index (DWARF
- * DW_TAG_variable at a DW_OP_addr), offsets relative to the load base as
- * DATA's: the link-time address minus sub (the module's base for an
- * ET_EXEC, else 0). */
+ * DW_TAG_variable at a DW_OP_addr) in the program's compile units (built
+ * by foretell-cc, or holding a site given to ft_dwtypes_site before),
+ * offsets relative to the load base as DATA's: the link-time address
+ * minus sub (the module's base for an ET_EXEC, else 0). */
 void ft_dwtypes_module(ft_dwtypes *t, uint32_t index, Dwfl_Module *mod,
                        uint64_t sub);
 
-/* Reads the trace's events once, marks the variables an access touched,
- * and appends a TYPES entry for each with its type (r is rewound). */
-int ft_dwtypes_emit_globals(ft_dwtypes *t, ft_reader *r);
+/* Appends a TYPES entry for each variable collected, with its type.
+ * The number appended, -1 when writing failed. */
+int ft_dwtypes_emit_globals(ft_dwtypes *t);
 
 /* The dereferences `base->field` of site's source line text whose base
  * DWARF types (a variable in scope at a, a Dwfl address, then members and

@@ -14,7 +14,7 @@
  *
  * With each site's file and line goes the text of that line (SOURCE),
  * read from the source file when it is there, and the types of the
- * globals the run touched and of the heap structs the line dereferences
+ * globals and of the heap structs the line dereferences
  * (TYPES, recorder/dwtypes.c).
  *
  * Debug information comes from each module's own file unless the caller
@@ -483,8 +483,9 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
             continue;
         emit_source(&ap, src, s->id, file, line > 0 ? (uint32_t)line : 0,
                     text, sizeof text);
-        if (types && text[0] && !file_is_system)
-            ft_dwtypes_site(types, m->mod, a, s->id, text);
+        if (types) /* a system header's line is not the program's */
+            ft_dwtypes_site(types, m->mod, a, s->id,
+                            file_is_system ? "" : text);
         emit_straight(&ap, s->id,
                       ft_straight_span(m->code, a - m->bias + 1));
         int uline = 0;
@@ -505,13 +506,13 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         if (opened[m] && mods[m].usable &&
             emit_data(&ap, &mods[m], m, &r->modules[m]) < 0)
             break;
-    /* and the types of the globals the run touched in them */
+    /* and the types of their globals */
     for (uint32_t m = 0; types && m < r->nmodules; m++)
         if (opened[m] && mods[m].usable)
             ft_dwtypes_module(types, m, mods[m].mod,
                               mods[m].is_exec ? r->modules[m].base : 0);
     if (types)
-        ft_dwtypes_emit_globals(types, r);
+        ft_dwtypes_emit_globals(types);
 out:
     if (ap.fd >= 0) { /* END even when symbols failed: the run is over */
         if (end)
