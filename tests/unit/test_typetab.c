@@ -359,6 +359,35 @@ static void test_reader(void **state)
     unlink(path);
 }
 
+/* foretell check names the variable and prints both values by type */
+static void test_check_typed(void **state)
+{
+    (void)state;
+    char path[256];
+    fx_temp_path(path, sizeof path, "typecheck");
+    ft_event ev[2] = {
+        {.kind = FT_EV_WRITE, .site = 1, .addr = 0x402008, .size = 8,
+         .value = (uint64_t)-5},
+        {.index = 1, .kind = FT_EV_READ, .site = 2, .addr = 0x402008,
+         .size = 8, .value = 6},
+    };
+    assert_int_equal(fx_write_trace(path, ev, 2, 3, "exit"), 0);
+    append_entries(path, 0);
+    ft_error err;
+    ft_reader *r = ft_reader_open(path, &err);
+    assert_non_null(r);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    assert_int_equal(ft_check_consistency(r, m, 10), 1);
+    fclose(m);
+    assert_non_null(strstr(out, "at 0x402008 (g[0].b) = 0x0000000000000006 "
+                                "(6), expected 0xfffffffffffffffb (-5)"));
+    free(out);
+    ft_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_reader),
+        cmocka_unit_test(test_check_typed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
