@@ -131,9 +131,9 @@ static int name_vars(ft_pipeline *pl)
         uint64_t key = pl->infer.vars[v].key;
         const ft_heap_obj *o;
         const char *n = NULL;
-        int access = (ev->kind >= FT_EV_READ && ev->kind <= FT_EV_WRITE_WIDE) ||
-                     (ev->kind >= FT_EV_ATOMIC_LOAD &&
-                      ev->kind <= FT_EV_ATOMIC_CAS);
+        int access =
+            (ev->kind >= FT_EV_READ && ev->kind <= FT_EV_WRITE_WIDE) ||
+            (ev->kind >= FT_EV_ATOMIC_LOAD && ev->kind <= FT_EV_ATOMIC_CAS);
         uint64_t size = access && ev->addr == key ? ev->size : 0;
         if (!done[v])
             n = ft_reader_mem_name(pl->names, key, size, buf, sizeof buf,

@@ -94,7 +94,7 @@ static dw_key *slot(ft_dwtypes *t, Dwarf *dbg, Dwarf_Off off)
     return NULL;
 }
 
-static const char *str_attr(Dwarf_Die *d, int name)
+const char *ft_dw_str_attr(Dwarf_Die *d, int name)
 {
     Dwarf_Attribute at;
     return dwarf_formstring(dwarf_attr_integrate(d, name, &at));
@@ -109,7 +109,7 @@ static int udata_attr(Dwarf_Die *d, int name, Dwarf_Word *v)
 }
 
 /* The DIE d's DW_AT_type refers to, in *out; -1 none (void). */
-static int type_of(Dwarf_Die *d, Dwarf_Die *out)
+int ft_dw_type_of(Dwarf_Die *d, Dwarf_Die *out)
 {
     Dwarf_Attribute at;
     return dwarf_attr_integrate(d, DW_AT_type, &at) &&
@@ -119,7 +119,7 @@ static int type_of(Dwarf_Die *d, Dwarf_Die *out)
 }
 
 /* Through typedefs and qualifiers, a bounded number of them. */
-static int peel(Dwarf_Die *d, Dwarf_Die *out)
+int ft_dw_peel(Dwarf_Die *d, Dwarf_Die *out)
 {
     *out = *d;
     for (int i = 0; i < 16; i++) {
@@ -130,7 +130,7 @@ static int peel(Dwarf_Die *d, Dwarf_Die *out)
         case DW_TAG_restrict_type:
         case DW_TAG_atomic_type: {
             Dwarf_Die next;
-            if (type_of(out, &next) < 0)
+            if (ft_dw_type_of(out, &next) < 0)
                 return -1;
             *out = next;
             break;
@@ -159,7 +159,6 @@ static uint8_t *reserve(ft_dwtypes *t, size_t need)
     return p;
 }
 
-static uint32_t type_id(ft_dwtypes *t, Dwarf_Die *d, int depth);
 
 static uint32_t new_id(ft_dwtypes *t)
 {
@@ -191,7 +190,9 @@ static void emit_array(ft_dwtypes *t, Dwarf_Die *d, uint32_t id, int depth)
             else
                 return; /* absurd: leave the type undescribed */
         } while (dwarf_siblingof(&child, &child) == 0);
-    uint32_t elem = type_of(d, &et) == 0 ? type_id(t, &et, depth + 1) : 0;
+    uint32_t elem = ft_dw_type_of(d, &et) == 0
+                        ? ft_dwtypes_type_id(t, &et, depth + 1)
+                        : 0;
     if (!ndim)
         count[ndim++] = 0;
     uint64_t esize = 0;
@@ -227,7 +228,11 @@ static void emit_array(ft_dwtypes *t, Dwarf_Die *d, uint32_t id, int depth)
 static void emit_members(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
                          unsigned kind, uint64_t size, int depth)
 {
-    struct { const char *name; uint64_t off; uint32_t type; } m[FT_DW_MAX_MEMBERS];
+    struct {
+        const char *name;
+        uint64_t off;
+        uint32_t type;
+    } m[FT_DW_MAX_MEMBERS];
     uint32_t n = 0;
     size_t need = 96;
     Dwarf_Die child;
@@ -242,15 +247,15 @@ static void emit_members(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
                 kind == FT_TYPE_STRUCT)
                 continue; /* a location expression: not a plain offset */
             const char *name = tag == DW_TAG_member
-                                   ? str_attr(&child, DW_AT_name)
+                                   ? ft_dw_str_attr(&child, DW_AT_name)
                                    : NULL;
             if (!name || strlen(name) > FT_DW_MAX_NAME)
                 name = "";
             Dwarf_Die mt;
             uint32_t type = 0;
             if (!dwarf_hasattr(&child, DW_AT_bit_size) &&
-                type_of(&child, &mt) == 0)
-                type = type_id(t, &mt, depth + 1);
+                ft_dw_type_of(&child, &mt) == 0)
+                type = ft_dwtypes_type_id(t, &mt, depth + 1);
             if (n == FT_DW_MAX_MEMBERS)
                 break;
             m[n].name = name;
@@ -266,7 +271,7 @@ static void emit_members(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
     p = ft_put_uint(p, kind);
     p = ft_put_uint(p, id);
     p = ft_put_uint(p, size);
-    put_name(&p, str_attr(d, DW_AT_name));
+    put_name(&p, ft_dw_str_attr(d, DW_AT_name));
     p = ft_put_array(p, n);
     for (uint32_t i = 0; i < n; i++) {
         p = ft_put_array(p, 3);
@@ -286,14 +291,14 @@ static void emit_enum(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
     int is_signed = 0;
     Dwarf_Die under, child;
     Dwarf_Word enc;
-    if (type_of(d, &under) == 0 && peel(&under, &under) == 0 &&
+    if (ft_dw_type_of(d, &under) == 0 && ft_dw_peel(&under, &under) == 0 &&
         udata_attr(&under, DW_AT_encoding, &enc) == 0)
         is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
     if (dwarf_child(d, &child) == 0)
         do {
             Dwarf_Attribute at;
             Dwarf_Sword v;
-            const char *name = str_attr(&child, DW_AT_name);
+            const char *name = ft_dw_str_attr(&child, DW_AT_name);
             if (dwarf_tag(&child) != DW_TAG_enumerator || !name ||
                 strlen(name) > FT_DW_MAX_NAME ||
                 !dwarf_attr(&child, DW_AT_const_value, &at) ||
@@ -314,7 +319,7 @@ static void emit_enum(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
     p = ft_put_uint(p, FT_TYPE_ENUM);
     p = ft_put_uint(p, id);
     p = ft_put_uint(p, size);
-    put_name(&p, str_attr(d, DW_AT_name));
+    put_name(&p, ft_dw_str_attr(d, DW_AT_name));
     p = ft_put_uint(p, (uint64_t)is_signed);
     p = ft_put_array(p, n);
     for (uint32_t i = 0; i < n; i++) {
@@ -336,7 +341,7 @@ static void emit_scalar(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
     p = ft_put_uint(p, kind);
     p = ft_put_uint(p, id);
     p = ft_put_uint(p, size);
-    const char *name = str_attr(d, DW_AT_name);
+    const char *name = ft_dw_str_attr(d, DW_AT_name);
     put_name(&p, name);
     if (kind == FT_TYPE_BASE) {
         Dwarf_Word enc = 0;
@@ -364,10 +369,10 @@ static void emit_scalar(ft_dwtypes *t, Dwarf_Die *d, uint32_t id,
 
 /* The id of DIE d's type (typedefs and qualifiers peeled), its entry
  * appended the first time; 0 unknown. */
-static uint32_t type_id(ft_dwtypes *t, Dwarf_Die *d, int depth)
+uint32_t ft_dwtypes_type_id(ft_dwtypes *t, Dwarf_Die *d, int depth)
 {
     Dwarf_Die ty;
-    if (depth > FT_DW_MAX_DEPTH || t->failed || peel(d, &ty) < 0)
+    if (depth > FT_DW_MAX_DEPTH || t->failed || ft_dw_peel(d, &ty) < 0)
         return 0;
     Dwarf *dbg = dwarf_cu_getdwarf(ty.cu);
     dw_key *k = slot(t, dbg, dwarf_dieoffset(&ty));
@@ -426,7 +431,7 @@ static void add_global(ft_dwtypes *t, uint32_t index, Dwarf_Die *v,
     if (!dwarf_attr(v, DW_AT_location, &at) ||
         dwarf_getlocation(&at, &ops, &nops) != 0 || nops != 1 ||
         ops[0].atom != DW_OP_addr || ops[0].number < sub ||
-        type_of(v, &ty) < 0 || t->ng >= FT_DW_MAX_GLOBALS)
+        ft_dw_type_of(v, &ty) < 0 || t->ng >= FT_DW_MAX_GLOBALS)
         return;
     Dwarf_Word size = 1;
     if (dwarf_aggregate_size(&ty, &size) != 0 || size == 0)
@@ -470,7 +475,7 @@ static void walk_scope(ft_dwtypes *t, uint32_t index, Dwarf_Die *d,
  * business of the program's reports. */
 static int programs_cu(const ft_dwtypes *t, Dwarf_Die *cu)
 {
-    const char *producer = str_attr(cu, DW_AT_producer);
+    const char *producer = ft_dw_str_attr(cu, DW_AT_producer);
     if (producer && strstr(producer, "-fsanitize=thread"))
         return 1;
     Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
@@ -508,9 +513,9 @@ int ft_dwtypes_emit_globals(ft_dwtypes *t)
         const dw_global *g = &t->g[i];
         Dwarf_Die v, ty;
         if ((i && !by_place(&t->g[i - 1], g)) ||
-            !dwarf_offdie(g->dbg, g->die, &v) || type_of(&v, &ty) < 0)
+            !dwarf_offdie(g->dbg, g->die, &v) || ft_dw_type_of(&v, &ty) < 0)
             continue;
-        uint32_t id = type_id(t, &ty, 0);
+        uint32_t id = ft_dwtypes_type_id(t, &ty, 0);
         uint8_t *p = id ? reserve(t, 64) : NULL;
         if (!p)
             continue;
@@ -525,171 +530,10 @@ int ft_dwtypes_emit_globals(ft_dwtypes *t)
     return t->failed ? -1 : count;
 }
 
-/* ---- heap dereferences of a site's source line ---- */
-
-static int ident_char(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
-}
-
-/* The variable or parameter called name in scope at the site: the
- * innermost of the scopes (blocks, inlined and outer functions, the
- * CU), its type in *out. */
-static int var_type(Dwarf_Die *scopes, int n, const char *name,
-                    Dwarf_Die *out)
-{
-    for (int i = 0; i < n; i++) {
-        Dwarf_Die c;
-        if (dwarf_child(&scopes[i], &c) != 0)
-            continue;
-        do {
-            int tag = dwarf_tag(&c);
-            const char *nm;
-            if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) &&
-                (nm = str_attr(&c, DW_AT_name)) && !strcmp(nm, name))
-                return type_of(&c, out);
-        } while (dwarf_siblingof(&c, &c) == 0);
-    }
-    return -1;
-}
-
-/* The member called name of aggregate type d, its type in *out. */
-static int member_type(Dwarf_Die *d, const char *name, Dwarf_Die *out)
-{
-    Dwarf_Die ty, c;
-    if (peel(d, &ty) < 0)
-        return -1;
-    int tag = dwarf_tag(&ty);
-    if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
-         tag != DW_TAG_union_type) ||
-        dwarf_child(&ty, &c) != 0)
-        return -1;
-    do {
-        const char *nm;
-        if (dwarf_tag(&c) == DW_TAG_member &&
-            (nm = str_attr(&c, DW_AT_name)) && !strcmp(nm, name))
-            return type_of(&c, out);
-    } while (dwarf_siblingof(&c, &c) == 0);
-    return -1;
-}
-
-/* What pointer or one-dimensional array type d points to or holds. */
-static int target_type(Dwarf_Die *d, Dwarf_Die *out)
-{
-    Dwarf_Die ty;
-    if (peel(d, &ty) < 0)
-        return -1;
-    int tag = dwarf_tag(&ty);
-    if (tag != DW_TAG_pointer_type && tag != DW_TAG_array_type)
-        return -1;
-    return type_of(&ty, out);
-}
-
-/* The type of the expression text[0..n) (spaces removed already): an
- * identifier followed by ".m", "->m" and "[...]" steps. */
-static int chain_type(Dwarf_Die *scopes, int nscopes, const char *text,
-                      size_t n, Dwarf_Die *out)
-{
-    char id[FT_DW_MAX_NAME + 1];
-    size_t i = 0, k = 0;
-    while (i < n && ident_char(text[i]) && k < FT_DW_MAX_NAME)
-        id[k++] = text[i++];
-    id[k] = 0;
-    if (!k || (id[0] >= '0' && id[0] <= '9') ||
-        var_type(scopes, nscopes, id, out) < 0)
-        return -1;
-    while (i < n) {
-        Dwarf_Die next;
-        if (text[i] == '[') {
-            int level = 0;
-            for (; i < n; i++) {
-                level += text[i] == '[' ? 1 : text[i] == ']' ? -1 : 0;
-                if (!level)
-                    break;
-            }
-            if (i++ >= n || target_type(out, &next) < 0)
-                return -1;
-            *out = next;
-            continue;
-        }
-        int arrow = text[i] == '-' && i + 1 < n && text[i + 1] == '>';
-        if (!arrow && text[i] != '.')
-            return -1;
-        i += arrow ? 2 : 1;
-        for (k = 0; i < n && ident_char(text[i]) && k < FT_DW_MAX_NAME;)
-            id[k++] = text[i++];
-        id[k] = 0;
-        if (!k)
-            return -1;
-        if (arrow) {
-            if (target_type(out, &next) < 0)
-                return -1;
-            *out = next;
-        }
-        if (member_type(out, id, &next) < 0)
-            return -1;
-        *out = next;
-    }
-    return 0;
-}
-
-/* Where the postfix expression that ends just before text[end] starts:
- * identifiers joined by ".", "->" and "[...]". */
-static size_t chain_start(const char *text, size_t end)
-{
-    size_t i = end;
-    for (;;) {
-        while (i > 0 && text[i - 1] == ' ')
-            i--;
-        if (i > 0 && text[i - 1] == ']') {
-            int level = 0;
-            while (i > 0) {
-                level += text[i - 1] == ']' ? 1 : text[i - 1] == '[' ? -1 : 0;
-                i--;
-                if (!level)
-                    break;
-            }
-            if (level)
-                return end;
-            continue;
-        }
-        size_t j = i;
-        while (i > 0 && ident_char(text[i - 1]))
-            i--;
-        if (i == j)
-            return end;
-        size_t k = i;
-        while (k > 0 && text[k - 1] == ' ')
-            k--;
-        if (k > 0 && text[k - 1] == '.')
-            i = k - 1;
-        else if (k > 1 && text[k - 1] == '>' && text[k - 2] == '-')
-            i = k - 2;
-        else
-            return i;
-    }
-}
-
-static int emit_deref(ft_dwtypes *t, uint32_t site, const char *base,
-                      const char *field, uint32_t type)
-{
-    size_t bl = strlen(base), fl = strlen(field);
-    uint8_t *p = reserve(t, bl + fl + 64);
-    if (!p)
-        return -1;
-    p = ft_put_array(p, 5);
-    p = ft_put_uint(p, FT_TYPE_DEREF);
-    p = ft_put_uint(p, site);
-    p = ft_put_str(p, base, (uint32_t)bl);
-    p = ft_put_str(p, field, (uint32_t)fl);
-    p = ft_put_uint(p, type);
-    ft_appender_commit(t->ap, p);
-    return 0;
-}
+/* ---- what the dereferences of site lines need (recorder/dwderef.c) ---- */
 
 /* Notes the CU holding a (a program's CU: programs_cu). */
-static void note_cu(ft_dwtypes *t, Dwarf_Die *cu)
+void ft_dwtypes_note_cu(ft_dwtypes *t, Dwarf_Die *cu)
 {
     Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
     Dwarf_Off off = dwarf_dieoffset(cu);
@@ -710,76 +554,20 @@ static void note_cu(ft_dwtypes *t, Dwarf_Die *cu)
     }
 }
 
-int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
-                    uint32_t site, const char *text)
+int ft_dwtypes_emit_deref(ft_dwtypes *t, uint32_t site, const char *base,
+                      const char *field, uint32_t type)
 {
-    Dwarf_Addr bias;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, a, &bias), *scopes = NULL;
-    if (cu)
-        note_cu(t, cu);
-    if (!cu || !strstr(text, "->") || t->failed)
-        return 0;
-    /* the code of the line: comments and string literals blanked */
-    char code[1024];
-    size_t n = 0;
-    char quote = 0;
-    for (size_t i = 0; text[i] && n + 1 < sizeof code; i++) {
-        char c = text[i];
-        if (quote) {
-            if (c == '\\' && text[i + 1])
-                i++;
-            else if (c == quote)
-                quote = 0;
-            c = ' ';
-        } else if (c == '"' || c == '\'') {
-            quote = c;
-            c = ' ';
-        } else if (c == '/' && text[i + 1] == '/') {
-            break;
-        } else if (c == '/' && text[i + 1] == '*') {
-            const char *e = strstr(text + i + 2, "*/");
-            if (!e)
-                break;
-            i = (size_t)(e - text) + 1;
-            c = ' ';
-        } else if (c == '\t') {
-            c = ' ';
-        }
-        code[n++] = c;
-    }
-    code[n] = 0;
-    int nscopes = dwarf_getscopes(cu, a - bias, &scopes);
-    int count = 0;
-    for (const char *arrow = strstr(code, "->"); arrow && nscopes > 0;
-         arrow = strstr(arrow + 2, "->")) {
-        size_t at = (size_t)(arrow - code), s = chain_start(code, at);
-        char field[FT_DW_MAX_NAME + 1], base[256];
-        size_t k = 0, f = at + 2, b = 0;
-        while (code[f] == ' ')
-            f++;
-        while (ident_char(code[f]) && k < FT_DW_MAX_NAME)
-            field[k++] = code[f++];
-        field[k] = 0;
-        for (size_t i = s; i < at && b + 1 < sizeof base; i++)
-            if (code[i] != ' ')
-                base[b++] = code[i];
-        base[b] = 0;
-        Dwarf_Die bt, pt, st;
-        if (!k || !b || chain_type(scopes, nscopes, base, b, &bt) < 0 ||
-            target_type(&bt, &pt) < 0 || peel(&pt, &st) < 0 ||
-            (dwarf_tag(&st) != DW_TAG_structure_type &&
-             dwarf_tag(&st) != DW_TAG_class_type &&
-             dwarf_tag(&st) != DW_TAG_union_type))
-            continue;
-        uint32_t id = type_id(t, &st, 0);
-        if (!id)
-            continue;
-        if (emit_deref(t, site, base, field, id) < 0) {
-            free(scopes);
-            return -1;
-        }
-        count++;
-    }
-    free(scopes);
-    return count;
+    size_t bl = strlen(base), fl = strlen(field);
+    uint8_t *p = reserve(t, bl + fl + 64);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 5);
+    p = ft_put_uint(p, FT_TYPE_DEREF);
+    p = ft_put_uint(p, site);
+    p = ft_put_str(p, base, (uint32_t)bl);
+    p = ft_put_str(p, field, (uint32_t)fl);
+    p = ft_put_uint(p, type);
+    ft_appender_commit(t->ap, p);
+    return 0;
 }
+

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* dwtypes.h - the symboliser's TYPES writer (recorder/dwtypes.c): from
  * DWARF, after the run, the types of the global variables of the
- * instrumented modules and the heap dereferences (`pool->completed`) of the sites'
- * source lines, so that reports name memory and print values as the
+ * instrumented modules and the heap dereferences (`pool->completed`) of
+ * the sites' source lines, so that reports name memory and print values as the
  * program does without the binary (docs/trace-format.md, TYPES).  Private
  * to recorder/: symbolize.c drives it. */
 #ifndef FORETELL_DWTYPES_H
@@ -35,5 +35,21 @@ int ft_dwtypes_emit_globals(ft_dwtypes *t);
  * with that type.  Returns the number appended, -1 when writing failed. */
 int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
                     uint32_t site, const char *text);
+
+/* Shared with dwderef.c (the dereferences), not for other files. */
+#include <elfutils/libdw.h>
+const char *ft_dw_str_attr(Dwarf_Die *d, int name);
+/* The DIE d's DW_AT_type refers to, in *out; -1 none (void). */
+int ft_dw_type_of(Dwarf_Die *d, Dwarf_Die *out);
+/* Through typedefs and qualifiers (a bounded number); -1 none. */
+int ft_dw_peel(Dwarf_Die *d, Dwarf_Die *out);
+/* The TYPES id of d's type, its entries appended the first time; 0
+ * unknown or over the bounds. */
+uint32_t ft_dwtypes_type_id(ft_dwtypes *t, Dwarf_Die *d, int depth);
+/* Notes a CU that holds a site (the program's: ft_dwtypes_module). */
+void ft_dwtypes_note_cu(ft_dwtypes *t, Dwarf_Die *cu);
+/* Appends [16, site, base, field, type]; -1 when writing failed. */
+int ft_dwtypes_emit_deref(ft_dwtypes *t, uint32_t site, const char *base,
+                          const char *field, uint32_t type);
 
 #endif

@@ -2,7 +2,8 @@
 /* typed_vars.c - memory whose names and values the trace's TYPES chunk
  * must carry (tests/types/types.sh): a global struct with a nested
  * struct and an array, an array of longs, a bool, an enum, a double, a
- * char, and a heap struct a worker updates through `pool->completed`.
+ * char, and a heap struct a worker updates through `pool->completed`
+ * and through a cast, `((struct pool *)arg)->load`.
  * main reads pool->completed and colour while the worker may write them
  * (data races analyze names). */
 #include <pthread.h>
@@ -39,7 +40,7 @@ static void *worker(void *arg)
 {
     struct pool *pool = arg;
     pool->completed += 3;
-    pool->load = 0.75;
+    ((struct pool *)arg)->load = 0.75; /* named through the cast */
     arr[3] = -42;
     colour = RED;
     return NULL;

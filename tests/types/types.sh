@@ -32,7 +32,7 @@ want " write +$A\[ratio\] size=8 value=2\.5 "
 want " write +$A\[arr\[3\]\] size=8 value=-42 "
 want " write +$A\[pool->submitted, [^]]*typed_vars\.c:[0-9]+#1\] size=8 value=4 "
 want " write +$A\[pool->completed, [^]]*typed_vars\.c:[0-9]+#1\+8\] size=8 value=3 "
-want " write +$A\[pool->load, [^]]*#1\+16\] size=8 value=0\.75 "
+want " write +$A\[\(\(struct pool\*\)arg\)->load, [^]]*#1\+16\] size=8 value=0\.75 "
 
 "$F" dump --json tv.ft >d.json 2>err.txt || fail "dump --json: $(cat err.txt)"
 python3 - d.json <<'PY' || fail "dump --json: $(head -c 600 d.json)"
