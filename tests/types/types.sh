@@ -51,6 +51,13 @@ assert "typed_vars.c" in by["pool->completed"]["addr_object"]
 assert by["ready"]["value_text"] == "true"
 PY
 
+# stats lists the shared variables by the same names
+"$F" stats tv.ft >s.txt 2>err.txt || fail "stats: $(cat err.txt)"
+for v in 'colour' 'pool->completed' 'arr\[3\]'; do
+    grep -Eq "^  0x[0-9a-f]+ +[0-9]+ accesses  $v$" s.txt ||
+        fail "stats: shared variable $v not named: $(grep accesses s.txt)"
+done
+
 # analyze names the racing members and prints the values by type
 "$F" analyze -q --json -o out tv.ft >a.json 2>a.err
 rc=$?
