@@ -3,7 +3,8 @@
  * TYPES chunk: each `base->field` of the line whose base (an identifier,
  * then ".m", "->m" and "[...]" steps; or a cast "((struct pool *)arg)")
  * DWARF types, from the variables in scope at the site and their
- * members, as a pointer to a struct or union.  Readers name a heap access
+ * members, as a pointer to a struct or union; and in a C++ member
+ * function the members of *this the line names bare (`balance_`).  Readers name a heap access
  * at that site by it when the member at the access's offset is `field`
  * (recorder/datasyms.c).  Text is matched, not parsed: a line the
  * patterns do not fit gives nothing, and the reader's offset check keeps
@@ -230,6 +231,69 @@ static size_t group_start(const char *text, size_t end)
     return end;
 }
 
+/* In a C++ member function, the members of *this the line names
+ * without `this->` (`balance_ -= amount`): a DEREF entry each with base
+ * "this", unless a local variable or parameter of that name hides it. */
+static int this_members(ft_dwtypes *t, Dwarf_Die *scopes, int nscopes,
+                        const char *code, uint32_t site)
+{
+    Dwarf_Die tt, ct, cls, mt, vt;
+    if (var_type(scopes, nscopes, "this", &tt) < 0 ||
+        target_type(&tt, &ct) < 0 || ft_dw_peel(&ct, &cls) < 0 ||
+        (dwarf_tag(&cls) != DW_TAG_class_type &&
+         dwarf_tag(&cls) != DW_TAG_structure_type))
+        return 0;
+    int nlocal = nscopes; /* the scopes inside the compile unit */
+    while (nlocal > 0 &&
+           dwarf_tag(&scopes[nlocal - 1]) == DW_TAG_compile_unit)
+        nlocal--;
+    char seen[512] = " ";
+    int count = 0;
+    uint32_t id = 0;
+    for (size_t i = 0; code[i];) {
+        if (!ident_char(code[i]) || (code[i] >= '0' && code[i] <= '9')) {
+            while (ident_char(code[i])) /* a number: skipped whole */
+                i++;
+            if (code[i])
+                i++;
+            continue;
+        }
+        size_t s = i, k = 0;
+        char name[FT_DW_MAX_NAME + 3];
+        while (ident_char(code[i])) {
+            if (k < FT_DW_MAX_NAME)
+                name[k++] = code[i];
+            i++;
+        }
+        name[k] = 0;
+        size_t j = i, p = s;
+        while (code[j] == ' ')
+            j++;
+        while (p > 0 && code[p - 1] == ' ')
+            p--;
+        if (code[j] == '(' || code[j] == ':' ||
+            (p > 0 && (code[p - 1] == '.' || code[p - 1] == ':' ||
+                       code[p - 1] == '>')))
+            continue; /* a call, a qualified name, another's member */
+        char key[FT_DW_MAX_NAME + 4];
+        key[0] = ' ';
+        memcpy(key + 1, name, k);
+        key[k + 1] = ' ';
+        key[k + 2] = 0;
+        if (strstr(seen, key) || member_type(&cls, name, &mt) < 0 ||
+            var_type(scopes, nlocal, name, &vt) == 0)
+            continue;
+        if (strlen(seen) + strlen(key) < sizeof seen)
+            strcat(seen, key + 1);
+        if (!id && !(id = ft_dwtypes_type_id(t, &cls, 0)))
+            return count;
+        if (ft_dwtypes_emit_deref(t, site, "this", name, id) < 0)
+            return -1;
+        count++;
+    }
+    return count;
+}
+
 int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
                     uint32_t site, const char *text)
 {
@@ -237,7 +301,7 @@ int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
     Dwarf_Die *cu = dwfl_module_addrdie(mod, a, &bias), *scopes = NULL;
     if (cu)
         ft_dwtypes_note_cu(t, cu);
-    if (!cu || !strstr(text, "->"))
+    if (!cu || !text[0])
         return 0;
     /* the code of the line: comments and string literals blanked */
     char code[1024];
@@ -308,6 +372,10 @@ int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
             return -1;
         }
         count++;
+    }
+    if (nscopes > 0) {
+        int m = this_members(t, scopes, nscopes, code, site);
+        count = m < 0 ? -1 : count + m;
     }
     free(scopes);
     return count;

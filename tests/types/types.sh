@@ -6,7 +6,8 @@
 # program does: g.inner.count = -7, arr[3] = -42, colour = BLUE,
 # pool->completed (a heap struct through `pool->`).  A trace without the
 # chunk (an older foretell's) still prints as before: balance+8, 0x...
-# Program: tests/types/typed_vars.c.
+# Programs: tests/types/typed_vars.c, typed_class.cc (C++: members of
+# *this named without `this->`).
 set -u
 F=$FT_BIN/foretell
 W=$FT_WORK
@@ -100,6 +101,16 @@ grep -Eq " write +$A\[arr\+24\] size=8 value=0xffffffffffffffd6 " o.txt ||
     fail "old trace: $(grep -m1 'arr+24' o.txt)"
 grep -Eq " write +$A\[[^],]*typed_vars\.c:[0-9]+#1\+8\] size=8 value=0x3 " o.txt ||
     fail "old trace: $(grep -m1 '#1+8' o.txt)"
+
+# C++: members of *this named bare in member functions
+"$FT_BIN/foretell-c++" -O1 -g -o tc "$P/typed_class.cc" ||
+    fail "cannot build typed_class.cc"
+"$F" record -o tc.ft -- ./tc >out.txt 2>err.txt || fail "record tc: $(cat err.txt)"
+"$F" dump tc.ft >c.txt 2>err.txt || fail "dump tc: $(cat err.txt)"
+grep -Eq " write +$A\[this->hits, [^]]*typed_class\.cc:[0-9]+#1\] size=8 value=3 " c.txt ||
+    fail "C++: no write of this->hits: $(grep typed_class.cc:.*#1 c.txt)"
+grep -Eq " write +$A\[this->level, [^]]*#1\+8\] size=4 value=-3 " c.txt ||
+    fail "C++: no write of this->level: $(grep typed_class.cc:.*#1 c.txt)"
 
 [ $fails = 0 ] && echo "types: ok"
 exit $fails
