@@ -332,6 +332,12 @@ int ft_dwtypes_site(ft_dwtypes *t, Dwfl_Module *mod, Dwarf_Addr a,
         code[n++] = c;
     }
     code[n] = 0;
+    int lang = dwarf_srclang(cu);
+    int cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+              lang == DW_LANG_C_plus_plus_11 ||
+              lang == DW_LANG_C_plus_plus_14;
+    if (!strstr(code, "->") && !cxx)
+        return 0; /* nothing to look up: spare the scopes */
     int nscopes = dwarf_getscopes(cu, a - bias, &scopes);
     int count = 0;
     for (const char *arrow = strstr(code, "->"); arrow && nscopes > 0;
