@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* dwtypes.c - writing the TYPES chunk from DWARF after the run: the type
- * of each global or static variable of the modules that hold sites
- * (typedefs and qualifiers peeled; structs, unions, arrays, base types,
- * pointers, enums) and, per site, the heap dereferences `base->field` of
- * its source line whose base has a pointer-to-struct type in scope there.
- * Readers name memory and print values with them (recorder/typetab.c).
+ * of each global or static variable of the program's compile units in
+ * the modules that hold sites (typedefs and qualifiers peeled; structs,
+ * unions, arrays, base types, pointers, enums), and the entries the
+ * heap dereferences of the sites' lines need (recorder/dwderef.c finds
+ * those).  Readers name memory and print values with them
+ * (recorder/typetab.c).
  *
  * Every global, not only those the run touched: finding those takes a
  * pass over the events, which cost 230-500 ms on an access-dense run
@@ -13,9 +14,8 @@
  *
  * Bounded whatever the DWARF says: at most FT_DW_MAX_GLOBALS variables
  * and FT_DW_MAX_TYPES types per trace, FT_DW_MAX_MEMBERS members per
- * aggregate, nesting of
- * FT_DW_MAX_DEPTH; a reference cycle ends at a type already given an id
- * (readers bound their walks too).  Pointers are recorded without their
+ * aggregate, nesting of FT_DW_MAX_DEPTH; a reference cycle ends at a type
+ * already given an id (readers bound their walks too).  Pointers are recorded without their
  * target: a global's pointer value prints as an address, and a heap
  * struct comes in through the dereference that names it. */
 #include "recorder/dwtypes.h"
