@@ -260,6 +260,14 @@ static void print_group(FILE *out, const analyze_out *ao, const finding *f,
         if (v < c->nvars)
             fprintf(out, " %s", ft_pkind_var(c, &pl->info, v, obj,
                                              sizeof obj));
+        /* the value read or written, when the trace has its type */
+        char val[64];
+        if (v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY &&
+            ft_pipeline_var_value(pl, c->vars[v].addr,
+                                  ft_ctm_writes(c, x) ? ft_ctm_written(c, x)
+                                                      : c->value[x],
+                                  val, sizeof val))
+            fprintf(out, " = %s", val);
         fprintf(out, " at %s", ft_trace_info_site(&pl->info, c, x, site,
                                                   sizeof site));
         locks_held(pl, x, held, sizeof held);

@@ -874,6 +874,5 @@ const char *ft_pipeline_var_value(const ft_pipeline *pl, uint64_t key,
     }
     if (type && ft_reader_value_text(pl->names, type, value, 0, buf, len))
         return buf;
-    snprintf(buf, len, "0x%" PRIx64, value);
-    return buf;
+    return NULL;
 }

@@ -377,7 +377,8 @@ typedef struct ft_pipeline {
 const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
                                  char *buf, size_t len);
 /* A value the variable at key held, printed by its type when the trace
- * says it (TYPES: "-5", "true", "RED"), else as hex ("0x64"). */
+ * says it (TYPES: "-5", "true", "RED") into buf; NULL when it does not
+ * (callers print hex then, "0x64"). */
 const char *ft_pipeline_var_value(const ft_pipeline *pl, uint64_t key,
                                   uint64_t value, char *buf, size_t len);
 

@@ -77,6 +77,12 @@ vs = {v for x in d["violations"] for v in x["variables"]}
 assert "pool->completed" in vs, vs
 PY
 
+"$F" analyze -q -o out-t tv.ft >a.txt 2>&1
+grep -Eq "^  reads: thread 0 read colour = (RED|BLUE) at .*typed_vars\.c:[0-9]+; locks held: none$" a.txt ||
+    fail "analyze: the read of colour without its value: $(grep -m2 'colour' a.txt)"
+grep -Eq "^  (reads|writes|from): thread [01] (read|write) pool->completed = [03] at " a.txt ||
+    fail "analyze: no access of pool->completed with its value: $(grep -m2 'completed' a.txt)"
+
 # a trace without TYPES (written by an older foretell): the TYPES chunk's
 # kind byte made unknown (readers skip unknown kinds), names and values
 # as before
@@ -101,6 +107,13 @@ grep -Eq " write +$A\[arr\+24\] size=8 value=0xffffffffffffffd6 " o.txt ||
     fail "old trace: $(grep -m1 'arr+24' o.txt)"
 grep -Eq " write +$A\[[^],]*typed_vars\.c:[0-9]+#1\+8\] size=8 value=0x3 " o.txt ||
     fail "old trace: $(grep -m1 '#1+8' o.txt)"
+"$F" analyze -q -o out-o old.ft >o-a.txt 2>&1
+grep -Eq "^  reads: thread 0 read colour at " o-a.txt ||
+    fail "old trace: analyze: $(grep -m1 'read colour' o-a.txt)"
+grep -q "heap@[^ ]*typed_vars\.c:[0-9]*#1+8" o-a.txt ||
+    fail "old trace: the heap variable is not named by its allocation: $(grep -m1 'variables:' o-a.txt)"
+grep -Eq "^  [a-z]+: thread [0-9]+ [a-z_]+ [^ ]+ = |variables: .*pool->" o-a.txt &&
+    fail "old trace: typed text: $(grep -Em1 ' = |variables: .*pool->' o-a.txt)"
 
 # C++: members of *this named bare in member functions
 "$FT_BIN/foretell-c++" -O1 -g -o tc "$P/typed_class.cc" ||
