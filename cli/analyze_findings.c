@@ -260,6 +260,14 @@ static void print_group(FILE *out, const analyze_out *ao, const finding *f,
         if (v < c->nvars)
             fprintf(out, " %s", ft_pkind_var(c, &pl->info, v, obj,
                                              sizeof obj));
+        /* the value read or written, when the trace has its type */
+        char val[64];
+        if (v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY &&
+            ft_pipeline_var_value(pl, c->vars[v].addr,
+                                  ft_ctm_writes(c, x) ? ft_ctm_written(c, x)
+                                                      : c->value[x],
+                                  val, sizeof val))
+            fprintf(out, " = %s", val);
         fprintf(out, " at %s", ft_trace_info_site(&pl->info, c, x, site,
                                                   sizeof site));
         locks_held(pl, x, held, sizeof held);
@@ -323,6 +331,15 @@ static void json_event(ft_json *j, const ft_pipeline *pl, const ft_kevent *e,
     if (c->obj[x] < c->nvars)
         ft_json_kstr(j, "object", ft_pkind_var(c, &pl->info, c->obj[x], obj,
                                                sizeof obj));
+    if (c->obj[x] < c->nvars && c->vars[c->obj[x]].kind == FT_VAR_MEMORY) {
+        /* the value the access read, or the one it left: by its type */
+        uint64_t v = ft_ctm_writes(c, x) ? ft_ctm_written(c, x)
+                                         : c->value[x];
+        char val[64];
+        ft_json_khex(j, "value", v);
+        ft_json_kstr(j, "value_text", ft_pkind_value(c, &pl->info, c->obj[x],
+                                                     v, val, sizeof val));
+    }
     locks_held(pl, x, held, sizeof held);
     ft_json_kstr(j, "locks_held", held);
     ft_json_key(j, "stack");

@@ -3,7 +3,9 @@
  * as JSON Lines.  Heap addresses are also named by the allocation that
  * owns them (site#count+offset), which is what stays the same from run to
  * run; the reader streams, so dumping a huge trace costs no memory beyond
- * the live heap objects. */
+ * the live heap objects.  With the trace's TYPES, an access names the
+ * member or element it touches ("balance[1]", "pool->completed") and its
+ * values print by their type ("value=-5", "value=RED"). */
 #include "cli/commands.h"
 #include "cli/json.h"
 #include "cli/opt.h"
@@ -32,7 +34,55 @@ typedef struct dump_ctx {
     ft_heapmap *heap;
     int json;
     ft_json j;
+    /* the event being printed, if a memory access: */
+    const char *heap_name; /* its heap member's name ("pool->completed") */
+    uint32_t type;         /* the type it reads or writes whole, 0 none */
+    uint16_t size;
+    char heap_buf[256];
 } dump_ctx;
+
+/* Value fields of accesses: what they print by the access's type. */
+static int is_value_field(const char *name)
+{
+    return !strcmp(name, "value") || !strcmp(name, "old") ||
+           !strcmp(name, "new") || !strcmp(name, "expected") ||
+           !strcmp(name, "desired");
+}
+
+static int is_access(unsigned kind)
+{
+    return (kind >= FT_EV_READ && kind <= FT_EV_WRITE_WIDE) ||
+           (kind >= FT_EV_ATOMIC_LOAD && kind <= FT_EV_ATOMIC_CAS);
+}
+
+/* What the TYPES chunk says the access ev touches (dump_ctx above). */
+static void access_type(dump_ctx *d, const ft_event *ev)
+{
+    char buf[256];
+    const ft_heap_obj *o;
+    d->heap_name = NULL;
+    d->type = 0;
+    d->size = ev->size;
+    if (!is_access(ev->kind))
+        return;
+    if ((o = ft_heapmap_find(d->heap, ev->addr)))
+        d->heap_name = ft_reader_heap_name(d->r, ev->site, o->addr, o->size,
+                                           ev->addr, ev->size, d->heap_buf,
+                                           sizeof d->heap_buf, &d->type);
+    else
+        ft_reader_mem_name(d->r, ev->addr, ev->size, buf, sizeof buf,
+                           &d->type);
+}
+
+/* A value field's typed text, NULL when the type is not known. */
+static const char *typed(const dump_ctx *d, const ft_field *f, char *buf,
+                         size_t len)
+{
+    return d->type && is_value_field(f->name)
+               ? ft_reader_value_text(d->r, d->type, f->u, d->size, buf,
+                                      len)
+               : NULL;
+}
 
 /* Wide content in text form: at most this many bytes, then "...". */
 #define TEXT_BYTES 32
@@ -49,13 +99,19 @@ static void text_field(dump_ctx *d, const ft_field *f)
         printf(" %s=%" PRId64, f->name, f->i);
         break;
     case FT_F_HEX:
-        printf(" %s=0x%" PRIx64, f->name, f->u);
+        if (typed(d, f, buf, sizeof buf))
+            printf(" %s=%s", f->name, buf);
+        else
+            printf(" %s=0x%" PRIx64, f->name, f->u);
         break;
     case FT_F_ADDR:
         printf(" %s=0x%" PRIx64, f->name, f->u);
         if ((o = ft_heapmap_find(d->heap, f->u)))
-            printf("[%s]", ft_heap_obj_name(d->r, o, f->u, buf, sizeof buf));
-        else if (ft_reader_data_name(d->r, f->u, buf, sizeof buf))
+            printf("[%s%s%s]", d->heap_name ? d->heap_name : "",
+                   d->heap_name ? ", " : "",
+                   ft_heap_obj_name(d->r, o, f->u, buf, sizeof buf));
+        else if (ft_reader_mem_name(d->r, f->u, d->size, buf, sizeof buf,
+                                    NULL))
             printf("[%s]", buf);
         break;
     case FT_F_NAME:
@@ -87,7 +143,14 @@ static void json_field(dump_ctx *d, const ft_field *f)
     switch (f->type) {
     case FT_F_UINT: ft_json_kuint(j, f->name, f->u); break;
     case FT_F_INT: ft_json_kint(j, f->name, f->i); break;
-    case FT_F_HEX: ft_json_khex(j, f->name, f->u); break;
+    case FT_F_HEX:
+        ft_json_khex(j, f->name, f->u);
+        if (typed(d, f, buf, sizeof buf)) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_text", f->name);
+            ft_json_kstr(j, key, buf);
+        }
+        break;
     case FT_F_ADDR:
         ft_json_khex(j, f->name, f->u);
         if ((o = ft_heapmap_find(d->heap, f->u))) {
@@ -95,7 +158,12 @@ static void json_field(dump_ctx *d, const ft_field *f)
             snprintf(key, sizeof key, "%s_object", f->name);
             ft_json_kstr(j, key, ft_heap_obj_name(d->r, o, f->u, buf,
                                                   sizeof buf));
-        } else if (ft_reader_data_name(d->r, f->u, buf, sizeof buf)) {
+            if (d->heap_name) {
+                snprintf(key, sizeof key, "%s_field", f->name);
+                ft_json_kstr(j, key, d->heap_name);
+            }
+        } else if (ft_reader_mem_name(d->r, f->u, d->size, buf, sizeof buf,
+                                      NULL)) {
             char key[64];
             snprintf(key, sizeof key, "%s_variable", f->name);
             ft_json_kstr(j, key, buf);
@@ -123,6 +191,7 @@ static void print_event(dump_ctx *d, const ft_event *ev)
     char where[512];
     const ft_site *s = ft_reader_site(d->r, ev->site);
     ft_site_format(d->r, ev->site, where, sizeof where);
+    access_type(d, ev);
     if (d->json) {
         ft_json *j = &d->j;
         ft_json_begin_object(j);

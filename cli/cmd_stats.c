@@ -26,6 +26,8 @@ typedef struct slot {
     uint64_t key;
     uint64_t a, b, c;
     ft_heap_obj heap; /* vars: the heap object at the first access */
+    uint32_t site;    /* vars: the first access's site and size */
+    uint16_t size;
     uint8_t used;
 } slot;
 
@@ -155,6 +157,8 @@ static void add_event(stats *st, const ft_event *ev)
         }
         if (fresh) {
             v->a = ev->tid;
+            v->site = ev->site;
+            v->size = ev->size;
             const ft_heap_obj *o = ft_heapmap_find(st->heap, ev->addr);
             if (o)
                 v->heap = *o;
@@ -202,12 +206,17 @@ static slot *sorted_shared(const stats *st, size_t *n)
     return v;
 }
 
-/* A global by its data symbol, a heap object by allocation site and
- * count, else NULL. */
+/* A global by its data symbol (and member: TYPES), a heap member as the
+ * first access's line names it ("pool->completed"), a heap object by
+ * allocation site and count, else NULL. */
 static const char *var_name(const ft_reader *r, const slot *v, char *buf,
                             size_t len)
 {
-    if (ft_reader_data_name(r, v->key, buf, len))
+    if (ft_reader_mem_name(r, v->key, v->size, buf, len, NULL))
+        return buf;
+    if ((v->heap.site || v->heap.count) &&
+        ft_reader_heap_name(r, v->site, v->heap.addr, v->heap.size, v->key,
+                            v->size, buf, len, NULL))
         return buf;
     if (v->heap.site || v->heap.count) {
         char obj[240];

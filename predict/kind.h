@@ -217,6 +217,11 @@ int ft_pkind_set_has(const ft_reduced *r, uint32_t s, uint32_t lock,
  * address). */
 const char *ft_pkind_var(const ft_ctm *c, const ft_trace_info *ti,
                         uint32_t v, char *buf, size_t len);
+/* A value variable v held, for messages: by its type when the trace
+ * records it ("-5", "true", "RED"), else hex ("0x64"). */
+const char *ft_pkind_value(const ft_ctm *c, const ft_trace_info *ti,
+                           uint32_t v, uint64_t value, char *buf,
+                           size_t len);
 
 /* The fingerprint of a finding: kind and its key events' sites
  * (function, file base name and line), 16 hex digits into buf (17

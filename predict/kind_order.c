@@ -322,20 +322,23 @@ static uint32_t describe_as(const ft_ctm *c, const ft_trace_info *ti,
         ev[n++] = (ft_kevent){"dereferences", (uint32_t)p->aux};
     const ft_ctm_var *vr = &c->vars[c->obj[r]];
     uint64_t now = src != FT_CTM_NONE ? ft_ctm_written(c, src) : vr->init;
+    char val[64], was[64];
+    ft_pkind_value(c, ti, c->obj[r], now, val, sizeof val);
+    ft_pkind_value(c, ti, c->obj[r], c->value[r], was, sizeof was);
     int w = snprintf(msg, len, "thread %u reads %s ", c->tid[r],
                      ft_pkind_var(c, ti, c->obj[r], var, sizeof var));
     if (w < 0 || (size_t)w >= len)
         return n;
     if (src == FT_CTM_NONE && vr->has_init)
         w += snprintf(msg + w, len - (size_t)w, "before any write (its "
-                      "initial value 0x%" PRIx64 ")", now);
+                      "initial value %s)", val);
     else if (src == FT_CTM_NONE)
         w += snprintf(msg + w, len - (size_t)w, "before any write (its "
                       "initial value)");
     else
         w += snprintf(msg + w, len - (size_t)w, "from the write at %s "
-                      "(0x%" PRIx64 ")",
-                      ft_trace_info_site(ti, c, src, a, sizeof a), now);
+                      "(%s)",
+                      ft_trace_info_site(ti, c, src, a, sizeof a), val);
     if (w < 0 || (size_t)w >= len)
         return n;
     if (null && p->aux < c->ntrans)
@@ -344,7 +347,7 @@ static uint32_t describe_as(const ft_ctm *c, const ft_trace_info *ti,
                                              sizeof a));
     else
         snprintf(msg + w, len - (size_t)w, " where the recorded run read "
-                 "0x%" PRIx64, c->value[r]);
+                 "%s", was);
     return n;
 }
 

@@ -126,6 +126,17 @@ const char *ft_pkind_var(const ft_ctm *c, const ft_trace_info *ti,
     return buf;
 }
 
+const char *ft_pkind_value(const ft_ctm *c, const ft_trace_info *ti,
+                           uint32_t v, uint64_t value, char *buf,
+                           size_t len)
+{
+    if (v < c->nvars && ti && ti->var_value &&
+        ti->var_value(ti->var_ctx, c->vars[v].addr, value, buf, len))
+        return buf;
+    snprintf(buf, len, "0x%" PRIx64, value);
+    return buf;
+}
+
 int ft_presult_append(ft_presult *res, uint32_t x, int mark)
 {
     ft_step *s = realloc(res->steps, sizeof *s * (res->nsteps + 2));

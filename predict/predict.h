@@ -227,6 +227,10 @@ typedef struct ft_trace_info {
      * argument.  `foretell analyze` sets ft_pipeline_var_name. */
     const char *(*var_name)(const void *ctx, uint64_t addr, char *buf,
                             size_t len);
+    /* A value of the variable at addr for reports (NULL: hex); ctx is
+     * var_ctx.  `foretell analyze` sets ft_pipeline_var_value. */
+    const char *(*var_value)(const void *ctx, uint64_t addr, uint64_t value,
+                             char *buf, size_t len);
     const void *var_ctx;
 } ft_trace_info;
 
@@ -374,6 +378,11 @@ typedef struct ft_pipeline {
      * regions they were (NULL none) */
     size_t nsuppressed;
     uint8_t *region_suppressed;
+    /* Heap variables named from their source line ("pool->completed"):
+     * key and the member's type (ft_reader_heap_name), by key, for
+     * printing their values. */
+    struct ft_heap_type *heap_types;
+    size_t nheap_types;
 } ft_pipeline;
 
 /* Whether infer region k is a violation the recorded run shows that no
@@ -386,6 +395,11 @@ int ft_pipeline_observed(const ft_pipeline *pl, size_t k);
  * address.  The result is static storage or buf. */
 const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
                                  char *buf, size_t len);
+/* A value the variable at key held, printed by its type when the trace
+ * says it (TYPES: "-5", "true", "RED") into buf; NULL when it does not
+ * (callers print hex then, "0x64"). */
+const char *ft_pipeline_var_value(const ft_pipeline *pl, uint64_t key,
+                                  uint64_t value, char *buf, size_t len);
 
 /* Reads the trace (format: enum ft_input_format; DETECT looks at the first
  * byte and the ".std" extension).  0 ok, 1 damaged tail (the complete

@@ -145,14 +145,32 @@ static void report(checker *c, const ft_event *ev, uint32_t n,
     char where[512];
     ft_site_format(c->r, ev->site, where, sizeof where);
     const ft_site *s = ft_reader_site(c->r, ev->site);
+    /* the variable and, by its type (TYPES), the two values */
+    char name[256], gv[64], wv[64];
+    uint32_t type = 0;
+    uint64_t g = 0, w = 0;
+    for (uint32_t i = n; n <= 8 && i-- > 0;) {
+        g = g << 8 | got[i];
+        w = w << 8 | want[i];
+    }
+    int named = ft_reader_mem_name(c->r, ev->addr, n, name, sizeof name,
+                                   &type) != NULL;
+    int typed = n <= 8 && type &&
+                ft_reader_value_text(c->r, type, g, n, gv, sizeof gv) &&
+                ft_reader_value_text(c->r, type, w, n, wv, sizeof wv);
     fprintf(c->out, "%s: error: event %" PRIu64 " (thread %u, %s) read %u "
-            "byte%s at 0x%" PRIx64 " = 0x", where, ev->index, ev->tid,
-            ft_kind_name(ev->kind), n, n == 1 ? "" : "s", ev->addr);
+            "byte%s at 0x%" PRIx64 "%s%s%s = 0x", where, ev->index, ev->tid,
+            ft_kind_name(ev->kind), n, n == 1 ? "" : "s", ev->addr,
+            named ? " (" : "", named ? name : "", named ? ")" : "");
     for (uint32_t i = n; i-- > 0;)
         fprintf(c->out, "%02x", got[i]);
+    if (typed)
+        fprintf(c->out, " (%s)", gv);
     fprintf(c->out, ", expected 0x");
     for (uint32_t i = n; i-- > 0;)
         fprintf(c->out, "%02x", want[i]);
+    if (typed)
+        fprintf(c->out, " (%s)", wv);
     fprintf(c->out, " %s event %" PRIu64 "%s%s\n",
             by_read ? "first read by" : "written by", writer,
             s && s->function ? " in " : "", s && s->function ? s->function : "");

@@ -208,6 +208,7 @@ static int decode_meta(ft_reader *r, unsigned kind, const uint8_t *b,
     case FT_CHUNK_SOURCE: return ft_meta_source(r, b, len, body_off);
     case FT_CHUNK_INLINED: return ft_meta_inlined(r, b, len, body_off);
     case FT_CHUNK_STRAIGHT: return ft_meta_straight(r, b, len, body_off);
+    case FT_CHUNK_TYPES: return ft_meta_types(r, b, len, body_off);
     case FT_CHUNK_END: return ft_meta_end(r, b, len, body_off);
     default: return 0; /* unknown kinds are skipped */
     }
@@ -436,6 +437,8 @@ void ft_reader_close(ft_reader *r)
     free(r->sites);
     free(r->site_at);
     free(r->data);
+    ft_typetab_free(&r->types);
+    free(r->vartypes);
     free(r->chunks);
     free(r->body);
     free(r->meta_raw);

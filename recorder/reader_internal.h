@@ -10,6 +10,7 @@
 #include "recorder/encode.h"
 #include "recorder/trace.h"
 #include "recorder/zchunk.h"
+#include "recorder/typetab.h"
 
 #include <stdarg.h>
 
@@ -71,6 +72,9 @@ struct ft_reader {
     uint64_t end_threads;
     struct ft_datasym *data; /* sorted by (module, offset) once open */
     uint32_t ndata, capdata;
+    ft_typetab types;        /* TYPES: type descriptions, heap derefs */
+    struct ft_vartype *vartypes; /* TYPES: sorted by (module, offset) */
+    uint32_t nvartypes, capvartypes;
     ft_strblock *strings;
 
     ft_chunk_ref *chunks; /* EVENTS chunks in file order */
@@ -169,7 +173,15 @@ typedef struct ft_datasym {
 } ft_datasym;
 int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
                  uint64_t body_off);
-/* Sorts the data symbols once every chunk is read (datasyms.c). */
+/* A TYPES variable entry: the global at (module, offset) has type. */
+typedef struct ft_vartype {
+    uint32_t module, type;
+    uint64_t offset;
+} ft_vartype;
+int ft_meta_types(ft_reader *r, const uint8_t *body, size_t n,
+                  uint64_t body_off);
+/* Sorts the data symbols and types once every chunk is read
+ * (datasyms.c). */
 void ft_meta_finish_data(ft_reader *r);
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);

@@ -476,6 +476,132 @@ int ft_meta_data(ft_reader *r, const uint8_t *body, size_t n,
     return each_element(r, body, n, body_off, "DATA", one_datasym);
 }
 
+/* The members of a struct or union ([name, offset, type]) or the
+ * enumerators of an enum ([name, value]) into r->types.members. */
+static int type_members(ft_reader *r, const msgpack_object *o, ft_type *ty)
+{
+    ft_typetab *t = &r->types;
+    int is_enum = ty->kind == FT_TYPE_ENUM;
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return -1;
+    ty->first = t->nmembers;
+    for (uint32_t i = 0; i < o->via.array.size; i++) {
+        const msgpack_object *m = &o->via.array.ptr[i];
+        if (m->type != MSGPACK_OBJECT_ARRAY ||
+            m->via.array.size != (is_enum ? 2u : 3u))
+            return -1;
+        const msgpack_object *a = m->via.array.ptr;
+        ft_tmember tm = {0};
+        uint64_t type = 0;
+        int64_t v;
+        if (get_str(r, &a[0], &tm.name) < 0 || !tm.name)
+            return -1;
+        if (is_enum) {
+            if (get_int(&a[1], &v) == 0)
+                tm.offset = (uint64_t)v;
+            else if (get_uint(&a[1], UINT64_MAX, &tm.offset) < 0)
+                return -1;
+        } else if (get_uint(&a[1], UINT64_MAX, &tm.offset) < 0 ||
+                   get_uint(&a[2], UINT32_MAX, &type) < 0) {
+            return -1;
+        }
+        tm.type = (uint32_t)type;
+        if (room_for_one((void **)&t->members, t->nmembers, &t->capmembers,
+                         sizeof *t->members, 256) < 0)
+            return -1;
+        t->members[t->nmembers++] = tm;
+    }
+    ty->nmembers = t->nmembers - ty->first;
+    return 0;
+}
+
+/* A TYPES entry (recorder/typetab.h has the layouts); kinds this reader
+ * does not know are skipped. */
+static int one_type(ft_reader *r, const msgpack_object *o)
+{
+    ft_typetab *t = &r->types;
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 4)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint32_t n = o->via.array.size;
+    uint64_t kind, id, size, x;
+    if (get_uint(&a[0], UINT32_MAX, &kind) < 0 ||
+        get_uint(&a[1], UINT32_MAX, &id) < 0)
+        return -1;
+    if (kind == FT_TYPE_VAR) {
+        ft_vartype v;
+        if (n != 4 || get_uint(&a[2], UINT64_MAX, &v.offset) < 0 ||
+            get_uint(&a[3], UINT32_MAX, &x) < 0)
+            return -1;
+        v.module = (uint32_t)id;
+        v.type = (uint32_t)x;
+        if (room_for_one((void **)&r->vartypes, r->nvartypes,
+                         &r->capvartypes, sizeof *r->vartypes, 64) < 0)
+            return -1;
+        r->vartypes[r->nvartypes++] = v;
+        return 0;
+    }
+    if (kind == FT_TYPE_DEREF) {
+        ft_tderef d = {.site = (uint32_t)id};
+        if (n != 5 || id == 0 || get_str(r, &a[2], &d.base) < 0 ||
+            !d.base || get_str(r, &a[3], &d.field) < 0 || !d.field ||
+            get_uint(&a[4], UINT32_MAX, &x) < 0)
+            return -1;
+        d.type = (uint32_t)x;
+        if (room_for_one((void **)&t->derefs, t->nderefs, &t->capderefs,
+                         sizeof *t->derefs, 64) < 0)
+            return -1;
+        t->derefs[t->nderefs++] = d;
+        return 0;
+    }
+    if (kind < FT_TYPE_BASE || kind > FT_TYPE_ENUM)
+        return 0;
+    ft_type ty = {.id = (uint32_t)id, .kind = (uint8_t)kind};
+    if (id == 0 || get_uint(&a[2], UINT64_MAX, &size) < 0 ||
+        get_str(r, &a[3], &ty.name) < 0)
+        return -1;
+    ty.size = size;
+    switch (kind) {
+    case FT_TYPE_BASE:
+        if (n != 5 || get_uint(&a[4], 255, &x) < 0)
+            return -1;
+        ty.enc = (uint8_t)x;
+        break;
+    case FT_TYPE_POINTER:
+        if (n != 4)
+            return -1;
+        break;
+    case FT_TYPE_STRUCT:
+    case FT_TYPE_UNION:
+        if (n != 5 || type_members(r, &a[4], &ty) < 0)
+            return -1;
+        break;
+    case FT_TYPE_ARRAY:
+        if (n != 6 || get_uint(&a[4], UINT32_MAX, &x) < 0 ||
+            get_uint(&a[5], UINT64_MAX, &ty.count) < 0)
+            return -1;
+        ty.elem = (uint32_t)x;
+        break;
+    case FT_TYPE_ENUM:
+        if (n != 6 || get_uint(&a[4], 1, &x) < 0 ||
+            type_members(r, &a[5], &ty) < 0)
+            return -1;
+        ty.enc = (uint8_t)x;
+        break;
+    }
+    if (room_for_one((void **)&t->types, t->ntypes, &t->captypes,
+                     sizeof *t->types, 64) < 0)
+        return -1;
+    t->types[t->ntypes++] = ty;
+    return 0;
+}
+
+int ft_meta_types(ft_reader *r, const uint8_t *body, size_t n,
+                  uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "TYPES", one_type);
+}
+
 int ft_meta_symbols(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off)
 {

@@ -13,7 +13,9 @@
  * site is a return address, so we look up offset - 1, inside the call.
  *
  * With each site's file and line goes the text of that line (SOURCE),
- * read from the source file when it is there.
+ * read from the source file when it is there, and the types of the
+ * globals and of the heap structs the line dereferences
+ * (TYPES, recorder/dwtypes.c).
  *
  * Debug information comes from each module's own file unless the caller
  * asks for separate debuginfo too (FT_SYM_DEBUGINFO: build-id and
@@ -22,6 +24,7 @@
  * return addresses into libraries (main's caller, interceptors' callers),
  * for which the symbol table's function name is enough, and loading
  * libc6-dbg's compressed DWARF for them cost 170 ms per recorded run. */
+#include "recorder/dwtypes.h"
 #include "recorder/reader_internal.h"
 #include "recorder/straight.h"
 
@@ -281,11 +284,12 @@ static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
  * analyzed.  Only absolute paths: a relative one would be read against
  * whatever directory this runs in. */
 static int emit_source(ft_appender *ap, ft_source_cache *src, uint32_t id,
-                       const char *file, uint32_t line)
+                       const char *file, uint32_t line, char *text,
+                       size_t len)
 {
-    char text[4097];
+    text[0] = 0;
     if (!file || file[0] != '/' || !line ||
-        !ft_source_line(src, file, line, text, sizeof text))
+        !ft_source_line(src, file, line, text, len))
         return 0;
     size_t n = strlen(text);
     uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_SOURCE, n + 32);
@@ -424,6 +428,10 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
     ft_source_cache *src = ft_source_cache_new();
     ft_appender ap = {.fd = -1};
     ft_sources *srcs = calloc(1, sizeof *srcs); /* #line directives seen */
+    /* TYPES once: a trace symbolised again already has them */
+    ft_dwtypes *types = r->ndata || r->types.ntypes ? NULL
+                                                     : ft_dwtypes_new(&ap);
+    char text[4097];
     int done = 0, rc = 0;
     if ((rc = ft_appender_open_reader(&ap, r, path, err)) < 0)
         goto out;
@@ -444,7 +452,8 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         if ((s->function || s->file) && !retry) {
             /* symbolised before sources were recorded */
             if (!s->text)
-                emit_source(&ap, src, s->id, s->file, s->line);
+                emit_source(&ap, src, s->id, s->file, s->line, text,
+                             sizeof text);
             continue;
         }
         if (s->module >= r->nmodules)
@@ -466,12 +475,17 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         if ((!fn && !file) || (retry && !file))
             continue;
         char real[4096];
+        int file_is_system = !file || ft_path_is_system(file);
         if (srcs && file && !ft_path_is_system(file))
             file = ft_real_source(cu_file(m->mod, a, srcs), file, &line,
                                   real, sizeof real, srcs);
         if (emit(&ap, s->id, fn, file, line, col) < 0)
             continue;
-        emit_source(&ap, src, s->id, file, line > 0 ? (uint32_t)line : 0);
+        emit_source(&ap, src, s->id, file, line > 0 ? (uint32_t)line : 0,
+                    text, sizeof text);
+        if (types) /* a system header's line is not the program's */
+            ft_dwtypes_site(types, m->mod, a, s->id,
+                            file_is_system ? "" : text);
         emit_straight(&ap, s->id,
                       ft_straight_span(m->code, a - m->bias + 1));
         int uline = 0;
@@ -492,6 +506,13 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
         if (opened[m] && mods[m].usable &&
             emit_data(&ap, &mods[m], m, &r->modules[m]) < 0)
             break;
+    /* and the types of their globals */
+    for (uint32_t m = 0; types && m < r->nmodules; m++)
+        if (opened[m] && mods[m].usable)
+            ft_dwtypes_module(types, m, mods[m].mod,
+                              mods[m].is_exec ? r->modules[m].base : 0);
+    if (types)
+        ft_dwtypes_emit_globals(types);
 out:
     if (ap.fd >= 0) { /* END even when symbols failed: the run is over */
         if (end)
@@ -503,6 +524,7 @@ out:
     if (srcs)
         ft_sources_free(srcs);
     free(srcs);
+    ft_dwtypes_free(types);
     for (uint32_t i = 0; mods && opened && i < r->nmodules; i++)
         if (mods[i].dwfl) {
             ft_straight_close(mods[i].code);

@@ -44,6 +44,9 @@ enum ft_chunk_kind {
                              from a system header entered the program */
     FT_CHUNK_STRAIGHT = 10, /* body: [site, span]: bytes of code from the
                                site up to its first jump, plus 1 */
+    FT_CHUNK_TYPES = 11,  /* body: type descriptions of the globals the run
+                             touched, and heap dereferences by site
+                             (recorder/typetab.h) */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -375,6 +378,31 @@ int ft_reader_rewind(ft_reader *r);
  * no data symbol covers addr.  buf receives the name. */
 const char *ft_reader_data_name(const ft_reader *r, uint64_t addr, char *buf,
                                 size_t len);
+/* The same for an access of size bytes (0 unknown): with the TYPES chunk
+ * the path inside the variable as the program spells it ("balance[1]",
+ * "g.inner.count", "table[2].key+4" for a part of a member); *type (may
+ * be NULL) receives the type the access reads whole, 0 when none, for
+ * ft_reader_value_text.  Without TYPES, "balance+8" as before. */
+const char *ft_reader_mem_name(const ft_reader *r, uint64_t addr,
+                               uint64_t size, char *buf, size_t len,
+                               uint32_t *type);
+/* A heap access's name from the source line at site ("pool->completed"):
+ * the line dereferences `base->field` with base's pointee type recorded
+ * (TYPES), the access at addr (size bytes) lies in the object allocated
+ * at obj (obj_size bytes) at that member's offset (modulo the type's
+ * size when the object holds several), and no other dereference of the
+ * line fits another name.  NULL otherwise; *type as ft_reader_mem_name. */
+const char *ft_reader_heap_name(const ft_reader *r, uint32_t site,
+                                uint64_t obj, uint64_t obj_size,
+                                uint64_t addr, uint64_t size, char *buf,
+                                size_t len, uint32_t *type);
+/* value (size bytes, 0: the type's) printed as a value of type (from
+ * ft_reader_mem_name or ft_reader_heap_name): "-5", "true", "'A'",
+ * "2.5", "RED", "NULL"; NULL when type is 0 or not a scalar of that
+ * size (print hex then). */
+const char *ft_reader_value_text(const ft_reader *r, uint32_t type,
+                                 uint64_t value, uint64_t size, char *buf,
+                                 size_t len);
 
 /* Site lookup; NULL for id 0 or unknown ids. */
 const ft_site *ft_reader_site(const ft_reader *r, uint32_t id);

@@ -2,7 +2,8 @@
 /* fuzz_reader.c - libFuzzer target for the trace reader: any bytes are
  * opened as a trace, every event is streamed (twice, across a rewind),
  * and the consumers that trust decoded events (consistency checker, heap
- * map, field table, site formatting) run on them.  Whatever the input,
+ * map, field table, site formatting, names and values by TYPES) run on
+ * them.  Whatever the input,
  * the reader must not crash, read out of bounds, or allocate without
  * bound (run with -malloc_limit_mb). */
 #include "recorder/event_format.h"
@@ -40,6 +41,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (o)
                     ft_heap_obj_name(r, o, f[i].u, buf, sizeof buf);
             }
+        /* names and values by the TYPES chunk's types, as dump does */
+        uint32_t type = 0;
+        char val[64];
+        const ft_heap_obj *o = ft_heapmap_find(heap, ev.addr);
+        if (o)
+            ft_reader_heap_name(r, ev.site, o->addr, o->size, ev.addr,
+                                ev.size, buf, sizeof buf, &type);
+        else
+            ft_reader_mem_name(r, ev.addr, ev.size, buf, sizeof buf, &type);
+        if (ft_reader_value_text(r, type, ev.value, ev.size, val, sizeof val))
+            sink += strlen(val);
         for (uint32_t k = 0; k < ev.nbytes; k++)
             sink += ev.bytes[k];
         ft_site_format(r, ev.site, buf, sizeof buf);

@@ -2,10 +2,13 @@
 /* gen_corpus.c - writes the fuzzer's seed corpus with ft_writer: small
  * traces covering every event kind and chunk kind, thread switches, wide
  * content, paired reads, a trace without END, truncated and bit-flipped
- * variants, and traces whose chunks are zstd-compressed (format 4) with
- * a flipped variant.
+ * variants, traces whose chunks are zstd-compressed (format 4) with
+ * a flipped variant, and one with DATA and TYPES chunks whose accesses
+ * name members, elements and a heap struct's member.
  * Usage: gen_corpus DIR */
+#include "recorder/reader_internal.h"
 #include "recorder/trace.h"
+#include "recorder/typetab.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -101,6 +104,115 @@ static int write_one(const char *dir, const char *name, unsigned nevents,
     return ft_writer_close(w, &end);
 }
 
+static uint8_t *put_base(uint8_t *p, uint32_t id, uint64_t size,
+                         unsigned enc)
+{
+    p = ft_put_array(p, 5);
+    p = ft_put_uint(p, FT_TYPE_BASE);
+    p = ft_put_uint(p, id);
+    p = ft_put_uint(p, size);
+    p = ft_put_nil(p);
+    return ft_put_uint(p, enc);
+}
+
+/* A trace whose global g (struct { long a; enum e; double d[2]; }) and
+ * heap struct (through `q->` at site 1) are described by TYPES. */
+static int write_typed(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/typed", dir);
+    ft_module m = {"/usr/bin/prog", 0x400000, 0x1000, "abcdef"};
+    ft_header h = {.program = "/usr/bin/prog", .pid = 7, .nmodules = 1,
+                   .modules = &m};
+    ft_error err;
+    ft_writer *w = ft_writer_open(path, &h, &err);
+    if (!w)
+        return -1;
+    for (uint32_t s = 1; s <= 2; s++) {
+        ft_site site = {.id = s, .offset = 0x100 * s, .function = "f",
+                        .file = "t.c", .line = s};
+        ft_writer_site(w, &site);
+    }
+    ft_event evs[] = {
+        {.kind = FT_EV_WRITE, .site = 2, .addr = 0x400100, .size = 8,
+         .value = (uint64_t)-3},
+        {.kind = FT_EV_WRITE, .site = 2, .addr = 0x400108, .size = 4,
+         .value = 1},
+        {.kind = FT_EV_WRITE, .site = 2, .addr = 0x400118, .size = 8,
+         .value = 0x4004000000000000ull},
+        {.kind = FT_EV_MALLOC, .site = 2, .addr = 0x9000, .value = 48,
+         .value2 = 1},
+        {.kind = FT_EV_WRITE, .site = 1, .addr = 0x9008, .size = 4,
+         .value = 2},
+        {.kind = FT_EV_READ, .site = 1, .addr = 0x9020, .size = 8},
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
+        ft_writer_event(w, &evs[i]);
+    ft_end end = {.present = 1, .reason = "exit", .exit_status = 0};
+    if (ft_writer_close(w, &end) < 0)
+        return -1;
+    ft_appender ap = {.fd = -1};
+    if (ft_appender_open(&ap, path, &err) < 0)
+        return -1;
+    uint8_t *p = ft_appender_reserve(&ap, FT_CHUNK_DATA, 64);
+    p = ft_put_array(p, 4);
+    p = ft_put_uint(p, 0);
+    p = ft_put_uint(p, 0x100);
+    p = ft_put_uint(p, 32);
+    p = ft_put_str(p, "g", 1);
+    ft_appender_commit(&ap, p);
+    p = ft_appender_reserve(&ap, FT_CHUNK_TYPES, 1024);
+    p = put_base(p, 1, 8, FT_ENC_SIGNED);
+    p = put_base(p, 2, 8, FT_ENC_FLOAT);
+    p = ft_put_array(p, 6); /* enum e { A, B = -1 } */
+    p = ft_put_uint(p, FT_TYPE_ENUM);
+    p = ft_put_uint(p, 3);
+    p = ft_put_uint(p, 4);
+    p = ft_put_str(p, "e", 1);
+    p = ft_put_uint(p, 1);
+    p = ft_put_array(p, 2);
+    p = ft_put_array(p, 2);
+    p = ft_put_str(p, "A", 1);
+    p = ft_put_int(p, 0);
+    p = ft_put_array(p, 2);
+    p = ft_put_str(p, "B", 1);
+    p = ft_put_int(p, -1);
+    p = ft_put_array(p, 6); /* double[2] */
+    p = ft_put_uint(p, FT_TYPE_ARRAY);
+    p = ft_put_uint(p, 4);
+    p = ft_put_uint(p, 16);
+    p = ft_put_nil(p);
+    p = ft_put_uint(p, 2);
+    p = ft_put_uint(p, 2);
+    p = ft_put_array(p, 5); /* struct s { long a; enum e e; double d[2]; } */
+    p = ft_put_uint(p, FT_TYPE_STRUCT);
+    p = ft_put_uint(p, 5);
+    p = ft_put_uint(p, 32);
+    p = ft_put_str(p, "s", 1);
+    p = ft_put_array(p, 3);
+    const char *names[] = {"a", "e", "d"};
+    const unsigned offs[] = {0, 8, 16}, tys[] = {1, 3, 4};
+    for (int i = 0; i < 3; i++) {
+        p = ft_put_array(p, 3);
+        p = ft_put_str(p, names[i], 1);
+        p = ft_put_uint(p, offs[i]);
+        p = ft_put_uint(p, tys[i]);
+    }
+    p = ft_put_array(p, 4);
+    p = ft_put_uint(p, FT_TYPE_VAR);
+    p = ft_put_uint(p, 0);
+    p = ft_put_uint(p, 0x100);
+    p = ft_put_uint(p, 5);
+    p = ft_put_array(p, 5);
+    p = ft_put_uint(p, FT_TYPE_DEREF);
+    p = ft_put_uint(p, 1);
+    p = ft_put_str(p, "q", 1);
+    p = ft_put_str(p, "e", 1);
+    p = ft_put_uint(p, 5);
+    ft_appender_commit(&ap, p);
+    return ft_appender_close(&ap, path, &err);
+}
+
 /* Writes a variant of an existing seed: truncated or with a flipped byte. */
 static void variant(const char *dir, const char *from, const char *name,
                     int truncate_to, int flip_at)
@@ -140,6 +252,7 @@ int main(int argc, char **argv)
     rc |= write_one(argv[1], "random_200", 200, 1, 0);
     rc |= write_one(argv[1], "no_end", 30, 0, 0);
     rc |= write_one(argv[1], "empty", 0, 1, 0);
+    rc |= write_typed(argv[1]);
     variant(argv[1], "random_200", "truncated", 900, -1);
     variant(argv[1], "every_kind", "flipped", -1, 300);
     /* format 4: compressed chunks (after the others: their bytes stay) */
