@@ -94,7 +94,7 @@ while off + 16 <= len(b):
     assert b[off] == 0x94 and b[off + 2] == 0xcf and b[off + 11] == 0xc6
     n = int.from_bytes(b[off + 12:off + 16], "big")
     if b[off + 1] == 11:
-        b[off + 1] = 99
+        b[off + 1] = 63  # unknown, plain (64 and up mark compressed chunks)
         hidden += 1
     off += 16 + n + 5
 assert hidden, "no TYPES chunk"
