@@ -354,13 +354,13 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
                   pl->infer.ncma_window_skipped);
     ft_json_kuint(&j, "unmapped", pl->nunmapped);
     ft_json_kuint(&j, "violated", pl->nviolated);
-    /* findings a suppression rule covered (all kinds), not listed */
-    ft_json_kuint(&j, "suppressed", pl->nsuppressed);
     if (ao->confirm)
         ft_json_kuint(&j, "confirmed", analyze_confirmed(ao));
     ft_json_kuint(&j, "holds", pl->nholds);
     ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
     ft_json_kuint(&j, "not_solved", pl->nskipped);
+    /* findings a suppression rule covered (all kinds), not listed */
+    ft_json_kuint(&j, "suppressed", pl->nsuppressed);
     ft_json_kstr(&j, "stopped_in", pl->stopped);
     ft_json_kuint(&j, "decided_without_solver",
                   pl->decide.holds + pl->decide.violated);
