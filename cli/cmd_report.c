@@ -259,7 +259,7 @@ static int load_doc(const char *input, report_doc *d)
         const char *slash = strrchr(input, '/');
         if (slash)
             snprintf(d->dir, sizeof d->dir, "%.*s",
-                     (int)(slash - input ? slash - input : 1), input);
+                     (int)(slash > input ? slash - input : 1), input);
         else
             snprintf(d->dir, sizeof d->dir, ".");
     }
