@@ -401,6 +401,12 @@ const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
 const char *ft_pipeline_var_value(const ft_pipeline *pl, uint64_t key,
                                   uint64_t value, char *buf, size_t len);
 
+/* varnames.c, for ft_pipeline_infer: names infer/'s variables from the
+ * trace (0, -1 out of memory), and points ti's var_name and var_value
+ * at ft_pipeline_var_name and ft_pipeline_var_value. */
+int ft_pipeline_name_vars(ft_pipeline *pl);
+void ft_pipeline_var_callbacks(ft_trace_info *ti);
+
 /* Reads the trace (format: enum ft_input_format; DETECT looks at the first
  * byte and the ".std" extension).  0 ok, 1 damaged tail (the complete
  * events are kept, err says where it stopped), -1 unusable (err set). */
