@@ -28,13 +28,6 @@ typedef struct instance {
     size_t group;  /* index (into the sorted array) of its representative */
 } instance;
 
-static const fi_region *region_of(const ft_pipeline *pl, const ft_prop *p,
-                                  int g)
-{
-    const fi_property *fp = &pl->infer.props[p->id];
-    return ft_pipeline_region(pl, g ? fp->r2 : fp->r1);
-}
-
 static void region_code(const fi_region *r, char *buf, size_t len)
 {
     if (!r)
@@ -48,12 +41,12 @@ static void static_key(const ft_pipeline *pl, const ft_prop *p, char *buf,
                        size_t len)
 {
     char a[280], b[280];
-    region_code(region_of(pl, p, 0), a, sizeof a);
+    region_code(analyze_prop_region(pl, p, 0), a, sizeof a);
     if (p->kind != FT_PROP_CMA) {
         snprintf(buf, len, "CA %s", a);
         return;
     }
-    region_code(region_of(pl, p, 1), b, sizeof b);
+    region_code(analyze_prop_region(pl, p, 1), b, sizeof b);
     int swap = strcmp(a, b) > 0;
     snprintf(buf, len, "CMA %s %s", swap ? b : a, swap ? a : b);
 }
@@ -97,11 +90,6 @@ static int by_group(const void *x, const void *y)
     return ra->prop < rb->prop ? -1 : ra->prop > rb->prop;
 }
 
-static const char *failure_name(int f)
-{
-    return f == FR_OK ? "none" : fr_failure_name(f);
-}
-
 static void print_group(FILE *out, const analyze_out *ao, const instance *in,
                         size_t n)
 {
@@ -118,7 +106,7 @@ static void print_group(FILE *out, const analyze_out *ao, const instance *in,
         const fr_outcome *o = &ao->confirm[i].outcome;
         severity = "error";
         snprintf(head, sizeof head, "atomicity violation confirmed by "
-                 "replay: %s%s%s", failure_name(o->failure),
+                 "replay: %s%s%s", fr_failure_name(o->failure),
                  o->site[0] ? " at " : "", o->site);
         break;
     }
@@ -138,7 +126,7 @@ static void print_group(FILE *out, const analyze_out *ao, const instance *in,
     ft_report_text_as(out, pl->ctm, &pl->info, p, res, ao->schedule[i],
                       severity, head, more);
     for (int g = 0; g < (p->kind == FT_PROP_CMA ? 2 : 1); g++) {
-        const fi_region *r = region_of(pl, p, g);
+        const fi_region *r = analyze_prop_region(pl, p, g);
         if (r)
             fprintf(out, "  region R%u: thread %u, %s, %s:%u-%u\n", r->id,
                     r->tid, r->function ? r->function : "?",

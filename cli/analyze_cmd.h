@@ -77,6 +77,9 @@ void analyze_print_confirm(FILE *out, const analyze_out *ao);
 void analyze_print_confirm_one(FILE *out, const analyze_out *ao, size_t i);
 /* 1 when violation i was replayed and the program then failed. */
 int analyze_confirm_fails(const analyze_out *ao, size_t i);
+/* Region g (0, or 1 for a CMA pair's second) of property p. */
+const fi_region *analyze_prop_region(const ft_pipeline *pl, const ft_prop *p,
+                                     int g);
 /* The atomicity violations (analyze_atomicity.c): one per static bug
  * (kind and regions' code), failing ones first, with its instances; then
  * the properties left unknown. */

@@ -156,8 +156,8 @@ static const char *kind_name(const ft_prop *p)
     return p->kind == FT_PROP_CMA ? "CMA" : "CA";
 }
 
-static const fi_region *prop_region(const ft_pipeline *pl, const ft_prop *p,
-                                    int g)
+const fi_region *analyze_prop_region(const ft_pipeline *pl, const ft_prop *p,
+                                     int g)
 {
     const fi_property *fp = &pl->infer.props[p->id];
     return ft_pipeline_region(pl, g ? fp->r2 : fp->r1);
@@ -216,7 +216,7 @@ void analyze_print_text(FILE *out, const analyze_out *ao)
 static void json_region(ft_json *j, const ft_pipeline *pl, const ft_prop *p,
                         int g)
 {
-    const fi_region *r = prop_region(pl, p, g);
+    const fi_region *r = analyze_prop_region(pl, p, g);
     const ft_pregion *pr = &p->r[g];
     char site[256];
     ft_json_begin_object(j);
