@@ -9,6 +9,9 @@
 
 /* Regions longer than this are not tried (the per-object work). */
 #define VO_MAX_REGION 4096
+/* Conflicting transitions of other threads looked at one by one (their
+ * critical sections) per CA property. */
+#define VO_MAX_LOCKED_CHECKS 65536
 
 /* The clocks only grow along a thread: the first row that knows it. */
 uint32_t ft_value_order_first_after(const ft_value_order *v, uint32_t t,
@@ -50,6 +53,34 @@ static int conflict_in(const ft_value_order *v, const vo_obj *o, uint32_t t,
     uint32_t a = first[o->obj], b = first[o->obj + 1];
     return lo < hi && ft_slice_upper(v->c, list, a, b, t, hi) >
                           ft_slice_upper(v->c, list, a, b, t, lo);
+}
+
+/* Whether every transition of thread t in [lo, hi) that conflicts with
+ * the region's accesses to o lies inside one of t's critical sections
+ * of lock lk (exclusive, or any when the region's hold is: excl); such a
+ * transition cannot run while the region's thread holds lk.  *budget
+ * bounds the transitions looked at over the whole property: 0 once it
+ * is spent (then the answer is no). */
+static int conflicts_locked(const ft_value_order *v, const vo_obj *o,
+                            uint32_t t, uint32_t lo, uint32_t hi,
+                            uint32_t lk, int excl, uint32_t *budget)
+{
+    const uint32_t *first = o->all ? v->ix->all_first : v->ix->wr_first;
+    const uint32_t *list = o->all ? v->ix->all : v->ix->wr;
+    uint32_t a = first[o->obj], b = first[o->obj + 1];
+    if (lo >= hi)
+        return 1;
+    uint32_t i = ft_slice_upper(v->c, list, a, b, t, lo);
+    uint32_t e = ft_slice_upper(v->c, list, a, b, t, hi);
+    for (; i < e; i++) {
+        if (!*budget)
+            return 0;
+        (*budget)--;
+        const vo_cs *s = vo_cs_at(v, lk, t, v->c->pos[list[i]]);
+        if (!s || !(s->excl || excl))
+            return 0;
+    }
+    return 1;
 }
 
 static const vo_obj *find_obj(const vo_obj *objs, uint32_t n, uint32_t o)
@@ -170,10 +201,14 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     }
     /* the locks whose sections of thread a hold every noisy one, and
      * whether those sections are all exclusive (then they exclude read
-     * holds too) */
-    uint32_t k = 0;
+     * holds too); one lock whose single section holds them all (held
+     * from the first noisy one to the last: nothing another thread does
+     * inside its own section of it can run in between) */
+    uint32_t k = 0, one = VO_NONE;
+    int one_excl = 0;
     for (uint32_t i = 0; i < nl; i++) {
-        uint32_t q, excl = 1;
+        uint32_t q, excl = 1, acq = VO_NONE;
+        int single = 1;
         for (q = qf; q <= ql; q++) {
             uint32_t x = ft_ctm_at(c, a, q);
             if (!ft_ctm_is_shared(c, x) || !noisy(c, objs, (uint32_t)no, x))
@@ -182,13 +217,20 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
             if (!s)
                 break;
             excl &= s->excl;
+            single &= acq == VO_NONE || s->acq == acq;
+            acq = s->acq;
         }
         if (q > ql) {
             aexcl[k] = excl;
             locks[k++] = locks[i];
+            if (single && (one == VO_NONE || (excl && !one_excl))) {
+                one = locks[i];
+                one_excl = (int)excl;
+            }
         }
     }
     nl = k;
+    uint32_t budget = VO_MAX_LOCKED_CHECKS;
     for (uint32_t t = 0; t < nt; t++) {
         if (t == a)
             continue;
@@ -200,7 +242,10 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
                 hi = s->acq;
         }
         for (long i = 0; i < no; i++)
-            if (!objs[i].quiet && conflict_in(v, &objs[i], t, lo, hi))
+            if (!objs[i].quiet && conflict_in(v, &objs[i], t, lo, hi) &&
+                (one == VO_NONE ||
+                 !conflicts_locked(v, &objs[i], t, lo, hi, one, one_excl,
+                                   &budget)))
                 goto out;
     }
     ok = 1;
