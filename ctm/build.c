@@ -124,6 +124,7 @@ void ft_ctm_free(ft_ctm *c)
     free(c->vars);
     free(c->hash);
     ft_heapmap_free(c->heap);
+    free(c->frees);
     free(c->hb_vc);
     free(c->hb_first);
     free(c->hb_count);
@@ -141,7 +142,6 @@ static uint32_t hash_key(uint64_t addr, unsigned kind)
 
 #define SLOT_VAR(s) (((s)->var1_kind & ((1u << 29) - 1)) - 1)
 #define SLOT_KEY(v, kind) (((uint32_t)(kind) << 29) | ((v) + 1))
-#define FT_CTM_MAX_VARS ((1u << 29) - 2)
 /* the slot's state word: the touching thread (tids stay below 2^20) or
  * one of two marks, then two flags of memory variables */
 #define SLOT_TID_MASK 0xffffffu
@@ -531,6 +531,8 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
             return OOM(msg, msglen);
         const ft_heap_obj *o = gone ? ft_heapmap_find(c->heap, gone) : NULL;
         if (o && o->addr == gone) {
+            if (ft_ctm_note_free(c, gone, o->size))
+                return OOM(msg, msglen);
             op = FT_OP_FREE;
             val = o->size;
             v = intern_var(c, gone, FT_VAR_HEAP, t);
@@ -548,36 +550,6 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
         return OOM(msg, msglen);
     if (emit(c, ev, op, v, v2, val, val2))
         return OOM(msg, msglen);
-    return 0;
-}
-
-/* A heap object is shared when a thread other than the one freeing it
- * touched memory inside it: then its free is ordered against that
- * thread's accesses.  Memory variables sorted by address, each free's
- * range looked up. */
-static int heap_sharedness(ft_ctm *c)
-{
-    uint32_t nfree = 0, m;
-    for (uint32_t v = 0; v < c->nvars; v++)
-        nfree += c->vars[v].kind == FT_VAR_HEAP;
-    if (!nfree)
-        return 0;
-    uint64_t *mem = ft_ctm_mem_by_addr(c, &m);
-    if (!mem)
-        return -1;
-    for (uint32_t x = 0; x < c->ntrans; x++) {
-        if (c->op[x] != FT_OP_FREE)
-            continue;
-        ft_ctm_var *h = &c->vars[c->obj[x]];
-        uint64_t lo = h->addr, hi = h->addr + c->value[x];
-        for (uint32_t a = ft_ctm_mem_lower(mem, m, lo);
-             a < m && mem[2 * a] < hi && !h->shared; a++) {
-            const ft_ctm_var *mv = &c->vars[mem[2 * a + 1]];
-            h->shared = mv->shared || (mv->first_tid != FT_CTM_NONE &&
-                                       mv->first_tid != c->tid[x]);
-        }
-    }
-    free(mem);
     return 0;
 }
 
@@ -606,7 +578,7 @@ int ft_ctm_finish(ft_ctm *c)
         if (v->first_tid == FT_CTM_NONE && st != SLOT_SHARED)
             v->first_tid = st == SLOT_NONE ? FT_CTM_NONE : st;
     }
-    if (heap_sharedness(c) < 0)
+    if (ft_ctm_split_incarnations(c) < 0)
         return -1;
     ft_heapmap_free(c->heap); /* no more events */
     c->heap = NULL;

@@ -93,6 +93,17 @@ typedef struct ft_ctm_var {
 
 #define FT_CTM_NONE UINT32_MAX
 
+/* private: a free of a known heap object while building: the memory
+ * [lo, hi) starts new variables from transition `at` on
+ * (ctm/incarnation.c) */
+typedef struct ft_ctm_freed {
+    uint64_t lo, hi;
+    uint32_t at;
+} ft_ctm_freed;
+
+/* The most variables a model holds (the interning table's key width). */
+#define FT_CTM_MAX_VARS ((1u << 29) - 2)
+
 /* private: a slot of the interning table: var + 1 (0 = empty) with the
  * kind in the top 3 bits, and a state word: the first touching thread in
  * the low 24 bits (or a mark once shared) and, for memory, whether the
@@ -171,6 +182,9 @@ typedef struct ft_ctm {
     /* private: the live heap objects while building (recorder/
      * heapmap.h), for the size of a FREE */
     struct ft_heapmap *heap;
+    /* private: the frees seen while building, until ft_ctm_finish */
+    ft_ctm_freed *frees;
+    uint32_t nfrees, cap_frees;
     /* private: interning table */
     ft_ctm_slot *hash;
     uint32_t hash_cap;
@@ -323,6 +337,13 @@ void ft_prefault(void *base, size_t elem, uint64_t from, uint64_t to);
  * order, with map[new id] = old id (map allocated, caller frees).
  * Variables keep their indices; sharedness is recomputed. */
 ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map);
+
+/* private (ctm/incarnation.c): records a free of [lo, lo + size) while
+ * building; at ft_ctm_finish, the accesses after each free to memory
+ * inside it move to new variables (one per lifetime).  0, -1 on out of
+ * memory. */
+int ft_ctm_note_free(ft_ctm *c, uint64_t lo, uint64_t size);
+int ft_ctm_split_incarnations(ft_ctm *c);
 
 /* The memory variables sorted by address, as pairs (address, variable)
  * in a malloc'd array of 2 * *n words (a free's range looked up: the use

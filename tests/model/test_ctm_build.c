@@ -2,7 +2,7 @@
 /* test_ctm_build.c - building the CTM from traces: transitions and their
  * program order, variable interning and sharedness, the operations each
  * event kind becomes, must-HB from fork/join, merging of local
- * transitions, slicing, and clear errors on bad input. */
+ * transitions, slicing, heap lifetimes, and clear errors on bad input. */
 #include "check.h"
 #include "gen.h"
 
@@ -186,6 +186,105 @@ static void test_paired_reads_glue(void **state)
     ft_ctm_free(c);
 }
 
+/* Heap lifetimes (ctm/incarnation.c) against the events themselves: on
+ * random runs where three threads allocate, touch and free blocks at the
+ * same few addresses, two accesses to one address are one variable
+ * exactly when no free of a block covering it lies between them; a
+ * variable is shared exactly when two threads access it; each free has a
+ * heap variable of its own, shared exactly when another thread touched
+ * the block in the lifetime it ends. */
+#define HL_BASE 0x7000u
+#define HL_SLOTS 3  /* blocks of 16 bytes at HL_BASE + 16 * i */
+static void test_heap_lifetimes(void **state)
+{
+    (void)state;
+    unsigned frees_split = 0, kept = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        uint64_t s = seed * 0x9e3779b97f4a7c15ull;
+        evbuf b = {0};
+        for (uint32_t t = 1; t < 3; t++) {
+            evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+            evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
+        }
+        int live[HL_SLOTS] = {0};
+        for (int i = 0; i < 60; i++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            uint32_t t = (uint32_t)(s % 3), k = (uint32_t)(s >> 8) % HL_SLOTS;
+            uint64_t a = HL_BASE + 16u * k;
+            unsigned what = (unsigned)(s >> 16) % 6;
+            if (!live[k] || what == 5) {
+                if (live[k]) {
+                    evbuf_add(&b, FT_EV_FREE, t, a, 0, 0, 0, 0);
+                    live[k] = 0;
+                } else {
+                    evbuf_add(&b, FT_EV_MALLOC, t, a, 0, 16, 0, 0);
+                    live[k] = 1;
+                }
+                continue;
+            }
+            uint64_t at = a + 8u * ((s >> 24) & 1);
+            evbuf_add(&b, what < 3 ? FT_EV_READ : FT_EV_WRITE, t, at, 0,
+                      (s >> 32) % 3, 0, 0);
+        }
+        ft_ctm *c = load_events(&b, "heap");
+        assert_non_null(c);
+        for (uint32_t x = 0; x < c->ntrans; x++) {
+            if (c->op[x] != FT_OP_READ && c->op[x] != FT_OP_WRITE)
+                continue;
+            const ft_event *ex = &b.ev[c->event[x]];
+            for (uint32_t y = x + 1; y < c->ntrans; y++) {
+                if (c->op[y] != FT_OP_READ && c->op[y] != FT_OP_WRITE)
+                    continue;
+                const ft_event *ey = &b.ev[c->event[y]];
+                if (ey->addr != ex->addr)
+                    continue;
+                int freed = 0;
+                for (uint64_t i = c->event[x] + 1; i < c->event[y]; i++)
+                    freed |= b.ev[i].kind == FT_EV_FREE &&
+                             b.ev[i].addr <= ex->addr &&
+                             ex->addr < b.ev[i].addr + 16;
+                assert_int_equal(c->obj[x] == c->obj[y], !freed);
+                kept += !freed;
+                frees_split += freed;
+            }
+        }
+        for (uint32_t v = 0; v < c->nvars; v++) {
+            uint32_t mask = 0;
+            for (uint32_t x = 0; x < c->ntrans; x++)
+                if (c->obj[x] == v && c->op[x] != FT_OP_FREE)
+                    mask |= 1u << c->tid[x];
+            if (c->vars[v].kind == FT_VAR_MEMORY)
+                assert_int_equal(c->vars[v].shared,
+                                 __builtin_popcount(mask) > 1);
+        }
+        /* each free: its own heap variable; shared iff another thread
+         * accessed the block since the previous free there */
+        for (uint32_t x = 0; x < c->ntrans; x++) {
+            if (c->op[x] != FT_OP_FREE)
+                continue;
+            uint32_t h = c->obj[x];
+            int other = 0;
+            for (uint32_t y = 0; y < c->ntrans; y++) {
+                if (y != x && c->op[y] == FT_OP_FREE)
+                    assert_int_not_equal(c->obj[y], h);
+                if (c->op[y] == FT_OP_FREE && y < x &&
+                    c->vars[c->obj[y]].addr == c->vars[h].addr)
+                    other = 0; /* an earlier lifetime */
+                if ((c->op[y] == FT_OP_READ || c->op[y] == FT_OP_WRITE) &&
+                    y < x && c->vars[c->obj[y]].addr >= c->vars[h].addr &&
+                    c->vars[c->obj[y]].addr < c->vars[h].addr + 16 &&
+                    c->tid[y] != c->tid[x])
+                    other = 1;
+            }
+            assert_int_equal(c->vars[h].shared, other);
+        }
+        evbuf_free(&b);
+        ft_ctm_free(c);
+    }
+    /* both sides of the rule were exercised */
+    assert_true(frees_split > 100 && kept > 100);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -234,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_fork_join_must_happen_before),
         cmocka_unit_test(test_slice_drops_unrelated),
         cmocka_unit_test(test_paired_reads_glue),
+        cmocka_unit_test(test_heap_lifetimes),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
