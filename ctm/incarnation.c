@@ -29,8 +29,9 @@
 #include <string.h>
 
 /* A free splits at most this many (variable, position) pairs per
- * transition of the model; past it the rest stay merged (the model as it
- * was before: more conflicts, never fewer). */
+ * transition of the model, and all frees look at that many variables
+ * (plus 2^20); past it the rest stay merged (the model as it was before:
+ * more conflicts, never fewer). */
 #define FT_CTM_MAX_CUTS_PER_TRANS 4u
 
 int ft_ctm_note_free(ft_ctm *c, uint64_t lo, uint64_t size)
@@ -142,6 +143,9 @@ static int heap_lifetimes(ft_ctm *c, const uint32_t *firsta,
         if (c->op[x] == FT_OP_FREE)
             f[nf++] = (hfree){c->vars[c->obj[x]].addr, x};
     qsort(f, nf, sizeof *f, cmp_hfree);
+    /* variables looked at over all frees (hostile traces: one huge block
+     * freed many times) */
+    size_t scan = (size_t)c->ntrans * 4 + (1u << 20);
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t x = f[i].x, h = c->obj[x];
         uint32_t since = i > 0 && f[i - 1].lo == f[i].lo ? f[i - 1].x : 0;
@@ -157,8 +161,12 @@ static int heap_lifetimes(ft_ctm *c, const uint32_t *firsta,
         hv->first_tid = c->tid[x];
         hv->shared = 0;
         uint64_t lo = hv->addr, hi = lo + c->value[x];
+        if (!scan) { /* past the budget: shared, the safe side */
+            hv->shared = 1;
+            continue;
+        }
         for (uint32_t a = ft_ctm_mem_lower(mem, m, lo);
-             a < m && mem[2 * a] < hi && !hv->shared; a++) {
+             a < m && mem[2 * a] < hi && !hv->shared && scan; a++, scan--) {
             uint32_t v = (uint32_t)mem[2 * a + 1];
             if (v >= c->nvars || firsta[v] == FT_CTM_NONE ||
                 firsta[v] < since || lasta[v] > x)
@@ -166,6 +174,8 @@ static int heap_lifetimes(ft_ctm *c, const uint32_t *firsta,
             const ft_ctm_var *mv = &c->vars[v];
             hv->shared = mv->shared || mv->first_tid != c->tid[x];
         }
+        if (!scan)
+            hv->shared = 1; /* not looked at to the end */
     }
     rc = 0;
 out:
@@ -214,10 +224,14 @@ int ft_ctm_split_incarnations(ft_ctm *c)
     if (!mem || !firsta || !lasta)
         goto out;
     access_span(c, nv0, firsta, lasta);
-    for (uint32_t i = 0; i < c->nfrees && ncuts < maxcuts; i++) {
+    /* variables looked at over all frees: a hostile trace freeing a huge
+     * block many times must not make this quadratic */
+    size_t scan = maxcuts + (1u << 20);
+    for (uint32_t i = 0; i < c->nfrees && ncuts < maxcuts && scan; i++) {
         const ft_ctm_freed *f = &c->frees[i];
         for (uint32_t a = ft_ctm_mem_lower(mem, m, f->lo);
-             a < m && mem[2 * a] < f->hi && ncuts < maxcuts; a++) {
+             a < m && mem[2 * a] < f->hi && ncuts < maxcuts && scan;
+             a++, scan--) {
             uint32_t v = (uint32_t)mem[2 * a + 1];
             if (firsta[v] == FT_CTM_NONE || firsta[v] >= f->at ||
                 lasta[v] < f->at)
