@@ -23,6 +23,20 @@ static int is_shared_mem(const ft_ctm *c, uint32_t x)
            c->vars[v].shared;
 }
 
+/* p[a] < p[b] for the blocks a of transition xa and b of xb, as program
+ * order decides it: 1 always, 0 never (smt/order.c orders one thread's
+ * blocks unconditionally, unexecuted ones last), -1 up to the solver.
+ * The data rule's terms that program order decides are left out: on a
+ * thread that reads and writes a variable again and again, most of
+ * them (the encoding is cubic in a variable's accesses). */
+static int po_lt(const ft_ctm *c, uint32_t xa, uint32_t a, uint32_t xb,
+                 uint32_t b)
+{
+    if (c->tid[xa] != c->tid[xb])
+        return -1;
+    return a < b;
+}
+
 /* Certainty of write w: the free reads of its thread before it matched. */
 static Z3_ast certain(ft_smt *e, uint32_t w, Z3_ast *tmp)
 {
@@ -120,29 +134,55 @@ int ft_smt_encode_data(ft_smt *e)
                     ft_ctm_written(c, w) != c->value[rd])
                     continue;
                 uint32_t bw = r->block_of[w];
+                int w_rd = po_lt(c, w, bw, rd, br);
+                if (w_rd == 0)
+                    continue; /* after the read in its own thread */
                 unsigned nt = 0;
-                tmp[nt++] = ft_smt_lt(e, bw, br);
+                if (w_rd < 0)
+                    tmp[nt++] = ft_smt_lt(e, bw, br);
                 tmp[nt++] = certain(e, w, tmp2);
-                for (uint32_t k = 0; k < na; k++) {
+                int dead = 0;
+                for (uint32_t k = 0; k < na && !dead; k++) {
                     uint32_t w2 = a[k];
                     if (w2 == w || w2 == rd || !ft_ctm_writes(c, w2))
                         continue;
                     uint32_t b2 = r->block_of[w2];
-                    Z3_ast btw[2] = {ft_smt_lt(e, bw, b2), ft_smt_lt(e, b2, br)};
-                    tmp[nt++] = Z3_mk_not(z, Z3_mk_and(z, 2, btw));
+                    int w_w2 = po_lt(c, w, bw, w2, b2);
+                    int w2_rd = po_lt(c, w2, b2, rd, br);
+                    if (w_w2 == 0 || w2_rd == 0)
+                        continue; /* never in between */
+                    if (w_w2 == 1 && w2_rd == 1) {
+                        dead = 1; /* always overwritten */
+                        continue;
+                    }
+                    Z3_ast btw[2];
+                    unsigned nb2 = 0;
+                    if (w_w2 < 0)
+                        btw[nb2++] = ft_smt_lt(e, bw, b2);
+                    if (w2_rd < 0)
+                        btw[nb2++] = ft_smt_lt(e, b2, br);
+                    tmp[nt++] = Z3_mk_not(
+                        z, nb2 == 1 ? btw[0] : Z3_mk_and(z, nb2, btw));
                 }
-                alt[nalt++] = ft_smt_and(e, tmp, nt);
+                if (!dead)
+                    alt[nalt++] = ft_smt_and(e, tmp, nt);
             }
             if (var->has_init && var->init == c->value[rd]) {
                 unsigned nt = 0;
-                for (uint32_t k = 0; k < na; k++) {
+                int dead = 0;
+                for (uint32_t k = 0; k < na && !dead; k++) {
                     uint32_t w2 = a[k];
                     if (w2 == rd || !ft_ctm_writes(c, w2))
                         continue;
-                    tmp[nt++] =
-                        Z3_mk_not(z, ft_smt_lt(e, r->block_of[w2], br));
+                    int w2_rd = po_lt(c, w2, r->block_of[w2], rd, br);
+                    if (w2_rd == 1)
+                        dead = 1; /* its own thread wrote it before */
+                    else if (w2_rd < 0)
+                        tmp[nt++] = Z3_mk_not(
+                            z, ft_smt_lt(e, r->block_of[w2], br));
                 }
-                alt[nalt++] = ft_smt_and(e, tmp, nt);
+                if (!dead)
+                    alt[nalt++] = ft_smt_and(e, tmp, nt);
             }
             ft_smt_assert(e, Z3_mk_eq(z, e->match[br], ft_smt_or(e, alt, nalt)));
             /* constrained unless a violating access or its thread's
