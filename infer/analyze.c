@@ -60,7 +60,7 @@ static int intern_vars(fi_analysis *a)
         return -1;
     for (size_t i = 0; i < t->nev; i++) {
         fi_access acc;
-        fi_classify(&t->ev[i], &acc);
+        fi_classify(t, &t->ev[i], &acc);
         a->var_of[i] = UINT32_MAX;
         if (acc.op != FI_OP_READ && acc.op != FI_OP_WRITE)
             continue;
@@ -136,12 +136,12 @@ static int fill_regions(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
         uint32_t nv = 0, nconf = 0;
         uint32_t lo = UINT32_MAX, hi = 0;
         for (uint64_t i = r->first; i <= r->last; i++) {
-            const ft_event *e = &t->ev[i];
+            const fi_event *e = &t->ev[i];
             if (e->tid != r->tid)
                 continue;
             r->nevents++;
             fi_access acc;
-            fi_classify(e, &acc);
+            fi_classify(t, e, &acc);
             uint32_t v = a->var_of[i];
             /* A cond wait inside releases the mutex and needs another
              * thread's notify to go on, and its wake re-takes the mutex
@@ -215,7 +215,7 @@ static int observe(fi_analysis *a)
         goto out;
     for (size_t i = 0; i < n; i++) {
         fi_access acc;
-        fi_classify(&t->ev[i], &acc);
+        fi_classify(t, &t->ev[i], &acc);
         sev[i].tid = t->ev[i].tid;
         sev[i].op = acc.op;
         sev[i].obj = 0;
@@ -308,7 +308,7 @@ static int itx_cmp_at(const void *pa, const void *pb, void *arg)
 static int has_role(const fi_trace *t, uint64_t i, uint32_t tid)
 {
     fi_access acc;
-    fi_classify(&t->ev[i], &acc);
+    fi_classify(t, &t->ev[i], &acc);
     return t->ev[i].tid == tid && acc.op != FI_OP_NONE;
 }
 

@@ -114,7 +114,7 @@ static int info_from_trace(ft_pipeline *pl)
     }
     uint32_t j = 0;
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *ev = &t->ev[i];
+        const fi_event *ev = &t->ev[i];
         while (j < c->ntrans && c->event[j] < i)
             j++;
         while (j < c->ntrans && c->event[j] == i) {
@@ -202,7 +202,9 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
             break;
         }
         char msg[200] = "";
-        if (ft_ctm_add(pl->ctm, &t->ev[i], msg, sizeof msg) != 0) {
+        ft_event ev;
+        fi_trace_get(t, i, &ev);
+        if (ft_ctm_add(pl->ctm, &ev, msg, sizeof msg) != 0) {
             char m[sizeof err->message];
             snprintf(m, sizeof m, "event %zu (thread %u, %s): %s", i,
                      t->ev[i].tid, ft_kind_name(t->ev[i].kind), msg);
