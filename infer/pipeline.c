@@ -38,7 +38,8 @@ int fi_run(fi_analysis *a, const fi_trace *t, const fi_options *opt,
             return -1;
         }
         if (ok) {
-            ft_reduced *r = ft_reduce(c, FT_REDUCE_NO_COUNT);
+            ft_reduced *r =
+                ft_reduce(c, FT_REDUCE_NO_COUNT | FT_REDUCE_NO_MAT_LIST);
             if (!r || fi_prove_by_reduce(a, r) < 0) {
                 ft_reduced_free(r);
                 ft_ctm_free(c);

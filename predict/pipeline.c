@@ -218,7 +218,8 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
     if (pl->stopped)
         goto stopped;
     ft_budget_poll(b, "reduction", 0, 0);
-    pl->reduced = ft_reduce(pl->ctm, FT_REDUCE_NO_COUNT);
+    pl->reduced =
+        ft_reduce(pl->ctm, FT_REDUCE_NO_COUNT | FT_REDUCE_NO_MAT_LIST);
     if (!pl->reduced)
         goto oom;
     if (fi_analyze(&pl->infer, t, &fo) < 0)

@@ -278,8 +278,12 @@ static int pairset_add(struct pairset *s, uint64_t k) /* 1 new, 0 seen */
     return 1;
 }
 
-static int push_mat(ft_reduced *r, ft_mat m)
+static int push_mat(ft_reduced *r, ft_mat m, unsigned flags)
 {
+    if (flags & FT_REDUCE_NO_MAT_LIST) {
+        r->nmats++;
+        return 0;
+    }
     if (r->nmats == r->cap_mats) {
         uint32_t cap = r->cap_mats ? r->cap_mats * 2 : 256;
         ft_mat *p = realloc(r->mats, sizeof *p * cap);
@@ -371,11 +375,11 @@ static int gen_mat(ft_reduced *r, uint32_t a, uint32_t b,
         }
         (void)ixa;
         if (la == na) { /* no dependent pair left: both run to the end */
-            if (push_mat(r, (ft_mat){a, b, fa, na - 1, fb, nb - 1, 0}))
+            if (push_mat(r, (ft_mat){a, b, fa, na - 1, fb, nb - 1, 0}, flags))
                 goto oom;
             continue;
         }
-        if (push_mat(r, (ft_mat){a, b, fa, la, fb, lb, 1}) ||
+        if (push_mat(r, (ft_mat){a, b, fa, la, fb, lb, 1}, flags) ||
             push_cxt(r, a, la, b, fb) || push_cxt(r, b, lb, a, fa))
             goto oom;
         PUSH(la + 1, fb);

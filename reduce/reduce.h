@@ -77,6 +77,11 @@ enum ft_reduce_flags {
     FT_REDUCE_NAIVE_UNION = 4,
     /* Stop after merging and locksets (the linear passes). */
     FT_REDUCE_NO_MAT = 8,
+    /* MAT: count the mutually atomic pairs (stats.nmats, nmats) without
+     * keeping their list (mats stays NULL).  Only `analyze --mats` prints
+     * the list; the analysis needs the CXT alone, and on 10^6 events the
+     * list was 29 MB at the analysis's peak (issue 16). */
+    FT_REDUCE_NO_MAT_LIST = 16,
 };
 
 typedef struct ft_reduced {
