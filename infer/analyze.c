@@ -349,11 +349,46 @@ static uint32_t *itx_by_thread(const fi_itx *itx, size_t n)
     return idx;
 }
 
+/* fi_prove_by_itx's lookup over its sorted index. */
+typedef struct itx_sorted {
+    const fi_itx *itx;
+    const uint32_t *idx;
+    size_t n;
+} itx_sorted;
+
+static int find_sorted(const void *arg, uint32_t tid, uint64_t first,
+                       uint64_t *last)
+{
+    const itx_sorted *s = arg;
+    /* The last i-transaction of tid's thread starting at or before first. */
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const fi_itx *m = &s->itx[s->idx[mid]];
+        if (m->tid < tid || (m->tid == tid && m->first <= first))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || s->itx[s->idx[lo - 1]].tid != tid)
+        return 0;
+    *last = s->itx[s->idx[lo - 1]].last;
+    return 1;
+}
+
 long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
 {
     uint32_t *idx = itx_by_thread(itx, n);
     if (!idx)
         return -1;
+    itx_sorted s = {itx, idx, n};
+    long proved = fi_prove_by_find(a, find_sorted, &s);
+    free(idx);
+    return proved;
+}
+
+long fi_prove_by_find(fi_analysis *a, fi_itx_find find, const void *arg)
+{
     long proved = 0;
     for (size_t k = 0; k < a->nregions; k++) {
         fi_region *r = &a->regions[k];
@@ -366,25 +401,14 @@ long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
             first++;
         while (last > first && !has_role(a->trace, last, r->tid))
             last--;
-        /* The last i-transaction of r's thread starting at or before r. */
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const fi_itx *m = &itx[idx[mid]];
-            if (m->tid < r->tid || (m->tid == r->tid && m->first <= first))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0 || itx[idx[lo - 1]].tid != r->tid ||
-            itx[idx[lo - 1]].last < last)
+        uint64_t it_last;
+        if (!find(arg, r->tid, first, &it_last) || it_last < last)
             continue;
         if (r->status == FI_ST_OPEN)
             proved++;
         r->status = FI_ST_PROVED;
         r->proof = FI_PROOF_MAT;
     }
-    free(idx);
     a->itx_applied = 1;
     return proved;
 }

@@ -253,6 +253,13 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt);
  * fork, join: the CTM's transitions) lie inside one i-transaction becomes
  * FI_ST_PROVED / FI_PROOF_MAT.  itx need not be sorted.  Returns how many regions it proved, -1 out of memory. */
 long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n);
+/* The same with the i-transactions behind a lookup: find sets *last to
+ * the last event of the last i-transaction of thread tid that starts at
+ * or before event first and returns 1, or returns 0 when there is none
+ * (fi_prove_by_reduce looks them up in the reduction, without a copy). */
+typedef int (*fi_itx_find)(const void *arg, uint32_t tid, uint64_t first,
+                           uint64_t *last);
+long fi_prove_by_find(fi_analysis *a, fi_itx_find find, const void *arg);
 /* The same with the i-transactions of reduce/'s MAT analysis (infer/mat.c;
  * thread ids and event indices are the trace's, as in ft_ctm). */
 struct ft_reduced;
