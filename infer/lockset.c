@@ -363,9 +363,9 @@ long fi_prove_by_locks(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
             release(th, rel);
         if (is_acquire(e, &excl)) {
             /* COND_WAKE is keyed by its condition: find the mutex's var. */
-            uint32_t lv =
-                e->kind == FT_EV_COND_WAKE ? fi_u64map_get(&byaddr, fi_ev_obj2(t, e))
-                                           : v;
+            uint32_t lv = e->kind == FT_EV_COND_WAKE
+                              ? fi_u64map_get(&byaddr, fi_ev_obj2(t, e))
+                              : v;
             if (lv != UINT32_MAX && hold(th, lv, excl) < 0)
                 goto out;
         }
