@@ -60,12 +60,12 @@ int fi_trace_read_bounded(fi_trace *t, ft_reader *r, ft_budget *budget,
     }
     /* Sized once from the END chunk's count (bounded as ft_ctm_build
      * bounds it: it is only the writer's word), not by doubling: the
-     * trace is the largest thing every later stage holds. */
+     * trace is the largest thing every later stage holds.  A hint: when
+     * it cannot be had, the array grows as the events come. */
     const ft_end *end = ft_reader_end(r);
     if (end && end->present && end->events < (1ull << 31) &&
-        end->events <= ft_reader_event_bytes(r) &&
-        fi_trace_reserve(t, t->nev + end->events) < 0)
-        goto nomem;
+        end->events <= ft_reader_event_bytes(r))
+        (void)fi_trace_reserve(t, t->nev + end->events);
     ft_event ev;
     int rc;
     while ((rc = ft_reader_next(r, &ev)) == 1) {

@@ -51,7 +51,11 @@ int fi_trace_reserve(fi_trace *t, size_t n)
 
 void fi_trace_shrink(fi_trace *t)
 {
-    if (t->nev && t->nev < t->capev) {
+    if (!t->nev) { /* a reservation for events that never came */
+        free(t->ev);
+        t->ev = NULL;
+        t->capev = 0;
+    } else if (t->nev < t->capev) {
         fi_event *e = realloc(t->ev, t->nev * sizeof *e);
         if (e) { /* a failed shrink keeps the larger block */
             t->ev = e;
