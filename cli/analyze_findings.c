@@ -146,7 +146,7 @@ static stack *stacks(const ft_pipeline *pl, const finding *f, size_t n)
     qsort(w, nw, sizeof *w, want_cmp);
     size_t q = 0;
     for (size_t i = 0; i < pl->trace.nev && q < nw; i++) {
-        const ft_event *ev = &pl->trace.ev[i];
+        const fi_event *ev = &pl->trace.ev[i];
         uint32_t t = ev->tid < nt ? ev->tid : 0;
         for (; q < nw && w[q].event == i; q++) {
             stack *s = w[q].out;

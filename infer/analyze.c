@@ -60,7 +60,7 @@ static int intern_vars(fi_analysis *a)
         return -1;
     for (size_t i = 0; i < t->nev; i++) {
         fi_access acc;
-        fi_classify(&t->ev[i], &acc);
+        fi_classify(t, &t->ev[i], &acc);
         a->var_of[i] = UINT32_MAX;
         if (acc.op != FI_OP_READ && acc.op != FI_OP_WRITE)
             continue;
@@ -136,12 +136,12 @@ static int fill_regions(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
         uint32_t nv = 0, nconf = 0;
         uint32_t lo = UINT32_MAX, hi = 0;
         for (uint64_t i = r->first; i <= r->last; i++) {
-            const ft_event *e = &t->ev[i];
+            const fi_event *e = &t->ev[i];
             if (e->tid != r->tid)
                 continue;
             r->nevents++;
             fi_access acc;
-            fi_classify(e, &acc);
+            fi_classify(t, e, &acc);
             uint32_t v = a->var_of[i];
             /* A cond wait inside releases the mutex and needs another
              * thread's notify to go on, and its wake re-takes the mutex
@@ -215,7 +215,7 @@ static int observe(fi_analysis *a)
         goto out;
     for (size_t i = 0; i < n; i++) {
         fi_access acc;
-        fi_classify(&t->ev[i], &acc);
+        fi_classify(t, &t->ev[i], &acc);
         sev[i].tid = t->ev[i].tid;
         sev[i].op = acc.op;
         sev[i].obj = 0;
@@ -308,7 +308,7 @@ static int itx_cmp_at(const void *pa, const void *pb, void *arg)
 static int has_role(const fi_trace *t, uint64_t i, uint32_t tid)
 {
     fi_access acc;
-    fi_classify(&t->ev[i], &acc);
+    fi_classify(t, &t->ev[i], &acc);
     return t->ev[i].tid == tid && acc.op != FI_OP_NONE;
 }
 
@@ -349,11 +349,46 @@ static uint32_t *itx_by_thread(const fi_itx *itx, size_t n)
     return idx;
 }
 
+/* fi_prove_by_itx's lookup over its sorted index. */
+typedef struct itx_sorted {
+    const fi_itx *itx;
+    const uint32_t *idx;
+    size_t n;
+} itx_sorted;
+
+static int find_sorted(const void *arg, uint32_t tid, uint64_t first,
+                       uint64_t *last)
+{
+    const itx_sorted *s = arg;
+    /* The last i-transaction of tid's thread starting at or before first. */
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const fi_itx *m = &s->itx[s->idx[mid]];
+        if (m->tid < tid || (m->tid == tid && m->first <= first))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || s->itx[s->idx[lo - 1]].tid != tid)
+        return 0;
+    *last = s->itx[s->idx[lo - 1]].last;
+    return 1;
+}
+
 long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
 {
     uint32_t *idx = itx_by_thread(itx, n);
     if (!idx)
         return -1;
+    itx_sorted s = {itx, idx, n};
+    long proved = fi_prove_by_find(a, find_sorted, &s);
+    free(idx);
+    return proved;
+}
+
+long fi_prove_by_find(fi_analysis *a, fi_itx_find find, const void *arg)
+{
     long proved = 0;
     for (size_t k = 0; k < a->nregions; k++) {
         fi_region *r = &a->regions[k];
@@ -366,25 +401,14 @@ long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n)
             first++;
         while (last > first && !has_role(a->trace, last, r->tid))
             last--;
-        /* The last i-transaction of r's thread starting at or before r. */
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const fi_itx *m = &itx[idx[mid]];
-            if (m->tid < r->tid || (m->tid == r->tid && m->first <= first))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0 || itx[idx[lo - 1]].tid != r->tid ||
-            itx[idx[lo - 1]].last < last)
+        uint64_t it_last;
+        if (!find(arg, r->tid, first, &it_last) || it_last < last)
             continue;
         if (r->status == FI_ST_OPEN)
             proved++;
         r->status = FI_ST_PROVED;
         r->proof = FI_PROOF_MAT;
     }
-    free(idx);
     a->itx_applied = 1;
     return proved;
 }

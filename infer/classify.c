@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-void fi_classify(const ft_event *e, fi_access *a)
+void fi_classify(const fi_trace *t, const fi_event *e, fi_access *a)
 {
     memset(a, 0, sizeof *a);
     a->key = e->addr;
@@ -53,7 +53,7 @@ void fi_classify(const ft_event *e, fi_access *a)
         break;
     case FT_EV_COND_WAIT: /* wait_pre: releases the mutex */
         a->op = FI_OP_WRITE;
-        a->key = e->obj2;
+        a->key = fi_ev_obj2(t, e);
         a->hb = 1;
         break;
     case FT_EV_COND_WAKE: /* wait_post: ordered after the notify */

@@ -24,7 +24,7 @@ int fi_conflicts_outside(const fi_analysis *a, const fi_access *acc,
 }
 
 /* Is event e a failed try on its object (it observed the object held)? */
-int fi_failed_try(const ft_event *e)
+int fi_failed_try(const fi_event *e)
 {
     if (e->rc == 0)
         return 0;
@@ -34,14 +34,14 @@ int fi_failed_try(const ft_event *e)
 
 enum group { ALL, WRITES, TRIES };
 
-static int in_group(const ft_event *e, enum group which)
+static int in_group(const fi_trace *t, const fi_event *e, enum group which)
 {
     if (which == ALL)
         return 1;
     if (which == TRIES)
         return fi_failed_try(e);
     fi_access acc;
-    fi_classify(e, &acc);
+    fi_classify(t, e, &acc);
     return acc.op == FI_OP_WRITE;
 }
 
@@ -63,7 +63,7 @@ static int group_by_var(const fi_analysis *a, enum group which,
     }
     size_t total = 0;
     for (size_t i = 0; i < t->nev; i++)
-        if (a->var_of[i] != UINT32_MAX && in_group(&t->ev[i], which)) {
+        if (a->var_of[i] != UINT32_MAX && in_group(t, &t->ev[i], which)) {
             start[a->var_of[i] + 1]++;
             tfill[t->ev[i].tid + 1]++;
             total++;
@@ -80,7 +80,7 @@ static int group_by_var(const fi_analysis *a, enum group which,
     for (uint32_t u = 0; u < T; u++)
         tfill[u + 1] += tfill[u];
     for (size_t i = 0; i < t->nev; i++)
-        if (a->var_of[i] != UINT32_MAX && in_group(&t->ev[i], which))
+        if (a->var_of[i] != UINT32_MAX && in_group(t, &t->ev[i], which))
             bytid[tfill[t->ev[i].tid]++] = i;
     for (uint32_t v = 0; v < a->nvars; v++)
         start[v + 1] += start[v];

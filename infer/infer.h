@@ -31,9 +31,36 @@ typedef struct fi_name {
     char *name;
 } fi_name;
 
+/* One event of an in-memory trace: an ft_event without what is implicit
+ * or rare, 40 bytes instead of 88, because every stage holds the trace
+ * (a 10^6-event trace, issue 16).  Its index is its position in
+ * fi_trace.ev; obj2, value2 and value3, zero for most kinds, are in the
+ * trace's side table (fi_trace_extra); wide contents are not kept.  The
+ * other fields are ft_event's, with the same names and meanings. */
+typedef struct fi_event {
+    uint64_t addr;
+    uint64_t value;
+    uint32_t tid;
+    uint32_t site;
+    uint32_t arg;
+    int32_t rc;
+    uint16_t kind;
+    uint16_t size;
+    uint8_t mo;
+} fi_event;
+
+/* The rare fields of event `index`, for the events where one is not 0,
+ * in index order. */
+typedef struct fi_extra {
+    uint64_t index;
+    uint64_t obj2, value2, value3;
+} fi_extra;
+
 typedef struct fi_trace {
-    ft_event *ev; /* ev[i].index == i; bytes are not kept */
+    fi_event *ev; /* ev[i] is event i */
     size_t nev, capev;
+    fi_extra *extra; /* sorted by index */
+    size_t nextra, capextra;
     ft_site *sites; /* sites[i].id == i + 1; strings owned */
     uint32_t nsites, capsites;
     uint32_t nthreads; /* 1 + the largest tid seen */
@@ -44,8 +71,27 @@ typedef struct fi_trace {
 
 void fi_trace_init(fi_trace *t);
 void fi_trace_free(fi_trace *t);
-/* Appends a copy of *ev (its index is set to its position).  -1: no memory. */
+/* Appends a copy of *ev (its index is its position, its wide contents
+ * are dropped).  -1: no memory. */
 int fi_trace_add(fi_trace *t, const ft_event *ev);
+/* Room for n events in all (a loader that knows the count); -1 no memory. */
+int fi_trace_reserve(fi_trace *t, size_t n);
+/* Gives back the unused capacity once the trace is complete. */
+void fi_trace_shrink(fi_trace *t);
+/* Event i's obj2, value2 and value3 (all 0 for most events). */
+const fi_extra *fi_trace_extra(const fi_trace *t, size_t i);
+/* The index of e, an event of t, and its rare fields. */
+static inline size_t fi_ev_index(const fi_trace *t, const fi_event *e)
+{
+    return (size_t)(e - t->ev);
+}
+static inline uint64_t fi_ev_obj2(const fi_trace *t, const fi_event *e)
+{
+    return fi_trace_extra(t, fi_ev_index(t, e))->obj2;
+}
+/* Event i as an ft_event (index i, bytes NULL), for code shared with the
+ * reader's stream (ft_ctm_add). */
+void fi_trace_get(const fi_trace *t, size_t i, ft_event *out);
 /* Site with these attributes (function/file may be NULL), reusing an equal
  * one.  Returns its id (>= 1), 0 when out of memory. */
 uint32_t fi_trace_site(fi_trace *t, const char *function, const char *file,
@@ -207,6 +253,13 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt);
  * fork, join: the CTM's transitions) lie inside one i-transaction becomes
  * FI_ST_PROVED / FI_PROOF_MAT.  itx need not be sorted.  Returns how many regions it proved, -1 out of memory. */
 long fi_prove_by_itx(fi_analysis *a, const fi_itx *itx, size_t n);
+/* The same with the i-transactions behind a lookup: find sets *last to
+ * the last event of the last i-transaction of thread tid that starts at
+ * or before event first and returns 1, or returns 0 when there is none
+ * (fi_prove_by_reduce looks them up in the reduction, without a copy). */
+typedef int (*fi_itx_find)(const void *arg, uint32_t tid, uint64_t first,
+                           uint64_t *last);
+long fi_prove_by_find(fi_analysis *a, fi_itx_find find, const void *arg);
 /* The same with the i-transactions of reduce/'s MAT analysis (infer/mat.c;
  * thread ids and event indices are the trace's, as in ft_ctm). */
 struct ft_reduced;

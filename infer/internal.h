@@ -15,7 +15,7 @@ typedef struct fi_access {
     uint64_t key;   /* object address (READ/WRITE) or tid (FORK/JOIN) */
 } fi_access;
 
-void fi_classify(const ft_event *e, fi_access *a);
+void fi_classify(const fi_trace *t, const fi_event *e, fi_access *a);
 
 /* Adds a region [first, last] of thread tid; fills the rest later. */
 int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
@@ -83,7 +83,7 @@ int fi_concurrent_in(const fi_analysis *a, const fi_mhb *m,
                      const fi_region *r, const uint64_t *list, uint32_t lo,
                      uint32_t hi);
 /* Is e a failed try (trylock, timedlock, sem_trywait that failed)? */
-int fi_failed_try(const ft_event *e);
+int fi_failed_try(const fi_event *e);
 /* Can r's access (op on v) conflict with another thread's access that is
  * not must-HB ordered with r? */
 int fi_concurrent_conflict(const fi_analysis *a, const fi_mhb *m,

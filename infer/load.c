@@ -58,15 +58,26 @@ int fi_trace_read_bounded(fi_trace *t, ft_reader *r, ft_budget *budget,
                 goto nomem;
         }
     }
+    /* Sized once from the END chunk's count (bounded as ft_ctm_build
+     * bounds it: it is only the writer's word), not by doubling: the
+     * trace is the largest thing every later stage holds.  A hint: when
+     * it cannot be had, the array grows as the events come. */
+    const ft_end *end = ft_reader_end(r);
+    if (end && end->present && end->events < (1ull << 31) &&
+        end->events <= ft_reader_event_bytes(r))
+        (void)fi_trace_reserve(t, t->nev + end->events);
     ft_event ev;
     int rc;
     while ((rc = ft_reader_next(r, &ev)) == 1) {
         if (fi_trace_add(t, &ev) < 0)
             goto nomem;
         if ((t->nev & 0xffff) == 0 &&
-            ft_budget_poll(budget, "loading", t->nev, 0))
+            ft_budget_poll(budget, "loading", t->nev, 0)) {
+            fi_trace_shrink(t);
             return 2; /* the events read so far are kept */
+        }
     }
+    fi_trace_shrink(t);
     int damaged = rc < 0 || ft_reader_damage(r, err);
     if (rc < 0 && err)
         *err = *ft_reader_error(r);
@@ -94,8 +105,11 @@ int fi_trace_save(const fi_trace *t, const char *path, ft_error *err)
     int rc = 0;
     for (uint32_t i = 0; i < t->nsites && rc == 0; i++)
         rc = ft_writer_site(w, &t->sites[i]);
-    for (size_t i = 0; i < t->nev && rc == 0; i++)
-        rc = ft_writer_event(w, &t->ev[i]);
+    for (size_t i = 0; i < t->nev && rc == 0; i++) {
+        ft_event ev;
+        fi_trace_get(t, i, &ev);
+        rc = ft_writer_event(w, &ev);
+    }
     ft_end end = {.present = 1, .events = t->nev, .exit_status = -1,
                   .reason = "exit"};
     if (ft_writer_close(w, &end) < 0)

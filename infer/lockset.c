@@ -45,7 +45,7 @@ typedef struct guard {
     cand any, excl_writes;
 } guard;
 
-static int is_acquire(const ft_event *e, int *excl)
+static int is_acquire(const fi_event *e, int *excl)
 {
     switch (e->kind) {
     case FT_EV_MUTEX_LOCK:
@@ -66,13 +66,13 @@ static int is_acquire(const ft_event *e, int *excl)
 /* The variable of the lock an event releases, or UINT32_MAX. */
 static uint32_t released(const fi_analysis *a, size_t i, uint64_t *key)
 {
-    const ft_event *e = &a->trace->ev[i];
+    const fi_event *e = &a->trace->ev[i];
     if (e->kind == FT_EV_MUTEX_UNLOCK || e->kind == FT_EV_RW_UNLOCK) {
         *key = e->addr;
         return a->var_of[i];
     }
     if (e->kind == FT_EV_COND_WAIT) {
-        *key = e->obj2;
+        *key = fi_ev_obj2(a->trace, e);
         return a->var_of[i]; /* classify keys COND_WAIT by its mutex */
     }
     return UINT32_MAX;
@@ -151,14 +151,14 @@ static int protected_region(const fi_analysis *a, const fi_region *r,
         uint32_t L = locks[j];
         int ok = 1;
         for (uint64_t i = r->first; i <= r->last && ok; i++) {
-            const ft_event *e = &t->ev[i];
+            const fi_event *e = &t->ev[i];
             if (e->tid != r->tid)
                 continue;
             uint64_t key;
             if (released(a, i, &key) == L)
                 ok = 0;
             fi_access acc;
-            fi_classify(e, &acc);
+            fi_classify(a->trace, e, &acc);
             if (acc.op == FI_OP_FORK || acc.op == FI_OP_JOIN)
                 ok = 0;
             uint32_t v = a->var_of[i];
@@ -206,7 +206,7 @@ static enum mover mover_of(const fi_analysis *a, const fi_mhb *m,
                            const fi_by_var *g, const fi_region *r,
                            uint64_t i, const uint8_t *guarded)
 {
-    const ft_event *e = &a->trace->ev[i];
+    const fi_event *e = &a->trace->ev[i];
     uint32_t lock = a->var_of[i];
     switch (e->kind) {
     case FT_EV_MUTEX_LOCK:
@@ -231,7 +231,7 @@ static enum mover mover_of(const fi_analysis *a, const fi_mhb *m,
         break;
     }
     fi_access acc;
-    fi_classify(e, &acc);
+    fi_classify(a->trace, e, &acc);
     if (acc.op == FI_OP_NONE)
         return BOTH;
     uint32_t v = a->var_of[i];
@@ -279,13 +279,13 @@ static int mark_guarded(const fi_analysis *a, const guard *guards,
         return -1;
     int rc = 0;
     for (size_t i = 0; i < t->nev && rc == 0; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         holder *th = &h[e->tid];
         uint32_t v = a->var_of[i];
         guarded[i] = 0;
         if (v != UINT32_MAX) {
             fi_access acc;
-            fi_classify(e, &acc);
+            fi_classify(a->trace, e, &acc);
             for (uint32_t k = 0; k < th->n && !guarded[i]; k++) {
                 uint32_t L = th->held[k].var;
                 guarded[i] = L != v &&
@@ -302,7 +302,7 @@ static int mark_guarded(const fi_analysis *a, const guard *guards,
             release(th, rel);
         if (is_acquire(e, &excl)) {
             uint32_t lv = e->kind == FT_EV_COND_WAKE
-                              ? fi_u64map_get(byaddr, e->obj2)
+                              ? fi_u64map_get(byaddr, fi_ev_obj2(t, e))
                               : v;
             if (lv != UINT32_MAX && hold(th, lv, excl) < 0)
                 rc = -1;
@@ -339,7 +339,7 @@ long fi_prove_by_locks(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
     }
     size_t next = 0;
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         holder *th = &h[e->tid];
         for (; next < a->nregions && a->regions[next].first == i; next++)
             for (uint32_t k = 0; k < th->n && nrl[next] < CAND_MAX; k++) {
@@ -351,7 +351,7 @@ long fi_prove_by_locks(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
          * reading the results after joining its workers). */
         if (v != UINT32_MAX && !solo[i]) {
             fi_access acc;
-            fi_classify(e, &acc);
+            fi_classify(a->trace, e, &acc);
             intersect(&guards[v].any, th, 0);
             if (acc.op == FI_OP_WRITE)
                 intersect(&guards[v].excl_writes, th, 1);
@@ -363,9 +363,9 @@ long fi_prove_by_locks(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
             release(th, rel);
         if (is_acquire(e, &excl)) {
             /* COND_WAKE is keyed by its condition: find the mutex's var. */
-            uint32_t lv =
-                e->kind == FT_EV_COND_WAKE ? fi_u64map_get(&byaddr, e->obj2)
-                                           : v;
+            uint32_t lv = e->kind == FT_EV_COND_WAKE
+                              ? fi_u64map_get(&byaddr, fi_ev_obj2(t, e))
+                              : v;
             if (lv != UINT32_MAX && hold(th, lv, excl) < 0)
                 goto out;
         }

@@ -67,7 +67,7 @@ static int scan_barriers(const fi_trace *t, fi_u64map *map,
     uint32_t cap = 0;
     uint8_t *seen = NULL; /* nb x T, grown with bs */
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         if (e->kind != FT_EV_BARRIER_INIT && e->kind != FT_EV_BARRIER_ARRIVE)
             continue;
         int added;
@@ -126,7 +126,7 @@ int fi_mhb_build(fi_mhb *m, const fi_trace *t)
             goto out;
     }
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         uint32_t tid = e->tid;
         uint32_t *Ct = &C[(size_t)tid * T];
         uint32_t p = m->pos[i] = ++Ct[tid];
@@ -295,7 +295,7 @@ int fi_mhb_solo(const fi_mhb *m, const fi_trace *t, uint8_t *solo)
     for (uint32_t u = 0; u < T; u++)
         nbegun += begun[u];
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         uint32_t u = e->tid;
         if (!begun[u]) {
             begun[u] = 1;

@@ -23,19 +23,23 @@ int fi_run(fi_analysis *a, const fi_trace *t, const fi_options *opt,
             return -1;
         char msg[256] = "";
         int ok = 1;
-        for (size_t i = 0; i < t->nev && ok; i++)
-            if (ft_ctm_add(c, &t->ev[i], msg, sizeof msg) != 0) {
+        for (size_t i = 0; i < t->nev && ok; i++) {
+            ft_event ev;
+            fi_trace_get(t, i, &ev);
+            if (ft_ctm_add(c, &ev, msg, sizeof msg) != 0) {
                 if (why)
                     snprintf(why, whylen,
                              "MAT proof skipped: event %zu: %s", i, msg);
                 ok = 0;
             }
+        }
         if (ok && ft_ctm_finish(c) < 0) {
             ft_ctm_free(c);
             return -1;
         }
         if (ok) {
-            ft_reduced *r = ft_reduce(c, FT_REDUCE_NO_COUNT);
+            ft_reduced *r =
+                ft_reduce(c, FT_REDUCE_NO_COUNT | FT_REDUCE_NO_MAT_LIST);
             if (!r || fi_prove_by_reduce(a, r) < 0) {
                 ft_reduced_free(r);
                 ft_ctm_free(c);

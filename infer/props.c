@@ -90,13 +90,13 @@ static int group_touches(const fi_analysis *a, uint32_t **start_out,
         if (r->status != FI_ST_OPEN)
             continue;
         for (uint64_t i = r->first; i <= r->last; i++) {
-            const ft_event *e = &t->ev[i];
+            const fi_event *e = &t->ev[i];
             uint32_t v = a->var_of[i];
             if (e->tid != r->tid || v == UINT32_MAX || !a->vars[v].multi ||
                 a->vars[v].sync)
                 continue;
             fi_access acc;
-            fi_classify(e, &acc);
+            fi_classify(t, e, &acc);
             if (!acc.data)
                 continue;
             uint32_t pos;

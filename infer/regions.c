@@ -141,9 +141,10 @@ static int is_spec(const walk *w, uint32_t site)
     return 0;
 }
 
-static int anchor(walk *w, uint32_t tid, candidate *c, const ft_event *e)
+static int anchor(walk *w, uint32_t tid, candidate *c, const fi_event *e)
 {
     const ft_site *s = fi_trace_site_get(w->a->trace, e->site);
+    uint64_t ix = fi_ev_index(w->a->trace, e);
     uint32_t line = s ? s->line : 0;
     uint64_t fn = w->fn_of_site[e->site <= w->a->trace->nsites ? e->site : 0];
     uint64_t file =
@@ -160,7 +161,7 @@ static int anchor(walk *w, uint32_t tid, candidate *c, const ft_event *e)
             if (c->sites[k] == e->site && e->site != 0)
                 fits = 0;
         if (fits) {
-            c->last = e->index;
+            c->last = ix;
             c->line_lo = lo;
             c->line_hi = hi;
             c->sites[c->nanchors++] = e->site;
@@ -170,7 +171,7 @@ static int anchor(walk *w, uint32_t tid, candidate *c, const ft_event *e)
             return -1;
     }
     c->open = 1;
-    c->first = c->last = e->index;
+    c->first = c->last = ix;
     c->fn = fn;
     c->file = file;
     c->line_lo = c->line_hi = line;
@@ -188,14 +189,15 @@ static int close_all(walk *w, uint32_t tid, thread_walk *tw)
     return 0;
 }
 
-static int step(walk *w, const ft_event *e)
+static int step(walk *w, const fi_event *e)
 {
     fi_analysis *a = w->a;
     thread_walk *tw = &w->th[e->tid];
     uint32_t tid = e->tid;
-    tw->last_event = e->index;
+    uint64_t ix = fi_ev_index(a->trace, e); /* e's index in the trace */
+    tw->last_event = ix;
     fi_access acc;
-    fi_classify(e, &acc);
+    fi_classify(a->trace, e, &acc);
     if (acc.hb && a->opt.infer && close_all(w, tid, tw) < 0)
         return -1;
 
@@ -205,7 +207,7 @@ static int step(walk *w, const ft_event *e)
         frame *f = &tw->frames[++tw->depth];
         f->cand.open = 0;
         f->spec_open = w->a->opt.nspec && is_spec(w, e->site);
-        f->spec_first = e->index;
+        f->spec_first = ix;
         f->spec_site = e->site;
         return 0;
     }
@@ -216,7 +218,7 @@ static int step(walk *w, const ft_event *e)
         if (close_cand(w, tid, &f->cand) < 0)
             return -1;
         if (f->spec_open &&
-            fi_add_region(a, tid, f->spec_first, e->index, FI_SRC_SPEC,
+            fi_add_region(a, tid, f->spec_first, ix, FI_SRC_SPEC,
                           f->spec_site) < 0)
             return -1;
         tw->depth--;
@@ -236,14 +238,14 @@ static int step(walk *w, const ft_event *e)
             tw->capbegins = cap;
         }
         tw->begin_sites[tw->nbegins] = e->site;
-        tw->begins[tw->nbegins++] = e->index;
+        tw->begins[tw->nbegins++] = ix;
         return 0;
     }
     if (e->kind == FT_EV_REGION_END) {
         if (tw->nbegins == 0)
             return 0; /* unmatched end: nothing was opened */
         tw->nbegins--;
-        return fi_add_region(a, tid, tw->begins[tw->nbegins], e->index,
+        return fi_add_region(a, tid, tw->begins[tw->nbegins], ix,
                              FI_SRC_ANNOTATED, tw->begin_sites[tw->nbegins]);
     }
     /* Spec functions without FUNC events: runs of events in the function. */
@@ -255,10 +257,10 @@ static int step(walk *w, const ft_event *e)
         if (in) {
             if (!tw->run_open) {
                 tw->run_open = 1;
-                tw->run_first = e->index;
+                tw->run_first = ix;
                 tw->run_site = e->site;
             }
-            tw->run_last = e->index;
+            tw->run_last = ix;
         } else if (tw->run_open) {
             tw->run_open = 0;
             if (fi_add_region(a, tid, tw->run_first, tw->run_last,
@@ -266,14 +268,14 @@ static int step(walk *w, const ft_event *e)
                 return -1;
             if (is_spec(w, e->site)) {
                 tw->run_open = 1;
-                tw->run_first = tw->run_last = e->index;
+                tw->run_first = tw->run_last = ix;
                 tw->run_site = e->site;
             }
         }
     }
     if (!a->opt.infer || !acc.data)
         return 0;
-    uint32_t v = a->var_of[e->index];
+    uint32_t v = a->var_of[ix];
     if (v == UINT32_MAX || !a->vars[v].multi || a->vars[v].sync)
         return 0;
     return anchor(w, tid, &tw->frames[tw->depth].cand, e);
@@ -341,7 +343,7 @@ int fi_collect_regions(fi_analysis *a)
             break;
         }
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         thread_walk *tw = &w.th[e->tid];
         if (!tw->frames && grow_frames(&w, tw) < 0)
             goto out;

@@ -57,7 +57,7 @@ long fi_std_write(const fi_trace *t, FILE *out, int with_values)
     long written = 0;
     char tb[32], ob[32], loc[512];
     for (size_t i = 0; i < t->nev; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         const char *op = NULL;
         char ns = 'V';
         uint64_t key = e->addr;
@@ -89,10 +89,10 @@ long fi_std_write(const fi_trace *t, FILE *out, int with_values)
             op = "rel", ns = 'L';
             break;
         case FT_EV_COND_WAIT:
-            op = "rel", ns = 'L', key = e->obj2;
+            op = "rel", ns = 'L', key = fi_ev_obj2(t, e);
             break;
         case FT_EV_COND_WAKE:
-            op = "acq", ns = 'L', key = e->obj2;
+            op = "acq", ns = 'L', key = fi_ev_obj2(t, e);
             break;
         case FT_EV_THREAD_CREATE:
             op = "fork", ns = 'T', key = e->value;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* trace_mem.c - fi_trace, the in-memory event stream the inference works
- * on: growable event and site arrays, site deduplication (the STD importer
+ * on: growable arrays of compact events (fi_event, with the rare fields in
+ * a side table) and sites, site deduplication (the STD importer
  * creates one site per distinct location, so it must not be quadratic) and
  * the object-name table that lets STD round trips keep the user's names. */
 #include "infer/infer.h"
@@ -30,28 +31,93 @@ void fi_trace_free(fi_trace *t)
         free(t->site_index->slot);
     free(t->site_index);
     free(t->ev);
+    free(t->extra);
     free(t->sites);
     free(t->names);
     memset(t, 0, sizeof *t);
 }
 
-int fi_trace_add(fi_trace *t, const ft_event *ev)
+int fi_trace_reserve(fi_trace *t, size_t n)
 {
-    if (t->nev == t->capev) {
-        size_t cap = t->capev ? 2 * t->capev : 1024;
-        ft_event *n = realloc(t->ev, cap * sizeof *n);
+    if (n <= t->capev)
+        return 0;
+    fi_event *e = realloc(t->ev, n * sizeof *e);
+    if (!e)
+        return -1;
+    t->ev = e;
+    t->capev = n;
+    return 0;
+}
+
+void fi_trace_shrink(fi_trace *t)
+{
+    if (!t->nev) { /* a reservation for events that never came */
+        free(t->ev);
+        t->ev = NULL;
+        t->capev = 0;
+    } else if (t->nev < t->capev) {
+        fi_event *e = realloc(t->ev, t->nev * sizeof *e);
+        if (e) { /* a failed shrink keeps the larger block */
+            t->ev = e;
+            t->capev = t->nev;
+        }
+    }
+}
+
+static int add_extra(fi_trace *t, const ft_event *ev)
+{
+    if (t->nextra == t->capextra) {
+        size_t cap = t->capextra ? 2 * t->capextra : 64;
+        fi_extra *n = realloc(t->extra, cap * sizeof *n);
         if (!n)
             return -1;
-        t->ev = n;
-        t->capev = cap;
+        t->extra = n;
+        t->capextra = cap;
     }
-    ft_event *e = &t->ev[t->nev];
-    *e = *ev;
-    e->index = t->nev++;
-    e->bytes = NULL;
+    t->extra[t->nextra++] =
+        (fi_extra){t->nev, ev->obj2, ev->value2, ev->value3};
+    return 0;
+}
+
+int fi_trace_add(fi_trace *t, const ft_event *ev)
+{
+    if (t->nev == t->capev &&
+        fi_trace_reserve(t, t->capev ? 2 * t->capev : 1024) < 0)
+        return -1;
+    if ((ev->obj2 || ev->value2 || ev->value3) && add_extra(t, ev) < 0)
+        return -1;
+    t->ev[t->nev++] = (fi_event){
+        .addr = ev->addr, .value = ev->value, .tid = ev->tid,
+        .site = ev->site, .arg = ev->arg, .rc = ev->rc,
+        .kind = ev->kind, .size = ev->size, .mo = ev->mo};
     if (ev->tid >= t->nthreads)
         t->nthreads = ev->tid + 1;
     return 0;
+}
+
+const fi_extra *fi_trace_extra(const fi_trace *t, size_t i)
+{
+    static const fi_extra none;
+    size_t lo = 0, hi = t->nextra; /* binary search: extra is by index */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->extra[mid].index < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->nextra && t->extra[lo].index == i ? &t->extra[lo] : &none;
+}
+
+void fi_trace_get(const fi_trace *t, size_t i, ft_event *out)
+{
+    const fi_event *e = &t->ev[i];
+    const fi_extra *x = fi_trace_extra(t, i);
+    *out = (ft_event){.index = i, .tid = e->tid, .kind = e->kind,
+                      .size = e->size, .site = e->site, .arg = e->arg,
+                      .addr = e->addr, .obj2 = x->obj2, .value = e->value,
+                      .value2 = x->value2, .value3 = x->value3, .rc = e->rc,
+                      .mo = e->mo};
 }
 
 static uint64_t str_hash(const char *s, uint64_t h)

@@ -110,13 +110,13 @@ int ft_misuse_list(const fi_trace *t, ft_misuse **out, size_t *n)
         last[i] = UINT64_MAX;
     k = 0;
     for (uint64_t i = 0; i < t->nev && k < m; i++) {
-        const ft_event *e = &t->ev[i];
+        const fi_event *e = &t->ev[i];
         int acquired = (e->kind == FT_EV_MUTEX_LOCK || e->kind == FT_EV_RW_WRLOCK ||
                         e->kind == FT_EV_RW_RDLOCK) && e->rc == 0;
-        uint64_t obj = acquired ? e->addr
-                       : e->kind == FT_EV_COND_WAKE                ? e->obj2
-                       : e->kind == FT_EV_MISUSE                   ? e->addr
-                                                                   : 0;
+        uint64_t obj = acquired                     ? e->addr
+                       : e->kind == FT_EV_COND_WAKE ? fi_ev_obj2(t, e)
+                       : e->kind == FT_EV_MISUSE    ? e->addr
+                                                    : 0;
         size_t x = obj ? obj_index(objs, no, obj) : no;
         if (x == no)
             continue;

@@ -53,7 +53,9 @@ int ft_pipeline_name_vars(ft_pipeline *pl)
     int rc = done && fallback && h ? 0 : -1;
     char buf[256], obj[240];
     for (size_t i = 0; rc == 0 && i < t->nev; i++) {
-        const ft_event *ev = &t->ev[i];
+        ft_event full;
+        fi_trace_get(t, i, &full);
+        const ft_event *ev = &full;
         if (ft_heapmap_update(h, ev) < 0) {
             rc = -1;
             break;
@@ -139,11 +141,12 @@ const char *ft_pipeline_var_name(const ft_pipeline *pl, uint64_t key,
      * touched, unless the address was reused after them (then an earlier
      * object's name would be as likely; the last is as good a guess). */
     for (size_t i = pl->trace.nev; pl->names && i-- > 0;) {
-        const ft_event *ev = &pl->trace.ev[i];
+        const fi_event *ev = &pl->trace.ev[i];
         if ((ev->kind == FT_EV_MALLOC || ev->kind == FT_EV_REALLOC) &&
             key >= ev->addr && key - ev->addr < ev->value) {
             ft_heap_obj o = {.addr = ev->addr, .size = ev->value,
-                             .site = ev->site, .count = ev->value2};
+                             .site = ev->site,
+                             .count = fi_trace_extra(&pl->trace, i)->value2};
             char obj[240];
             ft_heap_obj_name(pl->names, &o, key, obj, sizeof obj);
             snprintf(buf, len, "heap@%s", obj);

@@ -457,7 +457,7 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         rc = 0;
         goto out;
     }
-    m->r = ft_reduce(s, flags | FT_REDUCE_NO_COUNT);
+    m->r = ft_reduce(s, flags | FT_REDUCE_NO_COUNT | FT_REDUCE_NO_MAT_LIST);
     if (!m->r)
         goto out;
     m->r->owned = s;

@@ -37,6 +37,15 @@ void ft_reduced_free(ft_reduced *r)
     free(r);
 }
 
+void ft_reduced_drop_itrans(ft_reduced *r)
+{
+    free(r->itrans);
+    free(r->it_first);
+    r->itrans = NULL;
+    r->it_first = NULL;
+    r->nitrans = 0;
+}
+
 int ft_block_glued(const ft_reduced *r, uint32_t b)
 {
     const ft_ctm *c = r->ctm;

@@ -77,6 +77,11 @@ enum ft_reduce_flags {
     FT_REDUCE_NAIVE_UNION = 4,
     /* Stop after merging and locksets (the linear passes). */
     FT_REDUCE_NO_MAT = 8,
+    /* MAT: count the mutually atomic pairs (stats.nmats, nmats) without
+     * keeping their list (mats stays NULL).  Only `analyze --mats` prints
+     * the list; the analysis needs the CXT alone, and on 10^6 events the
+     * list was 29 MB at the analysis's peak (issue 16). */
+    FT_REDUCE_NO_MAT_LIST = 16,
 };
 
 typedef struct ft_reduced {
@@ -114,6 +119,10 @@ typedef struct ft_reduced {
  * ft_ctm_hb_prepare is called on it).  NULL on out of memory. */
 ft_reduced *ft_reduce(ft_ctm *c, unsigned flags);
 void ft_reduced_free(ft_reduced *r);
+/* Frees the i-transactions (itrans = it_first = NULL, nitrans = 0) once
+ * they have been turned into proofs: nothing after needs them, and on
+ * 10^6 events they are 20 MB through the whole prediction (issue 16). */
+void ft_reduced_drop_itrans(ft_reduced *r);
 
 /* Property-preserving slice of c for the property transitions prop[0..n)
  * (ctm ids), merged and MAT-reduced.  The result owns the sliced model;

@@ -27,8 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ft_ctm *c = ft_ctm_new();
         char msg[200];
         int ok = c != NULL;
-        for (size_t i = 0; ok && i < t.nev; i++)
-            ok = ft_ctm_add(c, &t.ev[i], msg, sizeof msg) == 0;
+        for (size_t i = 0; ok && i < t.nev; i++) {
+            ft_event ev;
+            fi_trace_get(&t, i, &ev);
+            ok = ft_ctm_add(c, &ev, msg, sizeof msg) == 0;
+        }
         if (ok)
             ft_ctm_finish(c);
         ft_ctm_free(c);

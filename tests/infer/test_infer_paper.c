@@ -188,9 +188,12 @@ static void mat_from_reduce(void **state)
     ft_ctm *c = ft_ctm_new();
     assert_non_null(c);
     char msg[256];
-    for (size_t i = 0; i < tr.nev; i++)
-        if (ft_ctm_add(c, &tr.ev[i], msg, sizeof msg) != 0)
+    for (size_t i = 0; i < tr.nev; i++) {
+        ft_event ev;
+        fi_trace_get(&tr, i, &ev);
+        if (ft_ctm_add(c, &ev, msg, sizeof msg) != 0)
             fail_msg("ctm rejects event %zu: %s", i, msg);
+    }
     assert_int_equal(ft_ctm_finish(c), 0);
     ft_reduced *r = ft_reduce(c, 0);
     assert_non_null(r);

@@ -170,9 +170,12 @@ static ft_ctm *ctm_of(const fi_trace *t)
     ft_ctm *c = ft_ctm_new();
     assert_non_null(c);
     char msg[256];
-    for (size_t i = 0; i < t->nev; i++)
-        if (ft_ctm_add(c, &t->ev[i], msg, sizeof msg) != 0)
+    for (size_t i = 0; i < t->nev; i++) {
+        ft_event ev;
+        fi_trace_get(t, i, &ev);
+        if (ft_ctm_add(c, &ev, msg, sizeof msg) != 0)
             fail_msg("CTM rejects event %zu: %s", i, msg);
+    }
     assert_int_equal(ft_ctm_finish(c), 0);
     return c;
 }
@@ -189,7 +192,7 @@ static void print_case(const fi_trace *t, const ft_ctm *c,
                       "value %llu arg %u rc %d\n",
                       i, t->ev[i].tid, t->ev[i].kind,
                       (unsigned long long)t->ev[i].addr,
-                      (unsigned long long)t->ev[i].obj2,
+                      (unsigned long long)fi_trace_extra(t, i)->obj2,
                       (unsigned long long)t->ev[i].value, t->ev[i].arg,
                       t->ev[i].rc);
     print_message("  schedule (trace events):");
