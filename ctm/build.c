@@ -171,16 +171,15 @@ static int rehash(ft_ctm *c)
     return 0;
 }
 
-/* A new variable for (addr, kind) in the empty slot sl. */
-static ft_ctm_slot *add_var(ft_ctm *c, ft_ctm_slot *sl, uint64_t addr,
-                            unsigned kind, uint32_t tid)
+uint32_t ft_ctm_append_var(ft_ctm *c, uint64_t addr, unsigned kind,
+                           uint32_t tid)
 {
     if (c->nvars >= FT_CTM_MAX_VARS)
-        return NULL;
+        return FT_CTM_NONE;
     if (c->nvars == c->cap_vars) {
         uint32_t n = c->cap_vars ? c->cap_vars * 2 : 256;
         if (grow((void **)&c->vars, sizeof(ft_ctm_var), n))
-            return NULL;
+            return FT_CTM_NONE;
         c->cap_vars = n;
     }
     uint32_t v = c->nvars++;
@@ -188,6 +187,16 @@ static ft_ctm_slot *add_var(ft_ctm *c, ft_ctm_slot *sl, uint64_t addr,
     c->vars[v].addr = addr;
     c->vars[v].kind = (uint8_t)kind;
     c->vars[v].first_tid = tid;
+    return v;
+}
+
+/* A new variable for (addr, kind) in the empty slot sl. */
+static ft_ctm_slot *add_var(ft_ctm *c, ft_ctm_slot *sl, uint64_t addr,
+                            unsigned kind, uint32_t tid)
+{
+    uint32_t v = ft_ctm_append_var(c, addr, kind, tid);
+    if (v == FT_CTM_NONE)
+        return NULL;
     *sl = (ft_ctm_slot){addr, SLOT_KEY(v, kind),
                         tid == FT_CTM_NONE ? SLOT_NONE : tid};
     if ((uint64_t)c->nvars * 2 > c->hash_cap) {

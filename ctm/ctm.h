@@ -343,6 +343,11 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map);
  * inside it move to new variables (one per lifetime).  0, -1 on out of
  * memory. */
 int ft_ctm_note_free(ft_ctm *c, uint64_t lo, uint64_t size);
+/* private: a new variable (zeroed but for these fields) at the end of
+ * c->vars, outside the interning table; FT_CTM_NONE past
+ * FT_CTM_MAX_VARS or out of memory. */
+uint32_t ft_ctm_append_var(ft_ctm *c, uint64_t addr, unsigned kind,
+                           uint32_t tid);
 int ft_ctm_split_incarnations(ft_ctm *c);
 
 /* The memory variables sorted by address, as pairs (address, variable)

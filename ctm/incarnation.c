@@ -68,25 +68,6 @@ static int is_mem_access(const ft_ctm *c, uint32_t x)
            c->obj[x] < c->nvars && c->vars[c->obj[x]].kind == FT_VAR_MEMORY;
 }
 
-/* A new memory variable at addr; FT_CTM_NONE when out of memory. */
-static uint32_t new_var(ft_ctm *c, uint64_t addr)
-{
-    if (c->nvars == c->cap_vars) {
-        uint32_t n = c->cap_vars ? c->cap_vars * 2 : 256;
-        ft_ctm_var *v = realloc(c->vars, sizeof *v * n);
-        if (!v)
-            return FT_CTM_NONE;
-        c->vars = v;
-        c->cap_vars = n;
-    }
-    uint32_t v = c->nvars++;
-    memset(&c->vars[v], 0, sizeof c->vars[v]);
-    c->vars[v].addr = addr;
-    c->vars[v].kind = FT_VAR_MEMORY;
-    c->vars[v].first_tid = FT_CTM_NONE;
-    return v;
-}
-
 /* Sharedness, writes and initial value of variable v from its own
  * accesses, seen in trace order (seen[v] 0 before the first). */
 static void account(ft_ctm *c, uint32_t v, uint32_t x, uint8_t *seen)
@@ -150,7 +131,8 @@ static int heap_lifetimes(ft_ctm *c, const uint32_t *firsta,
         uint32_t x = f[i].x, h = c->obj[x];
         uint32_t since = i > 0 && f[i - 1].lo == f[i].lo ? f[i - 1].x : 0;
         if (own[h]) { /* a second lifetime at this address */
-            uint32_t nv = new_var(c, f[i].lo);
+            uint32_t nv = ft_ctm_append_var(c, f[i].lo, FT_VAR_HEAP,
+                                            FT_CTM_NONE);
             if (nv == FT_CTM_NONE)
                 goto out;
             c->vars[nv] = c->vars[h];
@@ -287,7 +269,8 @@ int ft_ctm_split_incarnations(ft_ctm *c)
         uint32_t to = v;
         if (life != FT_CTM_NONE) {
             if (newv[life] == FT_CTM_NONE) {
-                newv[life] = new_var(c, c->vars[v].addr);
+                newv[life] = ft_ctm_append_var(c, c->vars[v].addr,
+                                               FT_VAR_MEMORY, FT_CTM_NONE);
                 if (newv[life] == FT_CTM_NONE)
                     goto out;
             }
