@@ -4,6 +4,7 @@
  * analysis of the reloaded trace finds the same regions as the analysis of
  * the imported one; fi_trace's compact events give back every field. */
 #include "helpers.h"
+#include "../unit/fixture.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,23 +87,6 @@ static void through_file(void **state)
     remove(path);
 }
 
-static void assert_same_event(const ft_event *x, const ft_event *y)
-{
-    assert_int_equal(x->index, y->index);
-    assert_int_equal(x->tid, y->tid);
-    assert_int_equal(x->kind, y->kind);
-    assert_int_equal(x->size, y->size);
-    assert_int_equal(x->site, y->site);
-    assert_int_equal(x->arg, y->arg);
-    assert_int_equal(x->addr, y->addr);
-    assert_int_equal(x->obj2, y->obj2);
-    assert_int_equal(x->value, y->value);
-    assert_int_equal(x->value2, y->value2);
-    assert_int_equal(x->value3, y->value3);
-    assert_int_equal(x->rc, y->rc);
-    assert_int_equal(x->mo, y->mo);
-}
-
 /* fi_trace keeps compact events (fi_event) with the rare fields in a side
  * table: every field of every kind comes back from fi_trace_get, in
  * memory and through a trace file, and events without rare fields read
@@ -153,8 +137,10 @@ static void compact_events(void **state)
         want.index = i;
         fi_trace_get(&a, i, &got);
         fi_trace_get(&b, i, &back);
-        assert_same_event(&want, &got);
-        assert_same_event(&want, &back);
+        fx_assert_event_eq(&want, &got);
+        fx_assert_event_eq(&want, &back);
+        assert_int_equal(got.index, i);
+        assert_int_equal(back.index, i);
         assert_null(got.bytes);
         assert_int_equal(fi_ev_index(&a, &a.ev[i]), i);
         assert_int_equal(fi_ev_obj2(&a, &a.ev[i]), in[i].obj2);
