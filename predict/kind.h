@@ -75,6 +75,10 @@ enum ft_expect {
     FT_EXPECT_BLOCKED,      /* a deadlock, a hang, or the failure a
                                timed wait's expiry leads to */
     FT_EXPECT_UAF,          /* the heap oracle's use after free */
+    FT_EXPECT_NULL,         /* a crash through the null pointer (or
+                               another crash); a run that went on and
+                               failed otherwise (its own check saw the
+                               null) does not show a null dereference */
 };
 
 typedef struct ft_pkind {

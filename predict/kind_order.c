@@ -421,7 +421,7 @@ const ft_pkind ft_pkind_null = {
         "while it is null.",
     .title = "null dereference",
     .whole_model = 0,
-    .expect = FT_EXPECT_FOLLOWED,
+    .expect = FT_EXPECT_NULL,
     .candidates = null_candidates,
     .vholds = null_vholds,
     .search = null_search,

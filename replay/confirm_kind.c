@@ -4,7 +4,10 @@
  * kind predicts: a deadlock for a lock cycle (the runtime's deadlock
  * oracle), a deadlock, a hang or the failure a timed wait's expiry leads
  * to for a wait left for good, the heap oracle's report for a heap
- * error, and for a reordering (a read from another write, a race) the
+ * error, a crash for a null dereference (until 2026-11-27 any failure
+ * counted: a pool whose worker checked the null and whose run then
+ * failed on another bug's exit status reported a null dereference
+ * "confirmed by replay"), and for a reordering (a read from another write, a race) the
  * schedule followed to its end, after which the program's own checks
  * decide: when the run does not fail, random tails and the kind's second
  * schedule (a race's other order) are tried, as fr_confirm does for
@@ -24,6 +27,8 @@ static int shows(int expect, int failure)
         return failure != FR_OK && failure != FR_DIVERGED;
     case FT_EXPECT_UAF:
         return failure == FR_USE_AFTER_FREE;
+    case FT_EXPECT_NULL:
+        return failure == FR_NULL_DEREF || failure == FR_CRASH;
     default:
         return 1;
     }
