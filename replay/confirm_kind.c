@@ -7,11 +7,11 @@
  * error, a crash for a null dereference (until 2026-11-27 any failure
  * counted: a pool whose worker checked the null and whose run then
  * failed on another bug's exit status reported a null dereference
- * "confirmed by replay"), and for a reordering (a read from another write, a race) the
- * schedule followed to its end, after which the program's own checks
- * decide: when the run does not fail, random tails and the kind's second
- * schedule (a race's other order) are tried, as fr_confirm does for
- * atomicity violations.  A run that departs from the schedule makes the
+ * "confirmed by replay"), and for a reordering (a read from another
+ * write, a race) the schedule followed to its end, after which the
+ * program's own checks decide: when the run does not fail, random tails
+ * and the kind's second schedule (a race's other order) are tried, as
+ * fr_confirm does for atomicity violations.  A run that departs from the schedule makes the
  * finding spurious; no refinement is tried for these kinds. */
 #include "predict/kind.h"
 #include "replay/confirm.h"
