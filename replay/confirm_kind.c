@@ -11,8 +11,9 @@
  * write, a race) the schedule followed to its end, after which the
  * program's own checks decide: when the run does not fail, random tails
  * and the kind's second schedule (a race's other order) are tried, as
- * fr_confirm does for atomicity violations.  A run that departs from the schedule makes the
- * finding spurious; no refinement is tried for these kinds. */
+ * fr_confirm does for atomicity violations.  A run that departs from
+ * the schedule makes the finding spurious; no refinement is tried for
+ * these kinds. */
 #include "predict/kind.h"
 #include "replay/confirm.h"
 
