@@ -63,6 +63,20 @@ int vo_join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
 uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,
                    uint32_t j);
 
+/* The position of region g's first read that may return another value
+ * than recorded (the data rule leaves a region's reads free) and whose
+ * rule added to its thread's clock, g->last + 1 when none.  The clocks
+ * assumed every read returned its value, so a row that rests on that
+ * read must not be used for a property of g. */
+uint32_t vo_free_read(const ft_value_order *v, const ft_pregion *g);
+
+/* vo_before(v, t, p, j) from a row that does not rest on region g's
+ * free read rg (vo_free_read): g's thread's row at rg for later
+ * positions; 0 for another thread's row that may have taken g's thread
+ * in past rg through an edge that holds whatever rg returned. */
+uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
+                         uint32_t j, const ft_pregion *g, uint32_t rg);
+
 /* ---- vorder_sem.c: semaphore counting ---- */
 typedef struct vo_sems vo_sems;
 vo_sems *vo_sems_new(const ft_ctm *c);

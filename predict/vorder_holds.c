@@ -13,6 +13,121 @@
  * critical sections) per CA property. */
 #define VO_MAX_LOCKED_CHECKS 65536
 
+/* Whether thread t's clock, other threads' columns, differs between
+ * positions p and r (p < r). */
+static int row_grew(const ft_value_order *v, uint32_t t, uint32_t p,
+                    uint32_t r)
+{
+    const uint32_t *x = vo_row_at(v, t, p), *y = vo_row_at(v, t, r);
+    if (x == y)
+        return 0;
+    for (uint32_t j = 0; j < v->nt; j++)
+        if (j != t && (x ? x[j] : 0) != (y ? y[j] : 0))
+            return 1;
+    return 0;
+}
+
+uint32_t vo_free_read(const ft_value_order *v, const ft_pregion *g)
+{
+    const ft_ctm *c = v->c;
+    for (uint32_t q = g->first; q <= g->last; q++) {
+        uint32_t y = ft_ctm_at(c, g->thread, q), o = c->obj[y], n;
+        if (!ft_ctm_reads(c, y) || o >= c->nvars ||
+            c->vars[o].kind != FT_VAR_MEMORY || !c->vars[o].written)
+            continue;
+        /* a read whose rule added nothing to the clock (it returned the
+         * initial value, or a write the thread already followed) left
+         * nothing to rest on it */
+        for (n = q + 1; n < c->len[g->thread] &&
+                        !ft_ctm_is_shared(c, ft_ctm_at(c, g->thread, n));
+             n++)
+            ;
+        if (n >= c->len[g->thread] || row_grew(v, g->thread, q, n))
+            return q;
+    }
+    return g->last + 1;
+}
+
+/* Whether a transition of thread a at position q is where the value
+ * order takes in a's clock (a write, a release, a fork, a notify, a
+ * post, a barrier or once op, the thread's end: vorder.c's rules), and
+ * not a write: a write is read only by schedules in which it is certain
+ * (smt/data.c), so what is taken in through it rests on nothing free. */
+static int sync_source(const ft_ctm *c, uint32_t a, uint32_t q)
+{
+    switch (c->op[ft_ctm_at(c, a, q)]) {
+    case FT_OP_READ:
+    case FT_OP_WRITE:
+    case FT_OP_RMW:
+    case FT_OP_LOCK:
+    case FT_OP_LOCK_FAIL:
+    case FT_OP_RDLOCK:
+    case FT_OP_WRLOCK:
+    case FT_OP_RWLOCK_FAIL:
+    case FT_OP_WAIT_POST:
+    case FT_OP_SEM_WAIT:
+    case FT_OP_SEM_FAIL:
+    case FT_OP_BARRIER_LEAVE:
+    case FT_OP_ONCE_SKIP:
+    case FT_OP_JOIN:
+    case FT_OP_FREE:
+        return q + 1 == c->len[a];
+    default:
+        return 1;
+    }
+}
+
+/* Whether another thread may have taken in region g's thread a at
+ * position q (rg < q <= g->last) through an edge that holds also when
+ * a's free read rg returned another value.  A data edge never does (the
+ * writes after rg are uncertain then).  A release does when another
+ * thread's clock may have known the section's acquisition through
+ * something of a at or before rg (a write or a sync source from the
+ * acquisition to rg): then mutual exclusion puts the whole section,
+ * free read included, before that thread; when the section began after
+ * rg, what knew it came through q's predecessors, checked on their
+ * own.  Any other sync source does. */
+static int takes_past(const ft_value_order *v, const ft_pregion *g,
+                      uint32_t rg, uint32_t q)
+{
+    const ft_ctm *c = v->c;
+    uint32_t a = g->thread, x = ft_ctm_at(c, a, q);
+    if (c->op[x] == FT_OP_WRITE || c->op[x] == FT_OP_RMW)
+        return q + 1 == c->len[a];
+    int acq;
+    uint32_t lk = vo_lock_op(c, x, &acq);
+    if (lk == VO_NONE || acq)
+        return sync_source(c, a, q);
+    if (q + 1 == c->len[a])
+        return 1;
+    const vo_cs *s = vo_cs_at(v, lk, a, q);
+    if (!s)
+        return 1;
+    for (uint32_t p = s->acq; p <= rg; p++) {
+        uint32_t y = ft_ctm_at(c, a, p);
+        if (ft_ctm_writes(c, y) || sync_source(c, a, p))
+            return 1;
+    }
+    return 0;
+}
+
+uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
+                         uint32_t j, const ft_pregion *g, uint32_t rg)
+{
+    uint32_t a = g->thread;
+    if (rg > g->last) /* no free read the clocks took in */
+        return vo_before(v, t, p, j);
+    if (t == a)
+        return vo_before(v, t, p > rg ? rg : p, j);
+    /* a's clock past rg came in through a's transitions up to ca - 1;
+     * past g->last, a runs only when its region's reads matched */
+    uint32_t ca = vo_before(v, t, p, a);
+    for (uint32_t q = rg + 1; q < ca && q <= g->last; q++)
+        if (takes_past(v, g, rg, q))
+            return 0;
+    return vo_before(v, t, p, j);
+}
+
 /* The clocks only grow along a thread: the first row that knows it. */
 uint32_t ft_value_order_first_after(const ft_value_order *v, uint32_t t,
                                     uint32_t a, uint32_t q)
@@ -173,6 +288,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     long no = objs && locks && aexcl ? region_objects(c, g, objs, locks, &nl)
                                      : -1;
     int ok = 0, loud = 0;
+    uint32_t rg = vo_free_read(v, g);
     if (no < 0)
         goto out;
     /* which objects another thread may touch inside the region */
@@ -234,7 +350,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     for (uint32_t t = 0; t < nt; t++) {
         if (t == a)
             continue;
-        uint32_t lo = vo_before(v, a, qf, t);
+        uint32_t lo = vo_before_clean(v, a, qf, t, g, rg);
         uint32_t hi = ft_value_order_first_after(v, t, a, ql);
         for (uint32_t i = 0; i < nl; i++) {
             const vo_cs *s = vo_cs_at(v, locks[i], t, hi);
@@ -275,9 +391,12 @@ static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
     int ok = 0;
     if (!lo)
         return 0;
+    /* b's first row is clean of b's free reads; of a's, it need not be */
+    uint32_t ra = vo_free_read(v, a);
     for (uint32_t j = 0; j < nt; j++)
         lo[j] = j == b->thread ? b->first
-                               : vo_before(v, b->thread, b->first, j);
+                               : vo_before_clean(v, b->thread, b->first, j,
+                                                 a, ra);
     if (lo[ta] > a->last) {
         ok = 1; /* a must end before b begins */
         goto out;

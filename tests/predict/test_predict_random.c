@@ -32,6 +32,13 @@ static unsigned nseeds(void)
     return s ? (unsigned)strtoul(s, NULL, 10) : 1200;
 }
 
+/* The first seed (FT_PREDICT_SEED_FROM): to look at one failure. */
+static unsigned seed_from(void)
+{
+    const char *s = getenv("FT_PREDICT_SEED_FROM");
+    return s ? (unsigned)strtoul(s, NULL, 10) : 1;
+}
+
 /* Bigger models make the enumeration (not the solver) slow. */
 static uint32_t max_trans(void)
 {
@@ -70,7 +77,12 @@ static void test_predict_matches_oracle(void **state)
     unsigned in_window = 0, window_viol = 0, window_unknown = 0;
     unsigned strict_checked = 0, relaxed = 0, glued_models = 0;
     unsigned vo_claims = 0, vo_props = 0, vo_holds = 0;
-    for (uint64_t seed = 1; seed <= n; seed++) {
+    /* seeds past the default count that once failed: 1528, a CMA claim
+     * that rested on a region's free read (a fork after it) */
+    static const uint64_t again[] = {1528};
+    uint64_t nagain = sizeof again / sizeof again[0];
+    for (uint64_t ks = seed_from(); ks <= n + nagain; ks++) {
+        uint64_t seed = ks <= n ? ks : again[ks - n - 1];
         gen_params gp;
         gen_small_params(seed, &gp);
         evbuf b = {0};
