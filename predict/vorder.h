@@ -70,6 +70,10 @@ uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,
  * read must not be used for a property of g. */
 uint32_t vo_free_read(const ft_value_order *v, const ft_pregion *g);
 
+/* ---- vorder_ca.c: CA pair by pair ---- */
+/* 1 when no path of conflicts through other threads can leave region g
+ * and come back into it (vorder_ca.c's comment has the argument). */
+int vo_ca_pairs_hold(const ft_value_order *v, const ft_pregion *g);
 /* vo_before(v, t, p, j) from a row that does not rest on region g's
  * free read rg (vo_free_read): g's thread's row at rg for later
  * positions; 0 for another thread's row that may have taken g's thread

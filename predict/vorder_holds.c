@@ -440,7 +440,7 @@ out:
 int ft_value_order_holds(const ft_value_order *v, const ft_prop *p)
 {
     if (p->kind == FT_PROP_CA)
-        return ca_holds(v, &p->r[0]);
+        return ca_holds(v, &p->r[0]) || vo_ca_pairs_hold(v, &p->r[0]);
     return cannot_reach(v, &p->r[0], &p->r[1]) ||
            cannot_reach(v, &p->r[1], &p->r[0]);
 }
