@@ -63,23 +63,29 @@ int vo_join_at(const ft_value_order *v, uint32_t *cl, uint32_t t,
 uint32_t vo_before(const ft_value_order *v, uint32_t t, uint32_t p,
                    uint32_t j);
 
-/* The position of region g's first read that may return another value
- * than recorded (the data rule leaves a region's reads free) and whose
- * rule added to its thread's clock, g->last + 1 when none.  The clocks
- * assumed every read returned its value, so a row that rests on that
- * read must not be used for a property of g. */
-uint32_t vo_free_read(const ft_value_order *v, const ft_pregion *g);
+/* Region g's free read, as the value order sees it (vo_free_of): rg is
+ * the position of g's first read that may return another value than
+ * recorded (the data rule leaves a region's reads free) and whose rule
+ * added to its thread's clock, g->last + 1 when none; taken is g's first
+ * position past rg where another thread may take in g's thread by an
+ * edge that holds whatever rg returned, g->last + 1 when none.  The
+ * clocks assumed every read returned its value, so a row that rests on
+ * rg must not be used for a property of g. */
+typedef struct vo_free {
+    const ft_pregion *g;
+    uint32_t rg, taken;
+} vo_free;
+void vo_free_of(const ft_value_order *v, const ft_pregion *g, vo_free *f);
+/* vo_before(v, t, p, j) from a row that does not rest on f's free read:
+ * g's thread's row at rg for later positions; 0 for another thread's
+ * row that took g's thread in at or past f->taken. */
+uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
+                         uint32_t j, const vo_free *f);
 
 /* ---- vorder_ca.c: CA pair by pair ---- */
 /* 1 when no path of conflicts through other threads can leave region g
  * and come back into it (vorder_ca.c's comment has the argument). */
 int vo_ca_pairs_hold(const ft_value_order *v, const ft_pregion *g);
-/* vo_before(v, t, p, j) from a row that does not rest on region g's
- * free read rg (vo_free_read): g's thread's row at rg for later
- * positions; 0 for another thread's row that may have taken g's thread
- * in past rg through an edge that holds whatever rg returned. */
-uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
-                         uint32_t j, const ft_pregion *g, uint32_t rg);
 
 /* ---- vorder_sem.c: semaphore counting ---- */
 typedef struct vo_sems vo_sems;

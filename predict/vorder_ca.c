@@ -47,9 +47,7 @@ typedef struct vc {
     uint32_t a, nt;
     const uint32_t *q; /* g's shared transitions, by position */
     uint32_t k;
-    const ft_pregion *g;
-    uint32_t r0; /* g's first free read (vo_free_read): no clock row
-                    that took in g's thread past it is used */
+    vo_free fr; /* g's free read: no clock row resting on it is used */
     const uint32_t *locks; /* the mutexes and rwlocks g takes or gives */
     uint32_t nlocks;
     uint32_t *lo, *hi, *taint, *scan; /* per thread */
@@ -137,7 +135,7 @@ static int lower_bounds(vc *x, uint32_t pi, uint32_t pj)
     const ft_value_order *v = x->v;
     for (uint32_t t = 0; t < x->nt; t++)
         x->lo[t] = t == x->a ? 0
-                             : vo_before_clean(v, x->a, pi, t, x->g, x->r0);
+                             : vo_before_clean(v, x->a, pi, t, &x->fr);
     for (uint32_t l = 0; l < x->nlocks; l++) {
         const vo_cs *s2 = vo_cs_at(v, x->locks[l], x->a, pi);
         if (!s2)
@@ -146,7 +144,7 @@ static int lower_bounds(vc *x, uint32_t pi, uint32_t pj)
         for (uint32_t t = 0; t < x->nt; t++) {
             if (t == x->a)
                 continue;
-            uint32_t before = vo_before_clean(v, x->a, m, t, x->g, x->r0);
+            uint32_t before = vo_before_clean(v, x->a, m, t, &x->fr);
             const vo_cs *s1 =
                 before ? vo_cs_excluding(v, x->locks[l], t, before,
                                          (int)s2->excl)
@@ -161,7 +159,7 @@ static int lower_bounds(vc *x, uint32_t pi, uint32_t pj)
             for (uint32_t u = 0; u < x->nt; u++) {
                 uint32_t b = u == x->a ? 0
                                        : vo_before_clean(v, t, s1->rel, u,
-                                                         x->g, x->r0);
+                                                         &x->fr);
                 if (b > x->lo[u])
                     x->lo[u] = b;
             }
@@ -303,8 +301,9 @@ int vo_ca_pairs_hold(const ft_value_order *v, const ft_pregion *g)
         if (lk != VO_NONE && l == nlocks)
             locks[nlocks++] = lk;
     }
-    vc x = {v,    c,      a,    nt,   q,    k,    g,        vo_free_read(v, g),
+    vc x = {v,    c,    a,    nt,   q,    k,        {0},
             locks, nlocks, NULL, NULL, NULL, NULL, NULL, VC_BUDGET};
+    vo_free_of(v, g, &x.fr);
     uint32_t *mem = malloc(sizeof *mem * (4 * (size_t)nt + 1));
     x.held = malloc(sizeof *x.held * ((size_t)nlocks + 1));
     int ok = mem && x.held;

@@ -27,7 +27,7 @@ static int row_grew(const ft_value_order *v, uint32_t t, uint32_t p,
     return 0;
 }
 
-uint32_t vo_free_read(const ft_value_order *v, const ft_pregion *g)
+static uint32_t free_read(const ft_value_order *v, const ft_pregion *g)
 {
     const ft_ctm *c = v->c;
     for (uint32_t q = g->first; q <= g->last; q++) {
@@ -111,20 +111,29 @@ static int takes_past(const ft_value_order *v, const ft_pregion *g,
     return 0;
 }
 
-uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
-                         uint32_t j, const ft_pregion *g, uint32_t rg)
+void vo_free_of(const ft_value_order *v, const ft_pregion *g, vo_free *f)
 {
-    uint32_t a = g->thread;
-    if (rg > g->last) /* no free read the clocks took in */
+    f->g = g;
+    f->rg = free_read(v, g);
+    /* past g->last, g's thread runs only when its region's reads
+     * matched: only the region's own transitions are looked at */
+    for (f->taken = f->rg + 1;
+         f->taken <= g->last && !takes_past(v, g, f->rg, f->taken);
+         f->taken++)
+        ;
+}
+
+uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
+                         uint32_t j, const vo_free *f)
+{
+    const ft_pregion *g = f->g;
+    if (f->rg > g->last) /* no free read the clocks took in */
         return vo_before(v, t, p, j);
-    if (t == a)
-        return vo_before(v, t, p > rg ? rg : p, j);
-    /* a's clock past rg came in through a's transitions up to ca - 1;
-     * past g->last, a runs only when its region's reads matched */
-    uint32_t ca = vo_before(v, t, p, a);
-    for (uint32_t q = rg + 1; q < ca && q <= g->last; q++)
-        if (takes_past(v, g, rg, q))
-            return 0;
+    if (t == g->thread)
+        return vo_before(v, t, p > f->rg ? f->rg : p, j);
+    /* g's thread came into t's row through its transitions before ca */
+    if (f->taken <= g->last && vo_before(v, t, p, g->thread) > f->taken)
+        return 0;
     return vo_before(v, t, p, j);
 }
 
@@ -288,7 +297,8 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     long no = objs && locks && aexcl ? region_objects(c, g, objs, locks, &nl)
                                      : -1;
     int ok = 0, loud = 0;
-    uint32_t rg = vo_free_read(v, g);
+    vo_free fr;
+    vo_free_of(v, g, &fr);
     if (no < 0)
         goto out;
     /* which objects another thread may touch inside the region */
@@ -350,7 +360,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     for (uint32_t t = 0; t < nt; t++) {
         if (t == a)
             continue;
-        uint32_t lo = vo_before_clean(v, a, qf, t, g, rg);
+        uint32_t lo = vo_before_clean(v, a, qf, t, &fr);
         uint32_t hi = ft_value_order_first_after(v, t, a, ql);
         for (uint32_t i = 0; i < nl; i++) {
             const vo_cs *s = vo_cs_at(v, locks[i], t, hi);
@@ -392,11 +402,12 @@ static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
     if (!lo)
         return 0;
     /* b's first row is clean of b's free reads; of a's, it need not be */
-    uint32_t ra = vo_free_read(v, a);
+    vo_free fa;
+    vo_free_of(v, a, &fa);
     for (uint32_t j = 0; j < nt; j++)
         lo[j] = j == b->thread ? b->first
                                : vo_before_clean(v, b->thread, b->first, j,
-                                                 a, ra);
+                                                 &fa);
     if (lo[ta] > a->last) {
         ok = 1; /* a must end before b begins */
         goto out;
