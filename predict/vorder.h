@@ -83,9 +83,13 @@ uint32_t vo_before_clean(const ft_value_order *v, uint32_t t, uint32_t p,
                          uint32_t j, const vo_free *f);
 
 /* ---- vorder_ca.c: CA pair by pair ---- */
-/* 1 when no path of conflicts through other threads can leave region g
- * and come back into it (vorder_ca.c's comment has the argument). */
-int vo_ca_pairs_hold(const ft_value_order *v, const ft_pregion *g);
+/* 1 when no path of conflicts through other threads can leave region
+ * fr->g and come back into it (vorder_ca.c's comment has the argument);
+ * fr: the region's free read (vo_free_of). */
+int vo_ca_pairs_hold(const ft_value_order *v, const vo_free *fr);
+/* The objects transition y touches that another thread can share, with
+ * whether any access to them conflicts (else only writes): at most 2. */
+int vo_objects_of(const ft_ctm *c, uint32_t y, uint32_t *obj, int *all);
 
 /* ---- vorder_sem.c: semaphore counting ---- */
 typedef struct vo_sems vo_sems;

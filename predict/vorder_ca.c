@@ -94,10 +94,7 @@ static uint32_t first_on(vc *x, uint32_t o, int all, uint32_t t, uint32_t lo,
     return hi;
 }
 
-/* The objects transition y touches that another thread can share, with
- * whether any access to them conflicts (else only writes): at most 2. */
-static int objects_of(const ft_ctm *c, uint32_t y, uint32_t *obj,
-                      int *all)
+int vo_objects_of(const ft_ctm *c, uint32_t y, uint32_t *obj, int *all)
 {
     int n = 0;
     if (!ft_ctm_is_shared(c, y))
@@ -187,7 +184,7 @@ static int spread(vc *x, uint32_t t, uint32_t y, const vc_lock *held,
     }
     uint32_t obj[2];
     int all[2];
-    int n = objects_of(c, y, obj, all);
+    int n = vo_objects_of(c, y, obj, all);
     for (int i = 0; i < n; i++)
         for (uint32_t u = 0; u < x->nt; u++) {
             if (u == x->a || u == t)
@@ -237,7 +234,7 @@ static int pair_open(vc *x, uint32_t ii, uint32_t jj)
     uint32_t nh = held_over(x, pi, pj);
     uint32_t obj[2];
     int all[2];
-    int n = objects_of(c, ft_ctm_at(c, a, pi), obj, all);
+    int n = vo_objects_of(c, ft_ctm_at(c, a, pi), obj, all);
     for (int i = 0; i < n; i++)
         for (uint32_t t = 0; t < x->nt; t++) {
             if (t == a)
@@ -268,7 +265,7 @@ static int pair_open(vc *x, uint32_t ii, uint32_t jj)
         }
     }
     /* where it can come back: a conflict with x_j, before it */
-    n = objects_of(c, ft_ctm_at(c, a, pj), obj, all);
+    n = vo_objects_of(c, ft_ctm_at(c, a, pj), obj, all);
     for (uint32_t t = 0; t < x->nt; t++) {
         if (t == a || x->taint[t] >= x->hi[t])
             continue;
@@ -280,8 +277,9 @@ static int pair_open(vc *x, uint32_t ii, uint32_t jj)
     return !x->budget;
 }
 
-int vo_ca_pairs_hold(const ft_value_order *v, const ft_pregion *g)
+int vo_ca_pairs_hold(const ft_value_order *v, const vo_free *fr)
 {
+    const ft_pregion *g = fr->g;
     const ft_ctm *c = v->c;
     uint32_t a = g->thread, nt = c->nthreads, k = 0, nlocks = 0;
     uint32_t q[VC_MAX_SHARED], locks[VC_MAX_SHARED];
@@ -301,9 +299,8 @@ int vo_ca_pairs_hold(const ft_value_order *v, const ft_pregion *g)
         if (lk != VO_NONE && l == nlocks)
             locks[nlocks++] = lk;
     }
-    vc x = {v,    c,    a,    nt,   q,    k,        {0},
+    vc x = {v,    c,    a,    nt,   q,    k,        *fr,
             locks, nlocks, NULL, NULL, NULL, NULL, NULL, VC_BUDGET};
-    vo_free_of(v, g, &x.fr);
     uint32_t *mem = malloc(sizeof *mem * (4 * (size_t)nt + 1));
     x.held = malloc(sizeof *x.held * ((size_t)nlocks + 1));
     int ok = mem && x.held;

@@ -92,8 +92,6 @@ static int takes_past(const ft_value_order *v, const ft_pregion *g,
 {
     const ft_ctm *c = v->c;
     uint32_t a = g->thread, x = ft_ctm_at(c, a, q);
-    if (c->op[x] == FT_OP_WRITE || c->op[x] == FT_OP_RMW)
-        return q + 1 == c->len[a];
     int acq;
     uint32_t lk = vo_lock_op(c, x, &acq);
     if (lk == VO_NONE || acq)
@@ -284,7 +282,8 @@ static long region_objects(const ft_ctm *c, const ft_pregion *g,
  * region's thread hold every noisy one, cannot either when one of the
  * two sections is exclusive: had that section begun inside the region,
  * the region could not go on (docs/prediction.md). */
-static int ca_holds(const ft_value_order *v, const ft_pregion *g)
+static int ca_holds(const ft_value_order *v, const ft_pregion *g,
+                    const vo_free *fr)
 {
     const ft_ctm *c = v->c;
     uint32_t a = g->thread, n = g->last - g->first + 1, nt = c->nthreads;
@@ -297,8 +296,6 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     long no = objs && locks && aexcl ? region_objects(c, g, objs, locks, &nl)
                                      : -1;
     int ok = 0, loud = 0;
-    vo_free fr;
-    vo_free_of(v, g, &fr);
     if (no < 0)
         goto out;
     /* which objects another thread may touch inside the region */
@@ -360,7 +357,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g)
     for (uint32_t t = 0; t < nt; t++) {
         if (t == a)
             continue;
-        uint32_t lo = vo_before_clean(v, a, qf, t, &fr);
+        uint32_t lo = vo_before_clean(v, a, qf, t, fr);
         uint32_t hi = ft_value_order_first_after(v, t, a, ql);
         for (uint32_t i = 0; i < nl; i++) {
             const vo_cs *s = vo_cs_at(v, locks[i], t, hi);
@@ -425,12 +422,10 @@ static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
                 goto out;
             continue;
         }
-        uint32_t obj[2] = {c->obj[z], c->obj2[z]};
-        for (int i = 0; i < 2; i++) {
-            if (obj[i] >= c->nvars || !c->vars[obj[i]].shared)
-                continue;
-            int mem = c->vars[obj[i]].kind == FT_VAR_MEMORY;
-            vo_obj o = {obj[i], (uint8_t)(!mem || ft_ctm_writes(c, z)), 0};
+        uint32_t obj[2];
+        int all[2], n = vo_objects_of(c, z, obj, all);
+        for (int i = 0; i < n; i++) {
+            vo_obj o = {obj[i], (uint8_t)all[i], 0};
             for (uint32_t u = 0; u < nt; u++) {
                 if (u == ta)
                     continue;
@@ -450,8 +445,11 @@ out:
 
 int ft_value_order_holds(const ft_value_order *v, const ft_prop *p)
 {
-    if (p->kind == FT_PROP_CA)
-        return ca_holds(v, &p->r[0]) || vo_ca_pairs_hold(v, &p->r[0]);
+    if (p->kind == FT_PROP_CA) {
+        vo_free fr;
+        vo_free_of(v, &p->r[0], &fr);
+        return ca_holds(v, &p->r[0], &fr) || vo_ca_pairs_hold(v, &fr);
+    }
     return cannot_reach(v, &p->r[0], &p->r[1]) ||
            cannot_reach(v, &p->r[1], &p->r[0]);
 }
