@@ -264,7 +264,21 @@ static Z3_ast goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
         if (e->match[b])
             ft_smt_assert(e, Z3_mk_implies(e->z, ft_smt_exec(e, b),
                                            e->match[b]));
-    Z3_ast g[2] = {ft_smt_at(e, tb[0]), ft_smt_at(e, tb[1])};
+    /* the state is a scheduling point (either thread may run): no
+     * executed glued block waits for its successor, and each thread
+     * stands before its access's step, the blocks glued to it included
+     * (ft_race_step; ft_race_finish moves a glued local back into it) */
+    for (uint32_t b = 0; b < r->nblocks; b++)
+        if (ft_block_glued(r, b))
+            ft_smt_assert(e, Z3_mk_implies(e->z, ft_smt_exec(e, b),
+                                           ft_smt_exec(e, b + 1)));
+    Z3_ast g[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t b = tb[i], t = ft_block_thread(r, b);
+        while (b > r->bfirst[t] && ft_block_glued(r, b - 1))
+            b--;
+        g[i] = ft_smt_at(e, b);
+    }
     return Z3_mk_and(e->z, 2, g);
 }
 

@@ -101,14 +101,58 @@ static int try_run(ft_hold_run *s, uint32_t x, uint32_t y,
         rc = greedy(s, lim2, budget, deadline);
     if (rc)
         return rc < 0 ? -1 : 0;
-    uint32_t tx = c->tid[x], ty = c->tid[y];
-    return begun(s, tx) && begun(s, ty) &&
-           ft_exec_pos(s->x, tx) == c->pos[x] &&
-           ft_exec_pos(s->x, ty) == c->pos[y];
+    uint32_t tx = c->tid[x], ty = c->tid[y], sx, sy, e;
+    ft_race_step(c, x, &sx, &e);
+    ft_race_step(c, y, &sy, &e);
+    /* a state where only a bound thread may run is no race's */
+    return begun(s, tx) && begun(s, ty) && ft_exec_glued(s->x) == NONE &&
+           ft_exec_pos(s->x, tx) == sx && ft_exec_pos(s->x, ty) == sy;
+}
+
+void ft_race_step(const ft_ctm *c, uint32_t x, uint32_t *start,
+                  uint32_t *end)
+{
+    uint32_t t = c->tid[x], s = c->pos[x], e = c->pos[x];
+    while (s > 0 && ft_ctm_glued(c, ft_ctm_at(c, t, s - 1)))
+        s--;
+    while (e + 1 < c->len[t] && ft_ctm_glued(c, ft_ctm_at(c, t, e)))
+        e++;
+    *start = s;
+    *end = e;
+}
+
+/* Appends the step of target x (ft_race_step): x marked, the glued
+ * transitions before it running with their next. */
+static int append_step(const ft_ctm *c, uint32_t x, ft_presult *res)
+{
+    uint32_t s, e, t = c->tid[x];
+    ft_race_step(c, x, &s, &e);
+    for (uint32_t q = s; q <= e; q++) {
+        uint32_t y = ft_ctm_at(c, t, q);
+        if (ft_presult_append(res, y, y == x) < 0)
+            return -1;
+        res->steps[res->nsteps - 1].with_next = q < c->pos[x];
+    }
+    return 0;
 }
 
 int ft_race_finish(const ft_ctm *c, const ft_prop *p, ft_presult *res)
 {
+    /* the two steps leave the prefix: a solver's prefix may end in the
+     * glued transitions before an access, and ft_witness_locals appends
+     * them, but the state is the scheduling point before them */
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < res->nsteps; j++) {
+        uint32_t x = res->steps[j].trans, drop = 0;
+        for (uint32_t i = 0; i < 2; i++) {
+            uint32_t s, e;
+            ft_race_step(c, p->tgt[i], &s, &e);
+            drop |= c->tid[x] == c->tid[p->tgt[i]] && c->pos[x] >= s;
+        }
+        if (!drop)
+            res->steps[k++] = res->steps[j];
+    }
+    res->nsteps = k;
     /* the state is the causal past of where the two threads stand: each
      * one's last step, or the fork that began it (a read the accesses
      * would make is theirs: the writes before them in the prefix are not
@@ -127,16 +171,22 @@ int ft_race_finish(const ft_ctm *c, const ft_prop *p, ft_presult *res)
     }
     int rc = ft_presult_trim_seeds(c, res, seed);
     free(seed);
-    if (rc || ft_presult_append(res, p->tgt[0], 1) ||
-        ft_presult_append(res, p->tgt[1], 1))
+    uint32_t pre = res->nsteps;
+    if (rc || append_step(c, p->tgt[0], res))
         return -1;
-    uint32_t k = res->nsteps;
+    uint32_t mid = res->nsteps;
+    if (append_step(c, p->tgt[1], res))
+        return -1;
+    /* the other order: the same prefix, then the two steps swapped */
+    k = res->nsteps;
     res->alt_steps = malloc(sizeof *res->alt_steps * k);
     if (!res->alt_steps)
         return -1;
-    memcpy(res->alt_steps, res->steps, sizeof *res->steps * k);
-    res->alt_steps[k - 2] = res->steps[k - 1];
-    res->alt_steps[k - 1] = res->steps[k - 2];
+    memcpy(res->alt_steps, res->steps, sizeof *res->steps * pre);
+    memcpy(res->alt_steps + pre, res->steps + mid,
+           sizeof *res->steps * (k - mid));
+    memcpy(res->alt_steps + pre + (k - mid), res->steps + pre,
+           sizeof *res->steps * (mid - pre));
     res->nalt_steps = k;
     return 0;
 }
@@ -178,13 +228,13 @@ static int read_after(const ft_ctm *c, const ft_value_order *vo, uint32_t r,
     return any;
 }
 
-/* Whether one of the last reads of b's thread before b returns its
- * value only after a. */
+/* Whether one of the last reads of b's thread before position from
+ * (where it stands) returns its value only after a. */
 static int reads_need(const ft_ctm *c, const ft_value_order *vo, uint32_t b,
-                      uint32_t a)
+                      uint32_t from, uint32_t a)
 {
     uint32_t t = c->tid[b];
-    for (uint32_t q = c->pos[b], n = 0; q-- > 0 && n < VO_READS;) {
+    for (uint32_t q = from, n = 0; q-- > 0 && n < VO_READS;) {
         uint32_t r = ft_ctm_at(c, t, q);
         if (!ft_ctm_reads(c, r))
             continue;
@@ -204,14 +254,17 @@ int ft_race_vholds(const ft_ctm *c, const ft_value_order *vo,
     uint32_t tx = c->tid[x], ty = c->tid[y];
     if (x >= c->ntrans || y >= c->ntrans || tx == ty)
         return 0;
-    /* standing at y, y's thread has run its transition before y, which
-     * needs vo_before(..) of x's thread's transitions: x among them; or
-     * a read of its thread before y needs x (and the same way round) */
-    return (c->pos[y] > 0 &&
-            c->pos[x] < vo_before(vo, ty, c->pos[y] - 1, tx)) ||
-           (c->pos[x] > 0 &&
-            c->pos[y] < vo_before(vo, tx, c->pos[x] - 1, ty)) ||
-           reads_need(c, vo, y, x) || reads_need(c, vo, x, y);
+    /* standing at y's step (ft_race_step: before the transitions glued
+     * to y), y's thread has run its transition before it, which needs
+     * vo_before(..) of x's thread's transitions: x's step among them; or
+     * a read of its thread before the step needs x (and the same way
+     * round) */
+    uint32_t sx, sy, e;
+    ft_race_step(c, x, &sx, &e);
+    ft_race_step(c, y, &sy, &e);
+    return (sy > 0 && sx < vo_before(vo, ty, sy - 1, tx)) ||
+           (sx > 0 && sy < vo_before(vo, tx, sx - 1, ty)) ||
+           reads_need(c, vo, y, sy, x) || reads_need(c, vo, x, sx, y);
 }
 
 int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
@@ -240,15 +293,19 @@ int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
     /* each thread's transitions before y in the recording */
     for (uint32_t id = 0; id < y; id++)
         before[c->tid[id]]++;
+    /* each thread held at its access's step (ft_race_step) */
+    uint32_t sx, sy, e;
+    ft_race_step(c, x, &sx, &e);
+    ft_race_step(c, y, &sy, &e);
     uint32_t hold = c->pos[ft_pkind_unlocked_before(whole, x)];
     for (int v = 0; v < 4 && found == 0; v++) {
         int unlocked = v >= 2, far = v & 1;
-        if (unlocked && hold == c->pos[x])
+        if (unlocked && hold >= sx)
             continue;
         for (uint32_t j = 0; j < nt; j++)
             lim1[j] = lim2[j] = far ? UINT32_MAX : before[j];
-        lim1[ty] = lim2[ty] = c->pos[y];
-        lim1[tx] = lim2[tx] = c->pos[x];
+        lim1[ty] = lim2[ty] = sy;
+        lim1[tx] = lim2[tx] = sx;
         if (unlocked)
             lim1[tx] = hold;
         found = try_run(&s, x, y, lim1, unlocked ? lim2 : NULL, deadline);

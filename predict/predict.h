@@ -121,6 +121,8 @@ enum ft_verdict {
 typedef struct ft_step {
     uint32_t trans;
     uint8_t mark;
+    uint8_t with_next; /* runs with its thread's next step, no other
+                          thread between (glued: a race's step) */
 } ft_step;
 
 typedef struct ft_presult {
@@ -250,6 +252,7 @@ typedef struct ft_sched_step {
     char kind[32];     /* trace event kind name */
     char site[200];    /* file:line, "?" unknown */
     uint8_t mark;      /* a violating access */
+    uint8_t with_next; /* runs with its thread's next step ('+') */
 } ft_sched_step;
 
 typedef struct ft_schedule {

@@ -23,11 +23,12 @@ int ft_schedule_write(FILE *out, const ft_schedule *s)
     fprintf(out, "kind: %s\n", s->kind);
     fprintf(out, "property: %s\n", s->property);
     fprintf(out, "steps: %u\n", s->nsteps);
-    fprintf(out, "# tid thread-event-index kind mark(! = violating) site\n");
+    fprintf(out, "# tid thread-event-index kind mark(! = violating, + = runs "
+                 "with the next) site\n");
     for (uint32_t i = 0; i < s->nsteps; i++) {
         const ft_sched_step *p = &s->steps[i];
         fprintf(out, "%u %" PRIu64 " %s %c %s\n", p->tid, p->tindex, p->kind,
-                p->mark ? '!' : '-', p->site);
+                p->mark ? '!' : p->with_next ? '+' : '-', p->site);
     }
     fprintf(out, "end\n");
     return ferror(out) ? -1 : 0;
@@ -110,6 +111,7 @@ int ft_schedule_read(FILE *in, const char *name, ft_schedule *s, char *err,
         copy(q->kind, sizeof q->kind, sl.kind, sl.kindlen);
         copy(q->site, sizeof q->site, sl.site, sl.sitelen);
         q->mark = (uint8_t)sl.mark;
+        q->with_next = (uint8_t)sl.with_next;
     }
     if (ferror(in))
         return ft_schedule_free(s),
@@ -172,21 +174,52 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
                 *k = '_';
         ft_trace_info_site(ti, c, x, q->site, sizeof q->site);
         q->mark = pre ? 0 : res->steps[i - res->prefix].mark;
+        q->with_next = pre ? 0 : res->steps[i - res->prefix].with_next;
     }
     s->nsteps = (uint32_t)total;
     return 0;
+}
+
+/* The first index of the step (its thread's steps run as one: those
+ * before marked with_next, those after unmarked and glued, kind_race.c)
+ * that ends at or after index end and holds a mark, going back from end;
+ * UINT32_MAX when the steps there are not one. */
+static uint32_t step_back(const ft_schedule *s, uint32_t end, uint32_t *mark)
+{
+    uint32_t tid = s->steps[end].tid, i = end + 1;
+    *mark = UINT32_MAX;
+    while (i > 0 && s->steps[i - 1].tid == tid && *mark == UINT32_MAX) {
+        i--;
+        if (s->steps[i].mark)
+            *mark = i;
+        else if (s->steps[i].with_next)
+            return UINT32_MAX; /* a glued step after the mark */
+    }
+    if (*mark == UINT32_MAX)
+        return UINT32_MAX;
+    while (i > 0 && s->steps[i - 1].tid == tid && s->steps[i - 1].with_next)
+        i--;
+    return i;
 }
 
 int ft_schedule_other_order(ft_schedule *s)
 {
     if (s->nsteps < 2)
         return 0;
-    ft_sched_step *a = &s->steps[s->nsteps - 2], *b = &s->steps[s->nsteps - 1];
-    if (!a->mark || !b->mark || a->tid == b->tid)
+    uint32_t m1, m0, b = step_back(s, s->nsteps - 1, &m1);
+    uint32_t a = b != UINT32_MAX && b > 0 ? step_back(s, b - 1, &m0)
+                                          : UINT32_MAX;
+    if (a == UINT32_MAX || s->steps[a].tid == s->steps[b].tid)
         return 0;
-    ft_sched_step t = *a;
-    *a = *b;
-    *b = t;
+    /* [a, b) and [b, n) swapped: rotate through a copy of the first */
+    uint32_t na = b - a, n = s->nsteps;
+    ft_sched_step *t = malloc(sizeof *t * na);
+    if (!t)
+        return 0;
+    memcpy(t, s->steps + a, sizeof *t * na);
+    memmove(s->steps + a, s->steps + b, sizeof *t * (n - b));
+    memcpy(s->steps + a + (n - b), t, sizeof *t * na);
+    free(t);
     return 1;
 }
 

@@ -178,9 +178,12 @@ static int step(ft_sched_parse *p, const char *s, const char *end,
     out->kind = k;
     out->kindlen = (size_t)(q - k);
     q++;
-    if (end - q < 3 || (q[0] != '!' && q[0] != '-') || q[1] != ' ')
-        return bad(err, errlen, "step: expected mark '!' or '-' then a site");
+    if (end - q < 3 || (q[0] != '!' && q[0] != '-' && q[0] != '+') ||
+        q[1] != ' ')
+        return bad(err, errlen,
+                   "step: expected mark '!', '+' or '-' then a site");
     out->mark = q[0] == '!';
+    out->with_next = q[0] == '+';
     out->site = q + 2;
     out->sitelen = (size_t)(end - q - 2);
     p->nsteps++;

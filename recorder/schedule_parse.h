@@ -47,6 +47,7 @@ typedef struct ft_sched_line {
     const char *kind, *site; /* not NUL-terminated */
     size_t kindlen, sitelen;
     int mark;                /* '!': a violating access */
+    int with_next;           /* '+': runs with its thread's next step */
 } ft_sched_line;
 
 typedef struct ft_sched_parse {

@@ -346,7 +346,7 @@ void av_expand_prefix(const ft_presult *res, ft_presult *tmp)
     if (!tmp->steps)
         abort();
     for (uint32_t i = 0; i < res->prefix; i++)
-        tmp->steps[i] = (ft_step){i, 0};
+        tmp->steps[i] = (ft_step){i, 0, 0};
     memcpy(tmp->steps + res->prefix, res->steps,
            sizeof *res->steps * res->nsteps);
     tmp->nsteps = res->prefix + res->nsteps;

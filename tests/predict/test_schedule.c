@@ -31,10 +31,11 @@ static FILE *from_text(const char *text)
 static void round_trip(void **state)
 {
     (void)state;
-    ft_sched_step steps[3] = {
-        {1, 5, "mutex_lock", "a.c:10", 0},
-        {2, 18446744073709551614ull, "read", "dir with space/b.c:7", 1},
-        {0, 0, "atomic_rmw", "?:0", 1},
+    ft_sched_step steps[4] = {
+        {1, 5, "mutex_lock", "a.c:10", 0, 0},
+        {2, 18446744073709551614ull, "read", "dir with space/b.c:7", 1, 0},
+        {0, 0, "read", "?:0", 0, 1},
+        {0, 1, "atomic_rmw", "?:0", 1, 0},
     };
     ft_schedule s = {0};
     snprintf(s.trace, sizeof s.trace, "run.ftrace");
@@ -42,7 +43,7 @@ static void round_trip(void **state)
     snprintf(s.property, sizeof s.property, "#3 thread 1 a.c:10..a.c:12");
     snprintf(s.kind, sizeof s.kind, "CMA");
     s.steps = steps;
-    s.nsteps = 3;
+    s.nsteps = 4;
     FILE *f = tmpfile();
     assert_non_null(f);
     assert_int_equal(ft_schedule_write(f, &s), 0);
@@ -55,15 +56,73 @@ static void round_trip(void **state)
     assert_string_equal(r.program, "/bin/prog");
     assert_string_equal(r.property, s.property);
     assert_string_equal(r.kind, "CMA");
-    assert_int_equal(r.nsteps, 3);
-    for (int i = 0; i < 3; i++) {
+    assert_int_equal(r.nsteps, 4);
+    for (int i = 0; i < 4; i++) {
         assert_int_equal(r.steps[i].tid, steps[i].tid);
         assert_true(r.steps[i].tindex == steps[i].tindex);
         assert_string_equal(r.steps[i].kind, steps[i].kind);
         assert_string_equal(r.steps[i].site, steps[i].site);
         assert_int_equal(r.steps[i].mark, steps[i].mark);
+        assert_int_equal(r.steps[i].with_next, steps[i].with_next);
     }
     ft_schedule_free(&r);
+}
+
+/* tids and marks ('!' marked, '+' with_next, '-' neither) of a
+ * schedule's steps, as a string per step "t<tid><mark>" */
+static void set_steps(ft_schedule *s, const char *spec)
+{
+    s->nsteps = 0;
+    for (const char *p = spec; *p; p += 2) {
+        ft_sched_step *q = &s->steps[s->nsteps];
+        memset(q, 0, sizeof *q);
+        q->tid = (uint32_t)(p[0] - '0');
+        q->tindex = s->nsteps;
+        q->mark = p[1] == '!';
+        q->with_next = p[1] == '+';
+        s->nsteps++;
+    }
+}
+
+static void check_order(const ft_schedule *s, const char *spec)
+{
+    char got[64];
+    uint32_t i;
+    for (i = 0; i < s->nsteps; i++) {
+        got[2 * i] = (char)('0' + s->steps[i].tid);
+        got[2 * i + 1] = s->steps[i].mark ? '!'
+                         : s->steps[i].with_next ? '+' : '-';
+    }
+    got[2 * i] = 0;
+    assert_string_equal(got, spec);
+}
+
+/* A race's other order swaps its last two steps, each a thread's marked
+ * access with the steps glued to it ('+' before, unmarked after), and
+ * leaves the prefix (even the same thread's steps before a step) alone;
+ * what does not end so is left unchanged. */
+static void other_order(void **state)
+{
+    (void)state;
+    ft_sched_step v[16];
+    ft_schedule s = {0};
+    s.steps = v;
+    set_steps(&s, "0-1-0!1!");
+    assert_int_equal(ft_schedule_other_order(&s), 1);
+    check_order(&s, "0-1-1!0!");
+    set_steps(&s, "1-0-0+0!1!");
+    assert_int_equal(ft_schedule_other_order(&s), 1);
+    check_order(&s, "1-0-1!0+0!");
+    set_steps(&s, "0-0+0!0-1+1+1!1-");
+    assert_int_equal(ft_schedule_other_order(&s), 1);
+    check_order(&s, "0-1+1+1!1-0+0!0-");
+    const char *bad[] = {"0!", "0!0!", "0-1!", "0!1-1!", "0!1!1+",
+                         "1!0+1!"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        set_steps(&s, bad[i]);
+        assert_int_equal(ft_schedule_other_order(&s), 0);
+        check_order(&s, bad[i]);
+    }
 }
 
 /* Comments and blank lines are ignored before 'end'. */
@@ -170,6 +229,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(comments),
+        cmocka_unit_test(other_order),
         cmocka_unit_test(errors),
         cmocka_unit_test(long_line),
     };
