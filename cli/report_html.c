@@ -126,8 +126,17 @@ static void summary(FILE *o, const report_doc *d, size_t nitems)
         if (mis)
             fprintf(o, "; %" PRIu64 " API misuse observed", mis);
         field(o, "; not replayed: ", jstr(r, "unconfirmed"), "");
+        /* undecided is not clean: say what --time left open */
+        uint64_t open = juint(r, "unknown") + juint(r, "not_solved");
+        if (open)
+            fprintf(o, "; <b>%" PRIu64 " propert%s undecided</b> (unknown "
+                       "or not solved within --time)",
+                    open, open == 1 ? "y" : "ies");
     }
-    fputs(".</p>\n<p class=\"note\">From <code>", o);
+    fputs(".</p>\n", o);
+    field(o, "<p><b>The analysis stopped early:</b> ", jstr(r, "error"),
+          "</p>\n");
+    fputs("<p class=\"note\">From <code>", o);
     esc(o, d->path);
     fputs("</code>.</p>\n", o);
 }

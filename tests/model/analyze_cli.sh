@@ -74,6 +74,21 @@ rc=$?
 counts=$(echo "$json" | grep -o '"violated":[0-9]*,"holds":[0-9]*,"unknown":[0-9]*,"not_solved":[0-9]*')
 [ $rc -eq 1 ] || fail "near first: exit $rc, want 1 (a violation): $counts"
 echo "$counts" | grep -q '"violated":[1-9]' || fail "near first: none: $counts"
+# A stage that does not stop in time (FORETELL_TEST_STALL stands in for
+# one): the watchdog exits 5 within --time and its grace, and replaces an
+# earlier run's report.json with its own, which says where it stopped.
+mkdir -p "$dir/stall"
+echo '{"findings":[{"kind":"stale"}]}' >"$dir/stall/report.json"
+FORETELL_TEST_STALL=reduction "$foretell" analyze -q --time 1 \
+    -o "$dir/stall" "$trace" 2>"$dir/stall.err"
+rc=$?
+[ $rc -eq 5 ] || fail "stalled: exit $rc, want 5: $(cat "$dir/stall.err")"
+grep -q 'ran out in reduction' "$dir/stall.err" || fail "stalled: stderr"
+grep -q '"stopped_in":"reduction"' "$dir/stall/report.json" &&
+    ! grep -q stale "$dir/stall/report.json" ||
+    fail "stalled: report.json: $(cat "$dir/stall/report.json")"
+[ -z "$(ls "$dir/stall" | grep -v '^report.json$')" ] ||
+    fail "stalled: left $(ls "$dir/stall")"
 "$foretell" analyze --time x "$dir/many.std" 2>/dev/null
 [ $? -eq 2 ] || fail "--time x: want exit 2"
 echo "analyze_cli: ok"
