@@ -416,7 +416,8 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
     uint8_t *ok = calloc(s->nsteps + 1, 1);
     uint32_t *order = calloc(s->nsteps + 1, sizeof *order); /* by thread */
     uint32_t *start = calloc(nt + 2, sizeof *start);
-    if (!count || !next_step || !ok || !order || !start) {
+    uint64_t *at = calloc(s->nsteps + 1, sizeof *at); /* trace position */
+    if (!count || !next_step || !ok || !order || !start || !at) {
         set_err(err, trace, "out of memory");
         goto fail;
     }
@@ -430,7 +431,9 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
     char found_site[200];
     int mismatch = 0;
     ft_event ev;
+    uint64_t seen = 0;
     while (!mismatch && ft_reader_next(r, &ev) > 0) {
+        seen++;
         /* the heap oracle's report comes just before the access it is
          * about, and a recorded run (oracle off) numbers no such event:
          * the access is the step's event */
@@ -462,10 +465,33 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
                 break;
             }
             ok[i] = 1;
+            at[i] = seen;
         }
     }
     for (uint32_t i = 0; i < s->nsteps && ok[i]; i++)
         out->steps_followed++;
+    /* The marked events (the accesses a finding is about) ran in the
+     * schedule's order: a step is passed once its thread is past it,
+     * whoever ran it, so a thread whose events run as one (a paired read
+     * and its write) could complete a later step early unnoticed. */
+    for (uint32_t i = 0, prev = UINT32_MAX; !mismatch && !out->diverged &&
+                                            i < out->steps_followed; i++) {
+        if (!s->steps[i].mark)
+            continue;
+        if (prev != UINT32_MAX && at[i] < at[prev]) {
+            const ft_sched_step *p = &s->steps[prev], *q = &s->steps[i];
+            out->diverged = 1;
+            snprintf(out->divergence, sizeof out->divergence,
+                     "step %u (schedule line %u): thread %u event %llu (%s "
+                     "at %.80s) ran before step %u's thread %u event %llu "
+                     "(%s at %.80s): the marked events ran in another order",
+                     i, FR_STEP_LINE(i), q->tid,
+                     (unsigned long long)q->tindex, q->kind, q->site, prev,
+                     p->tid, (unsigned long long)p->tindex, p->kind,
+                     p->site);
+        }
+        prev = i;
+    }
     if (!mismatch && out->steps_followed < s->nsteps && !out->diverged) {
         const ft_sched_step *p = &s->steps[out->steps_followed];
         out->diverged = 1;
@@ -478,10 +504,12 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
                  (unsigned long long)p->tindex, p->kind, p->site);
     }
     free(count), free(next_step), free(ok), free(order), free(start);
+    free(at);
     ft_reader_close(r);
     return 0;
 fail:
     free(count), free(next_step), free(ok), free(order), free(start);
+    free(at);
     ft_reader_close(r);
     return -1;
 }

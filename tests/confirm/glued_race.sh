@@ -6,7 +6,9 @@
 # marked '+' right before the write; the other order swaps the steps
 # whole; both replays follow their schedules, and each replayed trace
 # shows the two accesses in its order.  Before, the witness put the other
-# thread's read between the paired read and the write.
+# thread's read between the paired read and the write, and its replay,
+# which ran the write first, counted as followed: the replay now checks
+# the marked events' order.
 # Program: tests/confirm/progs/glued_race.c.
 set -u
 F=$FT_BIN/foretell
@@ -56,5 +58,17 @@ order() { "$F" dump "$1" 2>/dev/null | grep '\[x\]' |
     fail "the witness's replay: $(order out/data-race-0.replay.ftrace)"
 [ "$(order out/data-race-0.alt.replay.ftrace)" = "write read " ] ||
     fail "the other order's replay: $(order out/data-race-0.alt.replay.ftrace)"
+# the replay checks that the marked events ran in the schedule's order:
+# the old witness (the other thread's read between the paired read and
+# the write) ran the write first, and is a divergence (exit 3)
+awk '/^[0-9]/ { n++; line[n] = $0; next } /^end/ {
+         sub(/ \+ /, " - ", line[n - 1])
+         for (i = 1; i <= n - 3; i++) print line[i]
+         print line[n - 1]; print line[n - 2]; print line[n]; print; next }
+     { print }' out/data-race-0.schedule >old.schedule
+"$F" replay -q --schedule old.schedule -o old.ftrace -- ./gr >old.out 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q "the marked events ran in another order" old.out ||
+    fail "a schedule asking for the write after the read: exit $rc: $(cat old.out)"
 [ $fails = 0 ] && echo "glued_race: ok"
 exit $fails
