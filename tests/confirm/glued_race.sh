@@ -10,16 +10,10 @@
 # which ran the write first, counted as followed: the replay now checks
 # the marked events' order.
 # Program: tests/confirm/progs/glued_race.c.
-set -u
-F=$FT_BIN/foretell
-W=$FT_WORK
-P=$(dirname "$0")/progs
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-fails=0
-fail() { echo "FAIL(glued_race): $*" >&2; fails=$((fails + 1)); }
+NAME=glued_race
+. "$(dirname "$0")/lib.sh"
 
-"$FT_BIN/foretell-cc" -O0 -g -o gr "$P/glued_race.c" ||
-    { echo "FAIL(glued_race): cannot build the program" >&2; exit 1; }
+build gr "$P/glued_race.c" -O0
 "$F" record -o gr.ft -- ./gr >/dev/null 2>&1 ||
     { echo "FAIL(glued_race): the recording failed" >&2; exit 1; }
 "$F" dump gr.ft 2>/dev/null | grep -q 'paired=1' ||

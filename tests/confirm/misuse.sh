@@ -7,13 +7,8 @@
 # (text, JSON, exit 1, the store of batch), and explore finding the
 # destroy that only some schedules reach, its saved schedule replayed to
 # the same failure.  Programs: tests/confirm/progs.
-set -u
-F=$FT_BIN/foretell
-W=$FT_WORK
-P=$(dirname "$0")/progs
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-fails=0
-fail() { echo "FAIL(misuse): $*" >&2; fails=$((fails + 1)); }
+NAME=misuse
+. "$(dirname "$0")/lib.sh"
 
 "$FT_BIN/foretell-cc" -O1 -g -o handoff "$P/misuse_handoff.c" &&
     "$FT_BIN/foretell-cc" -O1 -g -o destroy "$P/destroy_race.c" ||

@@ -7,16 +7,10 @@
 # null dereference confirmed; the race behind it is proved.  (data/
 # null_deref, which does crash, is kinds_examples.sh's.)
 # Program: tests/confirm/progs/null_checked.c.
-set -u
-F=$FT_BIN/foretell
-W=$FT_WORK
-P=$(dirname "$0")/progs
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-fails=0
-fail() { echo "FAIL(null_checked): $*" >&2; fails=$((fails + 1)); }
+NAME=null_checked
+. "$(dirname "$0")/lib.sh"
 
-"$FT_BIN/foretell-cc" -O1 -g -o nc "$P/null_checked.c" ||
-    { echo "FAIL(null_checked): cannot build the program" >&2; exit 1; }
+build nc "$P/null_checked.c" -O1
 ok=0
 for try in 1 2 3 4 5; do
     if "$F" record -o nc.ft -- ./nc >/dev/null 2>&1; then

@@ -8,16 +8,10 @@
 # the bound, marked relaxed, and its divergence says why; every other
 # witness replays; the lost update beside it is proved.
 # Program: tests/confirm/progs/test_then_set.c.
-set -u
-F=$FT_BIN/foretell
-W=$FT_WORK
-P=$(dirname "$0")/progs
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-fails=0
-fail() { echo "FAIL(straight): $*" >&2; fails=$((fails + 1)); }
+NAME=straight
+. "$(dirname "$0")/lib.sh"
 
-"$FT_BIN/foretell-cc" -O1 -g -o tts "$P/test_then_set.c" ||
-    { echo "FAIL(straight): cannot build the program" >&2; exit 1; }
+build tts "$P/test_then_set.c" -O1
 # a passing run (the lost update needs a switch inside hits = hits + 1)
 ok=0
 for seed in 1 2 3 4 5 6 7 8; do
