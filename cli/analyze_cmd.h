@@ -36,6 +36,9 @@ void analyze_print_misuse(FILE *out, const ft_pipeline *pl);
  * print it ("   38 |     if (balance >= amount)"), when the trace has
  * its text (SOURCE chunk); nothing otherwise. */
 void analyze_print_source(FILE *out, const ft_pipeline *pl, uint64_t ev);
+/* The machine instruction at event ev's site when it has no file:line
+ * (the trace's INSN entry), else NULL. */
+const char *analyze_site_insn(const ft_pipeline *pl, uint64_t ev);
 /* Each predicted violation (and each property left unknown) compiler
  * style, then the summary line. */
 void analyze_print_text(FILE *out, const analyze_out *ao);

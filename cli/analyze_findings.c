@@ -176,9 +176,20 @@ static const char *site_text(const ft_pipeline *pl, uint32_t site, char *buf,
     *func = s && s->function ? s->function : "?";
     if (s && s->file)
         snprintf(buf, len, "%s:%u", s->file, s->line);
+    else if (pl->names && site)
+        ft_site_format(pl->names, site, buf, len); /* prog+0xae27 */
     else
         snprintf(buf, len, "?:0");
     return buf;
+}
+
+/* Whether a caller frame's site leaves the program: no file, in another
+ * module than the access (the library that started the thread). */
+static int outside(const ft_pipeline *pl, uint32_t first, uint32_t site)
+{
+    const ft_site *s = fi_trace_site_get(&pl->trace, site);
+    const ft_site *f = fi_trace_site_get(&pl->trace, first);
+    return !s || (!s->file && (!f || f->module != s->module));
 }
 
 /* The locks thread tid(x) holds just before x, as names, into buf. */
@@ -276,7 +287,7 @@ static void print_group(FILE *out, const analyze_out *ao, const finding *f,
             analyze_print_source(out, pl, c->event[x]);
         for (uint32_t d = 0; st && d < st[e].n; d++) {
             site_text(pl, st[e].site[d], site, sizeof site, &fn);
-            if (d > 0 && !strcmp(site, "?:0"))
+            if (d > 0 && outside(pl, st[e].site[0], st[e].site[d]))
                 break; /* into the library that started the thread */
             fprintf(out, "      #%u %s %s\n", d, fn, site);
         }
@@ -327,6 +338,9 @@ static void json_event(ft_json *j, const ft_pipeline *pl, const ft_kevent *e,
     ft_json_kstr(j, "op", ft_op_name(c->op[x]));
     ft_json_kstr(j, "site", ft_trace_info_site(&pl->info, c, x, site,
                                                sizeof site));
+    const char *insn = analyze_site_insn(pl, c->event[x]);
+    if (insn) /* no file:line: what the access is */
+        ft_json_kstr(j, "instruction", insn);
     ft_json_kuint(j, "event", c->event[x]);
     if (c->obj[x] < c->nvars)
         ft_json_kstr(j, "object", ft_pkind_var(c, &pl->info, c->obj[x], obj,
@@ -346,7 +360,7 @@ static void json_event(ft_json *j, const ft_pipeline *pl, const ft_kevent *e,
     ft_json_begin_array(j);
     for (uint32_t d = 0; st && d < st->n; d++) {
         site_text(pl, st->site[d], site, sizeof site, &fn);
-        if (d > 0 && !strcmp(site, "?:0"))
+        if (d > 0 && outside(pl, st->site[0], st->site[d]))
             break;
         ft_json_begin_object(j);
         ft_json_kstr(j, "function", fn);

@@ -66,14 +66,27 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
     }
 }
 
+const char *analyze_site_insn(const ft_pipeline *pl, uint64_t ev)
+{
+    if (!pl->names || ev >= pl->trace.nev)
+        return NULL;
+    uint32_t id = pl->trace.ev[ev].site;
+    const ft_site *s = id ? ft_reader_site(pl->names, id) : NULL;
+    return s && !s->file ? s->insn : NULL;
+}
+
 void analyze_print_source(FILE *out, const ft_pipeline *pl, uint64_t ev)
 {
     if (!pl->names || ev >= pl->trace.nev)
         return;
     uint32_t id = pl->trace.ev[ev].site;
     const ft_site *s = id ? ft_reader_site(pl->names, id) : NULL;
+    char where[300];
     if (s && s->text && s->text[0])
         fprintf(out, "    %5u | %s\n", s->line, s->text);
+    else if (s && !s->file && s->insn) /* no line: the instruction */
+        fprintf(out, "    %s | %s\n",
+                ft_site_format(pl->names, id, where, sizeof where), s->insn);
 }
 
 /* The function of event i's site, "?" if none. */

@@ -210,8 +210,12 @@ void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
             continue;
         uint32_t s = ev[i].trans < c->ntrans ? c->site[ev[i].trans] : 0;
         char site[400];
+        /* a site without a file (a stripped module) by where it is in
+         * its module: else every such site would be "?:0", one bug */
         const char *file = ti && s < ti->nsites && ti->site_file
                                ? ti->site_file[s] : NULL;
+        if (!file && ti && s < ti->nsites && ti->site_where)
+            file = ti->site_where[s];
         const char *base = file ? strrchr(file, '/') : NULL;
         snprintf(site, sizeof site, "|%s@%s:%u",
                  ti && s < ti->nsites && ti->site_func && ti->site_func[s]

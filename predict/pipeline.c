@@ -134,7 +134,7 @@ static int info_from_trace(ft_pipeline *pl)
             return -1;
         ti->site_line[id] = s->line;
     }
-    return 0;
+    return ft_trace_info_where(ti, pl->names);
 }
 
 /* infer/'s properties (regions as trace event ranges) as ft_prop (CTM

@@ -225,6 +225,9 @@ typedef struct ft_trace_info {
     uint32_t nsites;
     char **site_file, **site_func; /* by site id, NULL unknown */
     uint32_t *site_line;
+    /* by site id, for a site without a file: where it is in its module
+     * ("libfoo.so+0x1234", as ft_site_format says), else NULL */
+    char **site_where;
     /* Names variables in reports (NULL: addresses); ctx is its first
      * argument.  `foretell analyze` sets ft_pipeline_var_name. */
     const char *(*var_name)(const void *ctx, uint64_t addr, char *buf,
@@ -240,7 +243,11 @@ typedef struct ft_trace_info {
 int ft_trace_info_load(ft_trace_info *ti, const char *path, const ft_ctm *c,
                        ft_error *err);
 void ft_trace_info_free(ft_trace_info *ti);
-/* "file:line" of transition x into buf ("?" parts when unknown). */
+/* Fills ti->site_where from rd (NULL: none known) for the sites ti has
+ * no file for.  0, -1 out of memory. */
+int ft_trace_info_where(ft_trace_info *ti, const ft_reader *rd);
+/* "file:line" of transition x into buf; for a site without a file, where
+ * it is in its module ("prog+0xae27"); "?:0" when neither is known. */
 const char *ft_trace_info_site(const ft_trace_info *ti, const ft_ctm *c,
                                uint32_t x, char *buf, size_t len);
 

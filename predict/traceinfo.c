@@ -69,6 +69,8 @@ int ft_trace_info_load(ft_trace_info *ti, const char *path, const ft_ctm *c,
         ti->site_func[s->id] = dup_str(s->function);
         ti->site_line[s->id] = s->line;
     }
+    if (ft_trace_info_where(ti, rd) < 0)
+        goto oom;
     rc = 0;
     goto done;
 oom:
@@ -89,7 +91,10 @@ void ft_trace_info_free(ft_trace_info *ti)
             free(ti->site_file[i]);
         if (ti->site_func)
             free(ti->site_func[i]);
+        if (ti->site_where)
+            free(ti->site_where[i]);
     }
+    free(ti->site_where);
     free(ti->site_file);
     free(ti->site_func);
     free(ti->site_line);
@@ -106,7 +111,26 @@ const char *ft_trace_info_site(const ft_trace_info *ti, const ft_ctm *c,
     uint32_t s = x < c->ntrans ? c->site[x] : 0;
     if (ti && s < ti->nsites && ti->site_file && ti->site_file[s])
         snprintf(buf, len, "%s:%u", ti->site_file[s], ti->site_line[s]);
+    else if (ti && s < ti->nsites && ti->site_where && ti->site_where[s])
+        snprintf(buf, len, "%s", ti->site_where[s]);
     else
         snprintf(buf, len, "?:0");
     return buf;
+}
+
+int ft_trace_info_where(ft_trace_info *ti, const ft_reader *rd)
+{
+    ti->site_where = calloc(ti->nsites + 1, sizeof *ti->site_where);
+    if (!ti->site_where)
+        return -1;
+    for (uint32_t id = 1; rd && id < ti->nsites; id++) {
+        char buf[600];
+        const ft_site *s = ft_reader_site(rd, id);
+        if (!s || s->file || (ti->site_file && ti->site_file[id]))
+            continue;
+        ft_site_format(rd, id, buf, sizeof buf);
+        if (buf[0] != '?' && !(ti->site_where[id] = strdup(buf)))
+            return -1;
+    }
+    return 0;
 }

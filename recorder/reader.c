@@ -208,6 +208,7 @@ static int decode_meta(ft_reader *r, unsigned kind, const uint8_t *b,
     case FT_CHUNK_SOURCE: return ft_meta_source(r, b, len, body_off);
     case FT_CHUNK_INLINED: return ft_meta_inlined(r, b, len, body_off);
     case FT_CHUNK_STRAIGHT: return ft_meta_straight(r, b, len, body_off);
+    case FT_CHUNK_INSN: return ft_meta_insn(r, b, len, body_off);
     case FT_CHUNK_TYPES: return ft_meta_types(r, b, len, body_off);
     case FT_CHUNK_END: return ft_meta_end(r, b, len, body_off);
     default: return 0; /* unknown kinds are skipped */

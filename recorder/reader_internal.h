@@ -191,6 +191,8 @@ int ft_meta_end(ft_reader *r, const uint8_t *body, size_t n,
                 uint64_t body_off);
 int ft_meta_inlined(ft_reader *r, const uint8_t *body, size_t n,
                     uint64_t body_off);
+int ft_meta_insn(ft_reader *r, const uint8_t *body, size_t n,
+                 uint64_t body_off);
 int ft_meta_straight(ft_reader *r, const uint8_t *body, size_t n,
                      uint64_t body_off);
 /* Sorts the site table, merging SYMBOLS, SOURCE, INLINED and STRAIGHT into SITES

@@ -450,6 +450,29 @@ int ft_meta_straight(ft_reader *r, const uint8_t *body, size_t n,
     return each_element(r, body, n, body_off, "STRAIGHT", one_straight);
 }
 
+/* INSN entries: sites with module INS_MARK, merged like SYMBOLS. */
+#define INS_MARK (UINT32_MAX - 4)
+
+static int one_insn(ft_reader *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
+        return -1;
+    const msgpack_object *a = o->via.array.ptr;
+    uint64_t id;
+    ft_site s = {.module = INS_MARK, .offset = 0};
+    if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
+        get_str(r, &a[1], &s.insn) < 0 || !s.insn)
+        return -1;
+    s.id = (uint32_t)id;
+    return push_site(r, &s);
+}
+
+int ft_meta_insn(ft_reader *r, const uint8_t *body, size_t n,
+                 uint64_t body_off)
+{
+    return each_element(r, body, n, body_off, "INSN", one_insn);
+}
+
 static int one_datasym(ft_reader *r, const msgpack_object *o)
 {
     if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
@@ -686,6 +709,8 @@ int ft_meta_finish_sites(ft_reader *r)
             const ft_site *s = &t[j].s;
             if (s->module == RUN_MARK) {
                 merged.straight = s->straight;
+            } else if (s->module == INS_MARK) {
+                merged.insn = s->insn;
             } else if (s->module == INL_MARK) {
                 merged.user_file = s->user_file;
                 merged.user_line = s->user_line;

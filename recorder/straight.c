@@ -185,6 +185,26 @@ static int ends_run(const ft_straight *s, const cs_insn *insn)
                       insn->id == X86_INS_SYSENTER);
 }
 
+int ft_straight_insn(ft_straight *s, uint64_t a, char *buf, size_t len)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn = s ? code_section(s, a, &sh) : NULL;
+    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+    if (!d || !d->d_buf || d->d_size < sh.sh_size || !len)
+        return -1;
+    uint64_t off = a - sh.sh_addr, addr = a;
+    size_t left = (size_t)(sh.sh_size - off);
+    const uint8_t *code = (const uint8_t *)d->d_buf + off;
+    cs_insn *insn = cs_malloc(s->cs);
+    int ok = insn && cs_disasm_iter(s->cs, &code, &left, &addr, insn);
+    if (ok)
+        snprintf(buf, len, "%s%s%s", insn->mnemonic,
+                 insn->op_str[0] ? " " : "", insn->op_str);
+    if (insn)
+        cs_free(insn, 1);
+    return ok ? 0 : -1;
+}
+
 uint32_t ft_straight_span(ft_straight *s, uint64_t a)
 {
     GElf_Shdr sh;

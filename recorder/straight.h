@@ -20,5 +20,9 @@ void ft_straight_close(ft_straight *s);
  * return (or the end of what could be decoded), plus 1; 0 when a is not
  * in the module's code.  s may be NULL (then 0). */
 uint32_t ft_straight_span(ft_straight *s, uint64_t a);
+/* The instruction at link-time address a, as "mnemonic operands"
+ * (Intel syntax on x86), into buf; 0, or -1 when a is not in the
+ * module's code or does not decode.  s may be NULL (then -1). */
+int ft_straight_insn(ft_straight *s, uint64_t a, char *buf, size_t len);
 
 #endif

@@ -317,6 +317,26 @@ static int emit_straight(ft_appender *ap, uint32_t id, uint32_t span)
     return 0;
 }
 
+/* The instruction at a site without line information (a stripped or
+ * -g-less module), so that reports still say what the access is
+ * (recorder/straight.c decodes it with capstone). */
+static int emit_insn(ft_appender *ap, uint32_t id, ft_straight *code,
+                     uint64_t a)
+{
+    char text[160];
+    if (ft_straight_insn(code, a, text, sizeof text) < 0)
+        return 0;
+    size_t n = strlen(text);
+    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_INSN, n + 32);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 2);
+    p = ft_put_uint(p, id);
+    p = ft_put_str(p, text, (uint32_t)n);
+    ft_appender_commit(ap, p);
+    return 0;
+}
+
 static int emit_inlined(ft_appender *ap, uint32_t id, const char *file,
                         int line)
 {
@@ -472,6 +492,8 @@ int ft_symbolize_reader(ft_reader *r, const char *path, unsigned flags,
                                    sizeof dbuf);
         int line = 0, col = 0;
         const char *file = find_line(m->mod, a, &line, &col);
+        if (!file && !s->insn)
+            emit_insn(&ap, s->id, m->code, a - m->bias + 1);
         if ((!fn && !file) || (retry && !file))
             continue;
         char real[4096];

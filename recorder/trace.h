@@ -47,6 +47,8 @@ enum ft_chunk_kind {
     FT_CHUNK_TYPES = 11,  /* body: type descriptions of the globals the run
                              touched, and heap dereferences by site
                              (recorder/typetab.h) */
+    FT_CHUNK_INSN = 12,   /* body: [site, text]: the machine instruction at
+                             a site without line information */
 };
 
 /* Event opcodes.  Each is a positive msgpack fixint followed by the fields
@@ -286,6 +288,9 @@ typedef struct ft_site {
     uint32_t straight;    /* bytes of machine code from the site's address
                              up to the first jump, branch or return, plus
                              1 (STRAIGHT); 0 unknown */
+    const char *insn;     /* the instruction at a site without file:line
+                             (INSN: "mov eax, dword ptr [rip + 0x2d1f]"),
+                             NULL unknown */
 } ft_site;
 
 typedef struct ft_module {
