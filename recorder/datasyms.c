@@ -95,13 +95,16 @@ const char *ft_reader_mem_name(const ft_reader *r, uint64_t addr,
 {
     if (type)
         *type = 0;
-    if (!r->ndata || !len)
+    if (!len)
         return NULL;
+    const ft_module *within = NULL; /* a module whose extent holds addr */
     for (uint32_t m = 0; m < r->nmodules; m++) {
         const ft_module *mod = &r->modules[m];
         if (addr < mod->base || (mod->size && addr - mod->base >= mod->size))
             continue;
-        const ft_datasym *d = find(r, m, addr - mod->base);
+        if (mod->size && !within)
+            within = mod;
+        const ft_datasym *d = r->ndata ? find(r, m, addr - mod->base) : NULL;
         if (!d)
             continue;
         uint64_t rel = addr - mod->base - d->offset;
@@ -113,6 +116,12 @@ const char *ft_reader_mem_name(const ft_reader *r, uint64_t addr,
             snprintf(buf, len, "%s+%" PRIu64, d->name, rel);
         else
             snprintf(buf, len, "%s", d->name);
+        return buf;
+    }
+    if (within && within->path) { /* no symbol (stripped): module+offset */
+        const char *base = strrchr(within->path, '/');
+        snprintf(buf, len, "%s+0x%" PRIx64, base ? base + 1 : within->path,
+                 addr - within->base);
         return buf;
     }
     return NULL;

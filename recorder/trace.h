@@ -387,7 +387,9 @@ const char *ft_reader_data_name(const ft_reader *r, uint64_t addr, char *buf,
  * the path inside the variable as the program spells it ("balance[1]",
  * "g.inner.count", "table[2].key+4" for a part of a member); *type (may
  * be NULL) receives the type the access reads whole, 0 when none, for
- * ft_reader_value_text.  Without TYPES, "balance+8" as before. */
+ * ft_reader_value_text.  Without TYPES, "balance+8" as before.  An address
+ * inside a module of known extent that no symbol covers (a stripped
+ * binary's .bss): "prog+0x46004". */
 const char *ft_reader_mem_name(const ft_reader *r, uint64_t addr,
                                uint64_t size, char *buf, size_t len,
                                uint32_t *type);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # stripped.sh - findings on a program stripped of symbols and line
 # information: each access is named by its module and offset and its
-# machine instruction (capstone, the trace's INSN entries), in the text
+# machine instruction (capstone, the trace's INSN entries), each variable
+# by its module and offset (not its address in the run), in the text
 # report and the JSON, and two unrelated races stay two findings (they
 # were one, "?:0" and "?:0", when sites without a file all looked alike).
 # Program: tests/confirm/progs/two_races.c.
@@ -27,6 +28,8 @@ for f in races:
         assert re.fullmatch(r"tr\+0x[0-9a-f]+", s), s
     for e in f["events"]:
         assert re.match(r"mov ", e.get("instruction", "")), e
+        # the variable: no symbol, so where it is in the module
+        assert re.fullmatch(r"tr\+0x[0-9a-f]+", e.get("object", "")), e
 PY
 "$F" analyze -q --no-confirm --kinds data-race -o out-text tr.ft >tr.txt 2>&1
 grep -q '^    tr+0x[0-9a-f]* | mov .*dword ptr \[rip' tr.txt ||
