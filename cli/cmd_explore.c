@@ -73,6 +73,7 @@ typedef struct talk {
     int tty;
     double next;     /* seconds of the next line (not a terminal) */
     int printed;     /* a tty line is open */
+    uint64_t said;   /* schedules the last line counted, +1 (0: none) */
 } talk;
 
 static void progress(void *arg, uint64_t runs, int bugs, double seconds)
@@ -86,6 +87,7 @@ static void progress(void *arg, uint64_t runs, int bugs, double seconds)
         fprintf(stderr, "foretell explore: %" PRIu64 " schedules, %d bug%s, "
                 "%.0f s\n", runs, bugs, bugs == 1 ? "" : "s", seconds);
         t->next = seconds + 10;
+        t->said = runs + 1;
     } else {
         return;
     }
@@ -353,7 +355,7 @@ static int explore_run(fx_opts *o_, int quiet, int json)
         fprintf(stderr, "foretell explore: %s\n", msg);
         return FT_EXIT_BAD_INPUT;
     }
-    talk tk = {isatty(2), 2, 0};
+    talk tk = {isatty(2), 2, 0, 0};
     if (!quiet && (!json || !tk.tty)) {
         o.progress = progress;
         o.progress_arg = &tk;
@@ -363,6 +365,13 @@ static int explore_run(fx_opts *o_, int quiet, int json)
     int rc = fx_explore(&o, &r, &err);
     if (tk.printed)
         fprintf(stderr, "\n");
+    /* a log's last line says where it ended, also when no run ended
+     * between the 2 s mark and the bound (a loaded machine's runs) */
+    if (o.progress && !tk.tty && rc >= 0 && r.seconds >= 2 &&
+        tk.said != r.runs + 1) {
+        tk.next = 0;
+        progress(&tk, r.runs, r.nbugs, r.seconds);
+    }
     if (rc < 0) {
         fprintf(stderr, "foretell explore: %s%s%s\n", err.path,
                 err.path[0] ? ": " : "", err.message);
