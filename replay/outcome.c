@@ -489,6 +489,7 @@ int fr_check_schedule(const char *trace, const ft_schedule *s,
                      (unsigned long long)q->tindex, q->kind, q->site, prev,
                      p->tid, (unsigned long long)p->tindex, p->kind,
                      p->site);
+            out->steps_followed = i; /* i ran out of order */
         }
         prev = i;
     }

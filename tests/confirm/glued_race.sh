@@ -64,5 +64,9 @@ awk '/^[0-9]/ { n++; line[n] = $0; next } /^end/ {
 rc=$?
 [ $rc = 3 ] && grep -q "the marked events ran in another order" old.out ||
     fail "a schedule asking for the write after the read: exit $rc: $(cat old.out)"
+# ... and the step that ran early is not counted as followed
+"$F" replay -q --json --schedule old.schedule -o old2.ftrace -- ./gr \
+    2>/dev/null | grep -q '"steps_followed":9,"steps":10' ||
+    fail "the out-of-order step counted as followed"
 [ $fails = 0 ] && echo "glued_race: ok"
 exit $fails
