@@ -110,6 +110,9 @@ int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co);
  * kinds whose replay only shows the reordering, made the program fail;
  * without replay, every one predicted. */
 size_t analyze_kind_bugs(const analyze_out *ao);
+/* Predicted violations (atomicity and kinds) whose replay did not run
+ * (--time ran out first): undecided, not clean. */
+size_t analyze_not_replayed(const analyze_out *ao);
 void analyze_free_kinds(analyze_out *ao);
 
 /* ---- findings grouped per static bug (analyze_findings.c) ------------ */

@@ -144,6 +144,18 @@ size_t analyze_kind_bugs(const analyze_out *ao)
     return n;
 }
 
+size_t analyze_not_replayed(const analyze_out *ao)
+{
+    const ft_pipeline *pl = ao->pl;
+    size_t n = 0;
+    for (size_t i = 0; ao->confirm && i < pl->nprops; i++)
+        n += ao->schedule[i] && ao->confirm[i].status == FR_NOT_RUN;
+    for (size_t i = 0; ao->kconfirm && i < pl->nkprops; i++)
+        n += pl->kresults[i].verdict == FT_VIOLATED &&
+             ao->kconfirm[i].status == FR_NOT_RUN;
+    return n;
+}
+
 void analyze_free_kinds(analyze_out *ao)
 {
     for (size_t i = 0; ao->pl && i < ao->pl->nkprops; i++) {

@@ -287,11 +287,18 @@ static void stage_progress(void *arg, const char *stage, uint64_t done,
     talk *k = arg;
     k->current = stage;
     /* the tests' stand-in for a stage that does not poll the budget
-     * (tests/model/analyze_cli.sh): it sleeps there, 60 s at most */
+     * (tests/model/analyze_cli.sh): STAGE[:SECONDS] sleeps there once,
+     * 60 s by default and at most */
     const char *stall = getenv("FORETELL_TEST_STALL");
-    if (stall && strcmp(stall, stage) == 0)
-        for (int i = 0; i < 600; i++)
+    size_t sl = stall ? strcspn(stall, ":") : 0;
+    static int stalled;
+    if (stall && !stalled && strlen(stage) == sl &&
+        strncmp(stall, stage, sl) == 0) {
+        double s = stall[sl] ? atof(stall + sl + 1) : 60;
+        stalled = 1;
+        for (int i = 0; i < 600 && i < s * 10; i++)
             nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
     if (k->quiet)
         return;
     double t = ft_now();
@@ -627,12 +634,15 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     /* With replays, only confirmed predictions count as found. */
     size_t found = (ao.confirm ? analyze_confirmed(&ao) : pl->nviolated) +
                    analyze_kind_bugs(&ao);
+    size_t not_replayed = analyze_not_replayed(&ao);
     free_out(&ao);
     if (exit_code == FT_EXIT_OK && (found || pl->nobserved || pl->nmisuse))
         exit_code = FT_EXIT_FOUND;
-    /* nothing found, but not everything decided: not "clean" */
+    /* nothing found, but not everything decided: not "clean" (the
+     * kinds' candidates too: an unknown race is no clean run either) */
     if (exit_code == FT_EXIT_OK &&
-        (pl->stopped || pl->nunknown || pl->nerror))
+        (pl->stopped || pl->nunknown || pl->nerror || pl->nkunknown ||
+         not_replayed || unwritten))
         exit_code = FT_EXIT_UNDECIDED;
     return exit_code;
 }

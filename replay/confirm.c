@@ -263,10 +263,22 @@ static long reanalyze(ft_pipeline *pl, const char *trace,
                       int nwant, char *note, size_t notelen)
 {
     ft_error e;
-    if (ft_pipeline_load(pl, trace, FT_INPUT_FORETELL, &e) < 0 ||
+    /* under what is left of the analysis's --time: a spinning program's
+     * diverged run is a long trace, and its re-analysis ran minutes past
+     * the bound (SV-COMP's dekker and szymanski, killed at 180 s under
+     * --time 60) */
+    ft_budget budget = {o->until, 0, NULL, NULL, 0};
+    if (ft_pipeline_load_bounded(pl, trace, FT_INPUT_FORETELL,
+                                 o->until > 0 ? &budget : NULL, &e) < 0 ||
         ft_pipeline_infer(pl, o->infer, &e) < 0) {
         snprintf(note, notelen, "the diverged run's trace %.600s cannot "
                  "be analyzed: %.256s", trace, e.message);
+        return -1;
+    }
+    if (pl->stopped) {
+        snprintf(note, notelen, "not refined: the analysis's time ran out "
+                 "in %s of the diverged run's trace %.600s", pl->stopped,
+                 trace);
         return -1;
     }
     size_t kept = 0;
@@ -279,6 +291,8 @@ static long reanalyze(ft_pipeline *pl, const char *trace,
         po = *o->predict;
     else
         ft_predict_opts_default(&po);
+    if (o->until > 0)
+        po.until = o->until;
     return ft_pipeline_predict(pl, &po, 1, NULL, NULL);
 }
 

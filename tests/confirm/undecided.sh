@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# undecided.sh - predictions that `--time` left no time to write or
+# replay are undecided, not clean: with the program at hand only replayed
+# bugs count as found, so a run whose replays never ran found nothing and
+# must exit 5, not 0.  FORETELL_TEST_STALL stands in for a slow stage
+# (the schedule writing sleeps 3 s under --time 2).
+# Program: data/counter_rmw.c (lost updates: atomicity violations).
+NAME=undecided
+. "$(dirname "$0")/lib.sh"
+build cr "$P/../../../data/counter_rmw.c" -O1
+ok=0
+for try in 1 2 3 4 5; do # a passing run (the recorded one may lose too)
+    if "$F" record -o cr.ft -- ./cr >/dev/null 2>&1; then
+        ok=1
+        break
+    fi
+done
+[ $ok = 1 ] || { echo "FAIL(undecided): no passing run in 5" >&2; exit 1; }
+"$F" analyze -q --json --time 60 -o out cr.ft >full.json 2>full.err
+rc=$?
+[ $rc = 1 ] || fail "unhurried: exit $rc, expected 1: $(tail -3 full.err)"
+FORETELL_TEST_STALL="writing schedules:3" "$F" analyze -q --json --time 2 \
+    -o out2 cr.ft >cut.json 2>cut.err
+rc=$?
+[ $rc = 5 ] || fail "time up before the replays: exit $rc, expected 5: $(tail -3 cut.err)"
+grep -q "schedules not written" cut.err ||
+    fail "no warning that schedules were not written: $(cat cut.err)"
+python3 - cut.json <<'PY' || fail "JSON: $(head -c 600 cut.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["violated"] > 0 and d["confirmed"] == 0, d
+PY
+[ $fails = 0 ] && echo "undecided: ok"
+exit $fails
