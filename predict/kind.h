@@ -158,13 +158,11 @@ int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
 int ft_race_vholds(const ft_ctm *c, const struct ft_value_order *vo,
                    const ft_prop *p);
 int ft_race_finish(const ft_ctm *c, const ft_prop *p, ft_presult *res);
-/* The step of access x: the positions [*start, *end] of its thread that
- * run as one with it (glued, ctm.h ft_ctm_glued: a paired read before it
- * and what is glued after it).  A race's threads stand before their
- * accesses' steps, at a point where either may run, and each step runs
- * whole (docs/prediction.md, "Races and glued steps"). */
-void ft_race_step(const ft_ctm *c, uint32_t x, uint32_t *start,
-                  uint32_t *end);
+/* Where the step of access x begins: the first position of the glued
+ * transitions (ctm.h ft_ctm_glued: paired reads) that run as one with
+ * it, before it.  A race's threads stand there, at a point where either
+ * may run (docs/prediction.md, "Races and glued steps"). */
+uint32_t ft_race_step(const ft_ctm *c, uint32_t x);
 
 /* Solves property p of a kind (ft_predict_one_in calls this for every
  * kind but CA/CMA): the kind's cheap decisions first (holds, vholds with

@@ -101,33 +101,30 @@ static int try_run(ft_hold_run *s, uint32_t x, uint32_t y,
         rc = greedy(s, lim2, budget, deadline);
     if (rc)
         return rc < 0 ? -1 : 0;
-    uint32_t tx = c->tid[x], ty = c->tid[y], sx, sy, e;
-    ft_race_step(c, x, &sx, &e);
-    ft_race_step(c, y, &sy, &e);
+    uint32_t tx = c->tid[x], ty = c->tid[y];
+    uint32_t sx = ft_race_step(c, x), sy = ft_race_step(c, y);
     /* a state where only a bound thread may run is no race's */
     return begun(s, tx) && begun(s, ty) && ft_exec_glued(s->x) == NONE &&
            ft_exec_pos(s->x, tx) == sx && ft_exec_pos(s->x, ty) == sy;
 }
 
-void ft_race_step(const ft_ctm *c, uint32_t x, uint32_t *start,
-                  uint32_t *end)
+uint32_t ft_race_step(const ft_ctm *c, uint32_t x)
 {
-    uint32_t t = c->tid[x], s = c->pos[x], e = c->pos[x];
+    uint32_t t = c->tid[x], s = c->pos[x];
     while (s > 0 && ft_ctm_glued(c, ft_ctm_at(c, t, s - 1)))
         s--;
-    while (e + 1 < c->len[t] && ft_ctm_glued(c, ft_ctm_at(c, t, e)))
-        e++;
-    *start = s;
-    *end = e;
+    return s;
 }
 
-/* Appends the step of target x (ft_race_step): x marked, the glued
- * transitions before it running with their next. */
+/* Appends the step of target x (ft_race_step): the glued transitions
+ * before it, each running with its next, then x marked.  What is glued
+ * after x is not listed: it follows x only when x's read returned what
+ * the recording did (the replay runs the thread on past x in one step
+ * whatever it does). */
 static int append_step(const ft_ctm *c, uint32_t x, ft_presult *res)
 {
-    uint32_t s, e, t = c->tid[x];
-    ft_race_step(c, x, &s, &e);
-    for (uint32_t q = s; q <= e; q++) {
+    uint32_t t = c->tid[x];
+    for (uint32_t q = ft_race_step(c, x); q <= c->pos[x]; q++) {
         uint32_t y = ft_ctm_at(c, t, q);
         if (ft_presult_append(res, y, y == x) < 0)
             return -1;
@@ -144,11 +141,9 @@ int ft_race_finish(const ft_ctm *c, const ft_prop *p, ft_presult *res)
     uint32_t k = 0;
     for (uint32_t j = 0; j < res->nsteps; j++) {
         uint32_t x = res->steps[j].trans, drop = 0;
-        for (uint32_t i = 0; i < 2; i++) {
-            uint32_t s, e;
-            ft_race_step(c, p->tgt[i], &s, &e);
-            drop |= c->tid[x] == c->tid[p->tgt[i]] && c->pos[x] >= s;
-        }
+        for (uint32_t i = 0; i < 2; i++)
+            drop |= c->tid[x] == c->tid[p->tgt[i]] &&
+                    c->pos[x] >= ft_race_step(c, p->tgt[i]);
         if (!drop)
             res->steps[k++] = res->steps[j];
     }
@@ -259,9 +254,7 @@ int ft_race_vholds(const ft_ctm *c, const ft_value_order *vo,
      * vo_before(..) of x's thread's transitions: x's step among them; or
      * a read of its thread before the step needs x (and the same way
      * round) */
-    uint32_t sx, sy, e;
-    ft_race_step(c, x, &sx, &e);
-    ft_race_step(c, y, &sy, &e);
+    uint32_t sx = ft_race_step(c, x), sy = ft_race_step(c, y);
     return (sy > 0 && sx < vo_before(vo, ty, sy - 1, tx)) ||
            (sx > 0 && sy < vo_before(vo, tx, sx - 1, ty)) ||
            reads_need(c, vo, y, sy, x) || reads_need(c, vo, x, sx, y);
@@ -294,9 +287,7 @@ int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
     for (uint32_t id = 0; id < y; id++)
         before[c->tid[id]]++;
     /* each thread held at its access's step (ft_race_step) */
-    uint32_t sx, sy, e;
-    ft_race_step(c, x, &sx, &e);
-    ft_race_step(c, y, &sy, &e);
+    uint32_t sx = ft_race_step(c, x), sy = ft_race_step(c, y);
     uint32_t hold = c->pos[ft_pkind_unlocked_before(whole, x)];
     for (int v = 0; v < 4 && found == 0; v++) {
         int unlocked = v >= 2, far = v & 1;

@@ -181,7 +181,8 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
 }
 
 /* The first index of the step (its thread's steps run as one: those
- * before marked with_next, those after unmarked and glued, kind_race.c)
+ * before marked with_next; unmarked ones after it are taken along,
+ * though race witnesses end a step at its access, kind_race.c)
  * that ends at or after index end and holds a mark, going back from end;
  * UINT32_MAX when the steps there are not one. */
 static uint32_t step_back(const ft_schedule *s, uint32_t end, uint32_t *mark)

@@ -264,15 +264,16 @@ static void visit_race(struct walk *w, const uint32_t *seq, uint32_t n)
     }
 }
 
-/* Whether steps[at..at+len) are the whole step of x's thread holding x
- * (x marked, the transitions before it with_next, no other marked). */
+/* Whether steps[at..at+len) are x's thread's step up to x (x marked
+ * and last: what is glued after it runs only if its read returned the
+ * recorded value; the transitions before it with_next). */
 static int is_step_of(const ft_ctm *c, const ft_step *steps, uint32_t at,
                       uint32_t len, uint32_t x)
 {
     uint32_t t = c->tid[x], q = c->pos[x];
     while (q > 0 && ft_ctm_glued(c, ft_ctm_at(c, t, q - 1)))
         q--;
-    if (step_end(c, t, q) - q + 1 != len)
+    if (c->pos[x] - q + 1 != len)
         return 0;
     for (uint32_t i = 0; i < len; i++, q++) {
         const ft_step *s = &steps[at + i];
