@@ -380,18 +380,27 @@ static int one_symbol(ft_reader *r, const msgpack_object *o)
     return push_site(r, &s);
 }
 
-static int one_source(ft_reader *r, const msgpack_object *o)
+/* A [site, text] entry (SOURCE, INSN) as a site with module mark, its
+ * text in s.text, or in s.insn when insn is set. */
+static int one_site_text(ft_reader *r, const msgpack_object *o,
+                         uint32_t mark, int insn)
 {
     if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
         return -1;
     const msgpack_object *a = o->via.array.ptr;
     uint64_t id;
-    ft_site s = {.module = SRC_MARK, .offset = 0};
+    ft_site s = {.module = mark, .offset = 0};
+    const char **field = insn ? &s.insn : &s.text;
     if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
-        get_str(r, &a[1], &s.text) < 0 || !s.text)
+        get_str(r, &a[1], field) < 0 || !*field)
         return -1;
     s.id = (uint32_t)id;
     return push_site(r, &s);
+}
+
+static int one_source(ft_reader *r, const msgpack_object *o)
+{
+    return one_site_text(r, o, SRC_MARK, 0);
 }
 
 int ft_meta_source(ft_reader *r, const uint8_t *body, size_t n,
@@ -455,16 +464,7 @@ int ft_meta_straight(ft_reader *r, const uint8_t *body, size_t n,
 
 static int one_insn(ft_reader *r, const msgpack_object *o)
 {
-    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
-        return -1;
-    const msgpack_object *a = o->via.array.ptr;
-    uint64_t id;
-    ft_site s = {.module = INS_MARK, .offset = 0};
-    if (get_uint(&a[0], UINT32_MAX, &id) < 0 || id == 0 ||
-        get_str(r, &a[1], &s.insn) < 0 || !s.insn)
-        return -1;
-    s.id = (uint32_t)id;
-    return push_site(r, &s);
+    return one_site_text(r, o, INS_MARK, 1);
 }
 
 int ft_meta_insn(ft_reader *r, const uint8_t *body, size_t n,

@@ -283,6 +283,21 @@ static int emit(ft_appender *ap, uint32_t id, const char *fn, const char *file,
  * must not depend on the sources being there when the trace is
  * analyzed.  Only absolute paths: a relative one would be read against
  * whatever directory this runs in. */
+/* A [site, text] entry of chunk kind (SOURCE, INSN).  0, -1 no room. */
+static int emit_site_text(ft_appender *ap, unsigned kind, uint32_t id,
+                          const char *text)
+{
+    size_t n = strlen(text);
+    uint8_t *p = ft_appender_reserve(ap, kind, n + 32);
+    if (!p)
+        return -1;
+    p = ft_put_array(p, 2);
+    p = ft_put_uint(p, id);
+    p = ft_put_str(p, text, (uint32_t)n);
+    ft_appender_commit(ap, p);
+    return 0;
+}
+
 static int emit_source(ft_appender *ap, ft_source_cache *src, uint32_t id,
                        const char *file, uint32_t line, char *text,
                        size_t len)
@@ -291,15 +306,7 @@ static int emit_source(ft_appender *ap, ft_source_cache *src, uint32_t id,
     if (!file || file[0] != '/' || !line ||
         !ft_source_line(src, file, line, text, len))
         return 0;
-    size_t n = strlen(text);
-    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_SOURCE, n + 32);
-    if (!p)
-        return -1;
-    p = ft_put_array(p, 2);
-    p = ft_put_uint(p, id);
-    p = ft_put_str(p, text, (uint32_t)n);
-    ft_appender_commit(ap, p);
-    return 1;
+    return emit_site_text(ap, FT_CHUNK_SOURCE, id, text) < 0 ? -1 : 1;
 }
 
 /* How far straight-line code runs from the site (recorder/straight.c). */
@@ -326,15 +333,7 @@ static int emit_insn(ft_appender *ap, uint32_t id, ft_straight *code,
     char text[160];
     if (ft_straight_insn(code, a, text, sizeof text) < 0)
         return 0;
-    size_t n = strlen(text);
-    uint8_t *p = ft_appender_reserve(ap, FT_CHUNK_INSN, n + 32);
-    if (!p)
-        return -1;
-    p = ft_put_array(p, 2);
-    p = ft_put_uint(p, id);
-    p = ft_put_str(p, text, (uint32_t)n);
-    ft_appender_commit(ap, p);
-    return 0;
+    return emit_site_text(ap, FT_CHUNK_INSN, id, text);
 }
 
 static int emit_inlined(ft_appender *ap, uint32_t id, const char *file,
