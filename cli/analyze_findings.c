@@ -176,8 +176,9 @@ static const char *site_text(const ft_pipeline *pl, uint32_t site, char *buf,
     *func = s && s->function ? s->function : "?";
     if (s && s->file)
         snprintf(buf, len, "%s:%u", s->file, s->line);
-    else if (pl->names && site)
-        ft_site_format(pl->names, site, buf, len); /* prog+0xae27 */
+    else if (site < pl->info.nsites && pl->info.site_where &&
+             pl->info.site_where[site]) /* prog+0xae27 */
+        snprintf(buf, len, "%s", pl->info.site_where[site]);
     else
         snprintf(buf, len, "?:0");
     return buf;

@@ -66,27 +66,32 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
     }
 }
 
-const char *analyze_site_insn(const ft_pipeline *pl, uint64_t ev)
+/* Event ev's site as the trace's reader has it (its SOURCE and INSN
+ * entries), NULL when unknown. */
+static const ft_site *event_reader_site(const ft_pipeline *pl, uint64_t ev)
 {
     if (!pl->names || ev >= pl->trace.nev)
         return NULL;
     uint32_t id = pl->trace.ev[ev].site;
-    const ft_site *s = id ? ft_reader_site(pl->names, id) : NULL;
+    return id ? ft_reader_site(pl->names, id) : NULL;
+}
+
+const char *analyze_site_insn(const ft_pipeline *pl, uint64_t ev)
+{
+    const ft_site *s = event_reader_site(pl, ev);
     return s && !s->file ? s->insn : NULL;
 }
 
 void analyze_print_source(FILE *out, const ft_pipeline *pl, uint64_t ev)
 {
-    if (!pl->names || ev >= pl->trace.nev)
-        return;
-    uint32_t id = pl->trace.ev[ev].site;
-    const ft_site *s = id ? ft_reader_site(pl->names, id) : NULL;
-    char where[300];
+    const ft_site *s = event_reader_site(pl, ev);
+    const char *insn = analyze_site_insn(pl, ev);
+    uint32_t id = s ? s->id : 0;
     if (s && s->text && s->text[0])
         fprintf(out, "    %5u | %s\n", s->line, s->text);
-    else if (s && !s->file && s->insn) /* no line: the instruction */
-        fprintf(out, "    %s | %s\n",
-                ft_site_format(pl->names, id, where, sizeof where), s->insn);
+    else if (insn && id < pl->info.nsites && pl->info.site_where &&
+             pl->info.site_where[id]) /* no line: the instruction */
+        fprintf(out, "    %s | %s\n", pl->info.site_where[id], insn);
 }
 
 /* The function of event i's site, "?" if none. */

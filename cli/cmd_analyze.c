@@ -279,6 +279,10 @@ typedef struct talk {
     const char *stage;   /* the last printed */
     const char *current; /* the last reported (for the watchdog) */
     int open; /* a terminal line is pending its newline */
+    /* FORETELL_TEST_STALL, read once: the tests' stand-in for a stage
+     * that does not poll the budget (tests/model/analyze_cli.sh):
+     * STAGE[:SECONDS] sleeps there once, 60 s by default and at most */
+    const char *stall;
 } talk;
 
 static void stage_progress(void *arg, const char *stage, uint64_t done,
@@ -286,16 +290,11 @@ static void stage_progress(void *arg, const char *stage, uint64_t done,
 {
     talk *k = arg;
     k->current = stage;
-    /* the tests' stand-in for a stage that does not poll the budget
-     * (tests/model/analyze_cli.sh): STAGE[:SECONDS] sleeps there once,
-     * 60 s by default and at most */
-    const char *stall = getenv("FORETELL_TEST_STALL");
-    size_t sl = stall ? strcspn(stall, ":") : 0;
-    static int stalled;
-    if (stall && !stalled && strlen(stage) == sl &&
-        strncmp(stall, stage, sl) == 0) {
-        double s = stall[sl] ? atof(stall + sl + 1) : 60;
-        stalled = 1;
+    size_t sl = k->stall ? strcspn(k->stall, ":") : 0;
+    if (k->stall && strlen(stage) == sl &&
+        strncmp(k->stall, stage, sl) == 0) {
+        double s = k->stall[sl] ? atof(k->stall + sl + 1) : 60;
+        k->stall = NULL; /* once */
         for (int i = 0; i < 600 && i < s * 10; i++)
             nanosleep(&(struct timespec){0, 100000000}, NULL);
     }
@@ -668,7 +667,8 @@ int cmd_analyze(int argc, char **argv)
         return rc;
     if ((rc = ft_cli_suppressions(a.supp_path, &a.supp)) != 0)
         return rc;
-    talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, NULL, 0};
+    talk k = {a.flag[O_QUIET], isatty(2), ft_now(), 0, NULL, NULL, 0,
+              getenv("FORETELL_TEST_STALL")};
     ft_budget b = {0, a.time_s, stage_progress, &k, 0};
     watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
                   &k, &b, a.flag[O_JSON], a.path, 0,

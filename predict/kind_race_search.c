@@ -16,6 +16,9 @@
  *               needs, holding it at x blocks y), until y's thread
  *               stands at y; then it runs on to x.
  *
+ * "At x" is at the start of x's step (ft_race_step): before the paired
+ * reads the runtime glued to x, where either thread may run.
+ *
  * "Run on in recorded order" is greedy: the enabled thread whose next
  * transition came first in the recording runs; one that cannot (a guard,
  * or a read that would return another value) waits until something else
@@ -85,7 +88,8 @@ static int begun(const ft_hold_run *s, uint32_t t)
 
 /* One try: the recorded prefix below the first transition a limit holds
  * back, then greedily under lim1, then (lim2 not NULL) under lim2.  1
- * when x's and y's threads stand at them, 0 not, -1 out of memory. */
+ * when x's and y's threads stand at the last limits (their accesses'
+ * steps, ft_race_step), 0 not, -1 out of memory. */
 static int try_run(ft_hold_run *s, uint32_t x, uint32_t y,
                    const uint32_t *lim1, const uint32_t *lim2,
                    double deadline)
@@ -102,10 +106,11 @@ static int try_run(ft_hold_run *s, uint32_t x, uint32_t y,
     if (rc)
         return rc < 0 ? -1 : 0;
     uint32_t tx = c->tid[x], ty = c->tid[y];
-    uint32_t sx = ft_race_step(c, x), sy = ft_race_step(c, y);
+    const uint32_t *lim = lim2 ? lim2 : lim1;
     /* a state where only a bound thread may run is no race's */
     return begun(s, tx) && begun(s, ty) && ft_exec_glued(s->x) == NONE &&
-           ft_exec_pos(s->x, tx) == sx && ft_exec_pos(s->x, ty) == sy;
+           ft_exec_pos(s->x, tx) == lim[tx] &&
+           ft_exec_pos(s->x, ty) == lim[ty];
 }
 
 uint32_t ft_race_step(const ft_ctm *c, uint32_t x)
@@ -138,12 +143,12 @@ int ft_race_finish(const ft_ctm *c, const ft_prop *p, ft_presult *res)
     /* the two steps leave the prefix: a solver's prefix may end in the
      * glued transitions before an access, and ft_witness_locals appends
      * them, but the state is the scheduling point before them */
-    uint32_t k = 0;
+    uint32_t k = 0, from[2] = {ft_race_step(c, p->tgt[0]),
+                               ft_race_step(c, p->tgt[1])};
     for (uint32_t j = 0; j < res->nsteps; j++) {
         uint32_t x = res->steps[j].trans, drop = 0;
         for (uint32_t i = 0; i < 2; i++)
-            drop |= c->tid[x] == c->tid[p->tgt[i]] &&
-                    c->pos[x] >= ft_race_step(c, p->tgt[i]);
+            drop |= c->tid[x] == c->tid[p->tgt[i]] && c->pos[x] >= from[i];
         if (!drop)
             res->steps[k++] = res->steps[j];
     }

@@ -185,18 +185,18 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
  * though race witnesses end a step at its access, kind_race.c)
  * that ends at or after index end and holds a mark, going back from end;
  * UINT32_MAX when the steps there are not one. */
-static uint32_t step_back(const ft_schedule *s, uint32_t end, uint32_t *mark)
+static uint32_t step_back(const ft_schedule *s, uint32_t end)
 {
     uint32_t tid = s->steps[end].tid, i = end + 1;
-    *mark = UINT32_MAX;
-    while (i > 0 && s->steps[i - 1].tid == tid && *mark == UINT32_MAX) {
+    int marked = 0;
+    while (i > 0 && s->steps[i - 1].tid == tid && !marked) {
         i--;
         if (s->steps[i].mark)
-            *mark = i;
+            marked = 1;
         else if (s->steps[i].with_next)
             return UINT32_MAX; /* a glued step after the mark */
     }
-    if (*mark == UINT32_MAX)
+    if (!marked)
         return UINT32_MAX;
     while (i > 0 && s->steps[i - 1].tid == tid && s->steps[i - 1].with_next)
         i--;
@@ -207,9 +207,8 @@ int ft_schedule_other_order(ft_schedule *s)
 {
     if (s->nsteps < 2)
         return 0;
-    uint32_t m1, m0, b = step_back(s, s->nsteps - 1, &m1);
-    uint32_t a = b != UINT32_MAX && b > 0 ? step_back(s, b - 1, &m0)
-                                          : UINT32_MAX;
+    uint32_t b = step_back(s, s->nsteps - 1);
+    uint32_t a = b != UINT32_MAX && b > 0 ? step_back(s, b - 1) : UINT32_MAX;
     if (a == UINT32_MAX || s->steps[a].tid == s->steps[b].tid)
         return 0;
     /* [a, b) and [b, n) swapped: rotate through a copy of the first */
