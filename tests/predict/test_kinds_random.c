@@ -388,6 +388,24 @@ static int witness_ok(const struct walk *w, uint32_t i, const ft_presult *res)
     return ok;
 }
 
+/* 0 when candidate i's verdict v (witness res) agrees with the
+ * enumerator, 1 a wrong verdict, 2 a witness it did not reach; said on
+ * stderr (how: which decision made it). */
+static int judge(const struct walk *w, uint32_t i, int v,
+                 const ft_presult *res, uint64_t seed, const char *name,
+                 const char *how)
+{
+    int bad = v != (w->found[i] ? FT_VIOLATED : FT_HOLDS);
+    if (!bad && v == FT_VIOLATED && !witness_ok(w, i, res))
+        bad = 2;
+    if (bad)
+        fprintf(stderr, "seed %llu %s candidate %u%s: predicted %d, "
+                "oracle %d%s %s\n", (unsigned long long)seed, name, i, how,
+                v, w->found[i], bad == 2 ? " (bad witness)" : "",
+                res->reason);
+    return bad;
+}
+
 static void dump(const ft_ctm *c, const ft_prop *p)
 {
     for (uint32_t x = 0; x < c->ntrans; x++)
@@ -542,18 +560,10 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             by_vorder += v == FT_HOLDS && strstr(res.reason, "value order");
             by_search += v == FT_VIOLATED &&
                          strstr(res.reason, "without the solver");
-            int bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
-            if (!bad && v == FT_VIOLATED && !witness_ok(&w, i, &res))
-                bad = 2;
-            if (bad) {
-                failures++;
-                fprintf(stderr, "seed %llu %s candidate %u: predicted %d, "
-                        "oracle %d%s %s\n", (unsigned long long)seed, name,
-                        i, v, w.found[i], bad == 2 ? " (bad witness)" : "",
-                        res.reason);
-                if (getenv("FT_KINDS_DEBUG"))
-                    dump(c, &cand.v[i]);
-            }
+            int bad = judge(&w, i, v, &res, seed, name, "");
+            failures += bad != 0;
+            if (bad && getenv("FT_KINDS_DEBUG"))
+                dump(c, &cand.v[i]);
             ft_presult_free(&res);
             /* a trace with glued steps: the solver's witness too (the
              * search finds most races first, and its prefixes never end
@@ -562,16 +572,8 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
                 o.no_search = 1;
                 by_solver_glued++;
                 v = ft_predict_one(c, whole, &cand.v[i], &o, &res);
-                bad = v != (w.found[i] ? FT_VIOLATED : FT_HOLDS);
-                if (!bad && v == FT_VIOLATED && !witness_ok(&w, i, &res))
-                    bad = 2;
-                if (bad) {
-                    failures++;
-                    fprintf(stderr, "seed %llu %s candidate %u, solver: "
-                            "predicted %d, oracle %d%s\n",
-                            (unsigned long long)seed, name, i, v,
-                            w.found[i], bad == 2 ? " (bad witness)" : "");
-                }
+                failures += judge(&w, i, v, &res, seed, name,
+                                  ", solver") != 0;
                 ft_presult_free(&res);
             }
         }
