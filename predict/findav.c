@@ -136,12 +136,7 @@ static void set_timeout(ft_smt *e, double deadline)
     if (deadline <= 0)
         return;
     double left = deadline - ft_predict_now();
-    unsigned ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
-    Z3_params prm = Z3_mk_params(e->z);
-    Z3_params_inc_ref(e->z, prm);
-    Z3_params_set_uint(e->z, prm, Z3_mk_string_symbol(e->z, "timeout"), ms);
-    Z3_solver_set_params(e->z, e->s, prm);
-    Z3_params_dec_ref(e->z, prm);
+    ft_smt_set_params(e, left <= 0.001 ? 1 : (unsigned)(left * 1000));
 }
 
 /* Blocking clause for a serializable schedule: some boundary of a region

@@ -7,12 +7,15 @@
  * interrupts the context when the deadline passes; the check then
  * returns Z3_L_UNDEF and the context is marked tainted (not reused,
  * smt/context.c).  Not every step polls that either: on dense windows
- * checks still returned up to 10 s late (docs/prediction.md). */
+ * checks still returned up to 10 s late (docs/prediction.md).
+ * It also owns the way out of Z3's difference-logic theory where that
+ * gives up: the same assertions go to the general arithmetic one. */
 #include "smt/smt.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <string.h>
 #include <time.h>
 
 typedef struct timer {
@@ -38,13 +41,25 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
-Z3_lbool ft_smt_check(ft_smt *e, double deadline)
+void ft_smt_set_params(ft_smt *e, unsigned timeout_ms)
 {
-    if (deadline <= 0) {
-        Z3_lbool r = Z3_solver_check(e->z, e->s);
-        e->tainted |= r == Z3_L_UNDEF;
-        return r;
-    }
+    Z3_params prm = Z3_mk_params(e->z);
+    Z3_params_inc_ref(e->z, prm);
+    if (timeout_ms)
+        Z3_params_set_uint(e->z, prm, Z3_mk_string_symbol(e->z, "timeout"),
+                           timeout_ms);
+    if (e->difflogic)
+        Z3_params_set_uint(e->z, prm,
+                           Z3_mk_string_symbol(e->z, "arith.solver"), 1);
+    Z3_solver_set_params(e->z, e->s, prm);
+    Z3_params_dec_ref(e->z, prm);
+}
+
+static Z3_lbool check_once(ft_smt *e, double deadline, int *fired)
+{
+    *fired = 0;
+    if (deadline <= 0)
+        return Z3_solver_check(e->z, e->s);
     timer t = {.done = 0, .z = e->z};
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -67,10 +82,55 @@ Z3_lbool ft_smt_check(ft_smt *e, double deadline)
         pthread_mutex_unlock(&t.mu);
         pthread_join(th, NULL);
     }
-    /* An interrupt may land just after the check returned: either way
-     * the context is not handed to another encoding. */
-    e->tainted |= r == Z3_L_UNDEF || t.fired;
+    *fired = t.fired;
     pthread_cond_destroy(&t.cv);
     pthread_mutex_destroy(&t.mu);
+    return r;
+}
+
+/* The difference-logic theory gave up (not the clock): a general solver
+ * with the same assertions replaces it.  Only without scopes, as a push
+ * made by the caller would be lost. */
+static int to_general(ft_smt *e, double deadline)
+{
+    if (Z3_solver_get_num_scopes(e->z, e->s) != 0)
+        return -1;
+    const char *why = Z3_solver_get_reason_unknown(e->z, e->s);
+    if (!why || strstr(why, "timeout") || strstr(why, "canceled"))
+        return -1;
+    unsigned ms = e->timeout_ms;
+    if (deadline > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left = deadline - (now.tv_sec + now.tv_nsec / 1e9);
+        if (left < 0.01)
+            return -1;
+        if (!ms || left * 1000 < ms)
+            ms = (unsigned)(left * 1000);
+    }
+    Z3_ast_vector all = Z3_solver_get_assertions(e->z, e->s);
+    Z3_ast_vector_inc_ref(e->z, all);
+    Z3_solver general = Z3_mk_simple_solver(e->z);
+    Z3_solver_inc_ref(e->z, general);
+    unsigned n = Z3_ast_vector_size(e->z, all);
+    for (unsigned i = 0; i < n; i++)
+        Z3_solver_assert(e->z, general, Z3_ast_vector_get(e->z, all, i));
+    Z3_ast_vector_dec_ref(e->z, all);
+    Z3_solver_dec_ref(e->z, e->s);
+    e->s = general;
+    e->difflogic = 0;
+    ft_smt_set_params(e, ms);
+    return 0;
+}
+
+Z3_lbool ft_smt_check(ft_smt *e, double deadline)
+{
+    int fired;
+    Z3_lbool r = check_once(e, deadline, &fired);
+    if (r == Z3_L_UNDEF && !fired && e->difflogic && to_general(e, deadline) == 0)
+        r = check_once(e, deadline, &fired);
+    /* An interrupt may land just after the check returned: either way
+     * the context is not handed to another encoding. */
+    e->tainted |= r == Z3_L_UNDEF || fired;
     return r;
 }

@@ -249,32 +249,28 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
     /* Every constraint is a difference of two positions against a
      * constant, except the counts of semaphores and barriers and the
      * waiter a condition variable's signal picks (an integer bounded by
-     * constants, smt/sync.c): without those, Z3's difference-logic solver
-     * decides large formulas several times faster than the default one;
-     * on small ones its setup costs more than it saves (bench/predict,
-     * tests/predict).  With them it gives up ("smt tactic failed to show
-     * goal to be sat/unsat", after printing "(smt.diff_logic: non-diff
-     * logic expression ...)" on stderr): until 2026-11-27 every property
-     * of a thread pool's trace over 64 blocks came back unknown so. */
+     * constants, smt/sync.c): without those, Z3's difference-logic theory
+     * decides large formulas several times faster than the general
+     * arithmetic one; on small ones its setup costs more than it saves
+     * (bench/predict, tests/predict).  It runs in the plain SMT kernel
+     * (arith.solver 1), not behind the QF_IDL tactic: that tactic's
+     * equation solving rewrote our bounds into terms its own theory then
+     * refused (Z3 4.8.12 printed "(smt.diff_logic: non-diff logic
+     * expression (>= p209 337))" and gave up after seconds, "smt tactic
+     * failed ... memout": every order candidate of bench/predict's
+     * wsdeque that reached the solver).  Where the theory still gives up
+     * ("incomplete") ft_smt_check asks the general one. */
     int counting = 0;
     for (uint32_t v = 0; v < e->c->nvars; v++)
         counting |= e->c->vars[v].shared &&
                     (e->c->vars[v].kind == FT_VAR_SEM ||
                      e->c->vars[v].kind == FT_VAR_BARRIER ||
                      e->c->vars[v].kind == FT_VAR_COND);
-    e->s = counting || e->nb < FT_SMT_IDL_MIN_BLOCKS
-               ? Z3_mk_simple_solver(e->z)
-               : Z3_mk_solver_for_logic(
-                     e->z, Z3_mk_string_symbol(e->z, "QF_IDL"));
+    e->difflogic = !counting && e->nb >= FT_SMT_IDL_MIN_BLOCKS;
+    e->timeout_ms = timeout_ms;
+    e->s = Z3_mk_simple_solver(e->z);
     Z3_solver_inc_ref(e->z, e->s);
-    if (timeout_ms) {
-        Z3_params prm = Z3_mk_params(e->z);
-        Z3_params_inc_ref(e->z, prm);
-        Z3_params_set_uint(e->z, prm, Z3_mk_string_symbol(e->z, "timeout"),
-                           timeout_ms);
-        Z3_solver_set_params(e->z, e->s, prm);
-        Z3_params_dec_ref(e->z, prm);
-    }
+    ft_smt_set_params(e, timeout_ms);
     e->st.nblocks = e->nb;
     if (ft_smt_encode_order(e) || ft_smt_encode_sync(e) ||
         ft_smt_build_deps(e) || ft_smt_encode_data(e)) {

@@ -89,6 +89,10 @@ typedef struct ft_smt {
     const ft_smt_start *start; /* NULL: the initial state */
     int tainted; /* a check was interrupted or unknown: the context is
                     not reused */
+    /* s runs the difference-logic theory, which gives up ("incomplete")
+     * on some formulas: ft_smt_check then asks the general one */
+    int difflogic;
+    unsigned timeout_ms;
     char err[160];
 } ft_smt;
 
@@ -112,6 +116,8 @@ void ft_smt_free(ft_smt *e);
  * the context is interrupted when it passes, wherever Z3 is (smt/check.c);
  * then Z3_L_UNDEF. */
 Z3_lbool ft_smt_check(ft_smt *e, double deadline);
+/* Sets e's solver's time limit (0: none) and its theory (difflogic). */
+void ft_smt_set_params(ft_smt *e, unsigned timeout_ms);
 
 /* The calling thread's kept Z3 context (with model generation, no error
  * handler), or a new one; NULL if Z3 could not make one.  give hands it

@@ -7,7 +7,9 @@
 # trimming), the verdicts, and the per-property seconds (median, p90,
 # max) of the properties the JSON lists (violations and unknown ones; a
 # property that holds is not listed), then the ratio old/new of the
-# whole command.  TIME (default 120) is passed as --time to both.  Not a
+# whole command; then the other kinds' candidates (order, race, ...):
+# how many, and how many stayed unknown.  TIME (default 120) is passed as
+# --time to both, ARGS (default none, e.g. --no-confirm) too.  Not a
 # test: prints a table and leaves nothing behind.
 set -eu
 [ $# -ge 3 ] || { echo "usage: $0 OLD_FORETELL NEW_FORETELL TRACE..." >&2; exit 2; }
@@ -17,14 +19,15 @@ shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 time=${TIME:-120}
-printf 'trace\tbuild\twall_s\tinfer_s\tpredict_s\tprops\tviolated\tholds\tunknown\tprop_med_s\tprop_p90_s\tprop_max_s\texit\n'
+printf 'trace\tbuild\twall_s\tinfer_s\tpredict_s\tprops\tviolated\tholds\tunknown\tprop_med_s\tprop_p90_s\tprop_max_s\texit\tkinds\tkinds_unknown\n'
 for t in "$@"; do
     name=$(basename "$t")
     for b in old new; do
         eval bin=\$$b
         t0=$(date +%s.%N)
         rc=0
-        "$bin" analyze --json -q --time "$time" -o "$tmp/out" "$t" \
+        # shellcheck disable=SC2086 # ARGS is a list of options
+        "$bin" analyze --json -q --time "$time" ${ARGS:-} -o "$tmp/out" "$t" \
             >"$tmp/$b.json" 2>/dev/null || rc=$?
         t1=$(date +%s.%N)
         rm -rf "$tmp/out"
@@ -44,7 +47,9 @@ print("\t".join([name, build, "%.2f" % (float(t1) - float(t0)),
                  "%.2f" % d.get("predict_seconds", 0),
                  str(d.get("properties", "-")), str(d.get("violated", "-")),
                  str(d.get("holds", "-")), str(d.get("unknown", "-")),
-                 q(0.5), q(0.9), "%.3f" % secs[-1] if secs else "-", rc]))
+                 q(0.5), q(0.9), "%.3f" % secs[-1] if secs else "-", rc,
+                 str(d.get("kind_candidates", "-")),
+                 str(d.get("kind_unknown", "-"))]))
 EOF
     done
 done
