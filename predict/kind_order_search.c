@@ -119,6 +119,44 @@ static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
     return 0;
 }
 
+/* try_hold, and when the greedy run got stuck because a thread that
+ * cannot go on (a read that would return another value, a guard) holds
+ * a lock the others need, again with that thread held back too, at the
+ * last point before where it stopped that it held no lock (at most
+ * REFINE times).  On bench/predict's psort, a late worker took the
+ * queue's mutex, then could not read the recorded `outstanding` and kept
+ * the mutex: the other late worker, whose read was the property, never
+ * got in.  lim is changed. */
+#define REFINE 4
+static int try_hold_refined(ft_hold_run *s, const ft_reduced *whole,
+                            uint32_t *lim, uint32_t r, uint32_t after,
+                            int specific, uint64_t want, double deadline)
+{
+    const ft_ctm *c = s->c;
+    for (int round = 0;; round++) {
+        int found = try_hold(s, lim, r, after, specific, want, deadline);
+        if (found != 0 || round == REFINE ||
+            (deadline > 0 && ft_predict_now() >= deadline))
+            return found;
+        int more = 0;
+        for (uint32_t j = 0; j < c->nthreads; j++) {
+            uint32_t p = ft_exec_pos(s->x, j);
+            if (!s->waiting[j] || j == c->tid[r] || p >= c->len[j])
+                continue;
+            uint32_t y = ft_ctm_at(c, j, p);
+            if (ft_pkind_held_before(whole, y) == 0)
+                continue;
+            uint32_t h = c->pos[ft_pkind_unlocked_before(whole, y)];
+            if (h < lim[j]) {
+                lim[j] = h;
+                more = 1;
+            }
+        }
+        if (!more)
+            return 0;
+    }
+}
+
 /* The witness of the run in s: r and the last write of its variable
  * before it marked, cut to their causal past. */
 static int witness_of(const ft_hold_run *s, uint32_t r, ft_presult *res)
@@ -255,7 +293,8 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
             if (!any)
                 continue;
         }
-        found = try_hold(&s, lim, r, NONE, specific, want, deadline);
+        found = try_hold_refined(&s, whole, lim, r, NONE, specific, want,
+                                 deadline);
     }
     /* late: r's thread waits, from the last point before r where it held
      * no lock, for a later write of another value */
@@ -270,8 +309,11 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                                          c->op[y] != FT_OP_RMW)
             continue;
         tries++;
+        for (uint32_t j = 0; j < nt; j++)
+            lim[j] = UINT32_MAX;
         lim[t] = c->pos[ft_pkind_unlocked_before(whole, r)];
-        found = try_hold(&s, lim, r, y, specific, want, deadline);
+        found = try_hold_refined(&s, whole, lim, r, y, specific, want,
+                                 deadline);
     }
     if (found > 0) {
         memset(res, 0, sizeof *res);
