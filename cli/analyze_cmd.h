@@ -124,5 +124,11 @@ void analyze_print_findings(FILE *out, const analyze_out *ao);
 /* The same as the JSON "findings" array (atomicity violations too, each
  * with its kind, sites and fingerprint). */
 void analyze_json_findings(struct ft_json *j, const analyze_out *ao);
+/* The kinds' candidates left undecided (unknown, error), each with its
+ * sites and why: a warning line each (at most 20, then a count), and the
+ * JSON "kind_unsolved" array (all of them).  Those the bound left
+ * unsolved are only counted ("kind_not_solved"). */
+void analyze_print_kind_unknown(FILE *out, const analyze_out *ao);
+void analyze_json_kind_unknown(struct ft_json *j, const analyze_out *ao);
 
 #endif

@@ -425,3 +425,76 @@ void analyze_json_findings(ft_json *j, const analyze_out *ao)
     free(st);
     free(f);
 }
+
+/* ---- candidates of the kinds left undecided -------------------------- */
+
+/* Whether candidate i was looked at and left undecided (not one the
+ * bound left unsolved: those are only counted). */
+static int kind_undecided(const ft_pipeline *pl, size_t i)
+{
+    const ft_presult *r = &pl->kresults[i];
+    return (r->verdict == FT_UNKNOWN || r->verdict == FT_ERROR) &&
+           strncmp(r->reason, "not solved", 10) != 0;
+}
+
+/* Text lines are bounded: a 10^6-event trace may leave thousands. */
+#define KIND_UNKNOWN_LINES 20
+
+void analyze_print_kind_unknown(FILE *out, const analyze_out *ao)
+{
+    const ft_pipeline *pl = ao->pl;
+    char site[300];
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; pl->kresults && i < pl->nkprops; i++) {
+        if (!kind_undecided(pl, i))
+            continue;
+        if (shown == KIND_UNKNOWN_LINES) {
+            more++;
+            continue;
+        }
+        const ft_prop *p = &pl->kprops[i];
+        const ft_pkind *k = ft_pkind_of(p->kind);
+        fprintf(out, "%s: warning: %s candidate #%u of thread %u: unknown: "
+                     "%s\n",
+                ft_trace_info_site(&pl->info, pl->ctm, p->tgt[0], site,
+                                   sizeof site),
+                k ? k->name : "?", p->id, pl->ctm->tid[p->tgt[0]],
+                pl->kresults[i].reason);
+        shown++;
+    }
+    if (more)
+        fprintf(out, "  ... and %zu more undecided candidates (--json lists "
+                     "them all as kind_unsolved)\n", more);
+}
+
+void analyze_json_kind_unknown(ft_json *j, const analyze_out *ao)
+{
+    const ft_pipeline *pl = ao->pl;
+    char site[300];
+    ft_json_begin_array(j);
+    for (size_t i = 0; pl->kresults && i < pl->nkprops; i++) {
+        if (!kind_undecided(pl, i))
+            continue;
+        const ft_prop *p = &pl->kprops[i];
+        const ft_pkind *k = ft_pkind_of(p->kind);
+        ft_json_begin_object(j);
+        ft_json_kuint(j, "property", p->id);
+        ft_json_kstr(j, "kind", k ? k->name : NULL);
+        ft_json_key(j, "sites");
+        ft_json_begin_array(j);
+        for (uint32_t t = 0; t < p->ntgt; t++)
+            ft_json_str(j, ft_trace_info_site(&pl->info, pl->ctm, p->tgt[t],
+                                              site, sizeof site));
+        ft_json_end_array(j);
+        ft_json_key(j, "threads");
+        ft_json_begin_array(j);
+        for (uint32_t t = 0; t < p->ntgt; t++)
+            ft_json_uint(j, pl->ctm->tid[p->tgt[t]]);
+        ft_json_end_array(j);
+        ft_json_kstr(j, "reason", pl->kresults[i].reason);
+        ft_json_key(j, "seconds");
+        ft_json_double(j, pl->kresults[i].seconds);
+        ft_json_end_object(j);
+    }
+    ft_json_end_array(j);
+}

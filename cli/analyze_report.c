@@ -228,6 +228,7 @@ void analyze_print_text(FILE *out, const analyze_out *ao)
     analyze_print_atomicity(out, ao);
     analyze_print_confirm(out, ao);
     analyze_print_findings(out, ao);
+    analyze_print_kind_unknown(out, ao);
     print_summary(out, ao);
 }
 
@@ -401,6 +402,7 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "kind_violated", pl->nkviolated);
     ft_json_kuint(&j, "kind_holds", pl->nkholds);
     ft_json_kuint(&j, "kind_unknown", pl->nkunknown);
+    ft_json_kuint(&j, "kind_not_solved", pl->nkskipped);
     ft_json_kuint(&j, "kind_bugs", analyze_kind_bugs(ao));
     ft_json_kstr(&j, "unconfirmed", ao->unconfirmed[0] ? ao->unconfirmed
                                                        : NULL);
@@ -413,6 +415,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
             pl->results[i].verdict == FT_ERROR)
             json_prop(&j, ao, i);
     ft_json_end_array(&j);
+    ft_json_key(&j, "kind_unsolved");
+    analyze_json_kind_unknown(&j, ao);
     ft_json_end_object(&j);
     ft_json_line(&j);
 }

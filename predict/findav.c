@@ -297,8 +297,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
         }
         if (sat == Z3_L_UNDEF) {
             verdict = FT_UNKNOWN;
-            snprintf(res->reason, sizeof res->reason, "solver: %s",
-                     Z3_solver_get_reason_unknown(e->z, e->s));
+            ft_smt_unknown_reason(e, res->reason, sizeof res->reason);
             break;
         }
         Z3_model m = Z3_solver_get_model(e->z, e->s);

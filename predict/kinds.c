@@ -292,8 +292,7 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
         res->reason[0] = 0;
     } else if (sat == Z3_L_UNDEF) {
         res->verdict = FT_UNKNOWN;
-        snprintf(res->reason, sizeof res->reason, "solver: %s",
-                 Z3_solver_get_reason_unknown(e.z, e.s));
+        ft_smt_unknown_reason(&e, res->reason, sizeof res->reason);
     } else {
         order = malloc(sizeof *order * (e.nb + 1));
         Z3_model m = Z3_solver_get_model(e.z, e.s);

@@ -173,6 +173,8 @@ int ft_smt_encode_order(ft_smt *e)
  * it. */
 #define FT_SMT_MEMORY_MB 128u
 
+static unsigned long memory_mb = FT_SMT_MEMORY_MB;
+
 static void set_memory_bound(void)
 {
     const char *env = getenv("FORETELL_Z3_MEMORY");
@@ -181,6 +183,7 @@ static void set_memory_bound(void)
         mb = strtoul(env, NULL, 10);
     if (mb > 4095)
         mb = 4095; /* an unsigned int of bytes */
+    memory_mb = mb;
     char v[32];
     snprintf(v, sizeof v, "%lu", mb << 20);
     Z3_global_param_set("memory_high_watermark", v);
@@ -188,6 +191,16 @@ static void set_memory_bound(void)
      * ...)") went to stderr between our progress lines: they are about
      * its choice of theory solver, not the user's program */
     Z3_global_param_set("warning", "false");
+}
+
+void ft_smt_unknown_reason(const ft_smt *e, char *buf, size_t len)
+{
+    const char *why = Z3_solver_get_reason_unknown(e->z, e->s);
+    if (why && strstr(why, "memout") && memory_mb)
+        snprintf(buf, len, "solver: %s (Z3's memory bound, %lu MB: "
+                 "FORETELL_Z3_MEMORY=MB raises it)", why, memory_mb);
+    else
+        snprintf(buf, len, "solver: %s", why ? why : "unknown");
 }
 
 int ft_smt_init(ft_smt *e, const ft_reduced *r, const ft_smt_region *reg,

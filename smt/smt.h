@@ -116,6 +116,9 @@ void ft_smt_free(ft_smt *e);
  * the context is interrupted when it passes, wherever Z3 is (smt/check.c);
  * then Z3_L_UNDEF. */
 Z3_lbool ft_smt_check(ft_smt *e, double deadline);
+/* "solver: WHY" for a check that returned Z3_L_UNDEF, with what to do
+ * when WHY is Z3's memory bound. */
+void ft_smt_unknown_reason(const ft_smt *e, char *buf, size_t len);
 /* Sets e's solver's time limit (0: none) and its theory (difflogic). */
 void ft_smt_set_params(ft_smt *e, unsigned timeout_ms);
 
