@@ -47,6 +47,9 @@ static const ft_opt explore_opts[] = {
                                 "are not bugs (default "
                                 "$FORETELL_SUPPRESSIONS)"},
     {"quiet", 'q', NULL, "no progress line"},
+    {"backend", 0, "B", "auto (default: the program's own runtime if built "
+                        "with foretell-cc, else the LD_PRELOAD one), runtime "
+                        "or preload (synchronisation only)"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -54,7 +57,7 @@ enum {
     OPT_STRATEGY, OPT_BUDGET, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_ALL,
     OPT_OUTPUT, OPT_JSON, OPT_DEPTH, OPT_RADIUS, OPT_DEADLOCK, OPT_VARS,
     OPT_BOUND, OPT_PERIODS, OPT_CTX, OPT_LEARN, OPT_RUN_TIMEOUT,
-    OPT_MAX_RUN_EVENTS, OPT_SUPP, OPT_QUIET,
+    OPT_MAX_RUN_EVENTS, OPT_SUPP, OPT_QUIET, OPT_BACKEND,
 };
 
 static const char usage_line[] =
@@ -197,7 +200,7 @@ int cmd_explore(int argc, char **argv)
 {
     fx_opts o;
     fx_opts_default(&o);
-    int json = 0, quiet = 0;
+    int json = 0, quiet = 0, backend = FR_BACKEND_AUTO;
     const char *supp_path = NULL;
     ft_optparse p;
     ft_opt_init(&p, "foretell explore", argc, argv);
@@ -310,6 +313,10 @@ int cmd_explore(int argc, char **argv)
             break;
         case OPT_SUPP: supp_path = v; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_BACKEND:
+            if (ft_cli_backend_opt("foretell explore", v, &backend))
+                return FT_EXIT_BAD_INPUT;
+            break;
         }
     }
     fprintf(stderr, "foretell explore: no program given (usage: %s)\n", usage_line);
@@ -329,6 +336,8 @@ program:
     o.argv = argv + p.i;
     int found = ft_cli_check_program("foretell explore", o.argv[0]);
     if (found)
+        return found;
+    if ((found = ft_cli_backend("foretell explore", o.argv[0], backend)))
         return found;
     ft_suppressions *supp = NULL;
     if ((found = ft_cli_suppressions(supp_path, &supp)) != 0)

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "recorder/trace.h"
+#include "replay/replay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,11 +36,14 @@ static const ft_opt record_opts[] = {
     {"seed", 0, "X", "scheduler seed (FORETELL_SEED)"},
     {"no-compress", 0, NULL, "write the trace uncompressed, format version 3 "
                              "(FORETELL_COMPRESS=0)"},
+    {"backend", 0, "B", "auto (default: the program's own runtime if built "
+                        "with foretell-cc, else the LD_PRELOAD one), runtime "
+                        "or preload (synchronisation only)"},
     {NULL, 0, NULL, NULL},
 };
 
 enum { OPT_OUTPUT, OPT_TIMEOUT, OPT_GRACE, OPT_QUANTUM, OPT_SEED,
-       OPT_NO_COMPRESS };
+       OPT_NO_COMPRESS, OPT_BACKEND };
 
 static volatile pid_t child_pid;
 
@@ -112,6 +116,7 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
             setenv("FORETELL_SEED", seed, 1);
         if (no_compress)
             setenv("FORETELL_COMPRESS", "0", 1);
+        fr_backend_apply(args[0]);
         execvp(args[0], args);
         int e = errno;
         if (write(pfd[1], &e, sizeof e) < 0)
@@ -241,7 +246,7 @@ int cmd_record(int argc, char **argv)
     ft_optparse p;
     ft_opt_init(&p, "foretell record", argc, argv);
     const char *output = NULL, *quantum = NULL, *seed = NULL, *v;
-    int no_compress = 0;
+    int no_compress = 0, backend = FR_BACKEND_AUTO;
     double timeout = 0, grace = 2;
     uint64_t num;
     int k, prog_at = -1;
@@ -250,8 +255,11 @@ int cmd_record(int argc, char **argv)
         switch (k) {
         case FT_OPT_HELP:
             ft_opt_usage(stdout, "foretell record [options] [--] PROG [ARGS]",
-                         "Runs PROG (built with foretell-cc) and records one "
-                         "execution as a trace. Exits with PROG's status.",
+                         "Runs PROG (built with foretell-cc; any other "
+                         "dynamically linked program is recorded at "
+                         "synchronisation granularity through the LD_PRELOAD "
+                         "runtime) and records one execution as a trace. "
+                         "Exits with PROG's status.",
                          record_opts);
             return FT_EXIT_OK;
         case FT_OPT_ERROR:
@@ -291,6 +299,10 @@ int cmd_record(int argc, char **argv)
         case OPT_NO_COMPRESS:
             no_compress = 1;
             break;
+        case OPT_BACKEND:
+            if (ft_cli_backend_opt("foretell record", v, &backend))
+                return FT_EXIT_BAD_INPUT;
+            break;
         }
     }
     if (prog_at < 0 || prog_at >= argc) {
@@ -301,6 +313,8 @@ int cmd_record(int argc, char **argv)
     char **args = argv + prog_at;
     int found = ft_cli_check_program("foretell record", args[0]);
     if (found)
+        return found;
+    if ((found = ft_cli_backend("foretell record", args[0], backend)))
         return found;
     char defpath[4096], real[4096], dest[4096], trace[4200], msg[4400];
     if (!output) {

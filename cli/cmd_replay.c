@@ -33,11 +33,15 @@ static const ft_opt replay_opts[] = {
                                  "(for a failure: the bug's witness)"},
     {"json", 0, NULL, "one JSON object on stdout"},
     {"quiet", 'q', NULL, "discard the program's output"},
+    {"backend", 0, "B", "auto (default: the program's own runtime if built "
+                        "with foretell-cc, else the LD_PRELOAD one), runtime "
+                        "or preload (synchronisation only)"},
     {NULL, 0, NULL, NULL},
 };
 
 enum { OPT_SCHEDULE, OPT_TRACE, OPT_OUTPUT, OPT_DIVERGE, OPT_STRATEGY,
-       OPT_TIMEOUT, OPT_MAX_STEPS, OPT_SAVE, OPT_JSON, OPT_QUIET };
+       OPT_TIMEOUT, OPT_MAX_STEPS, OPT_SAVE, OPT_JSON, OPT_QUIET,
+       OPT_BACKEND };
 
 static const char usage_line[] =
     "foretell replay (--schedule FILE | --trace TRACE) [options] -- PROG "
@@ -152,7 +156,7 @@ int cmd_replay(int argc, char **argv)
                *v;
     fr_run_opts ro;
     fr_run_opts_default(&ro);
-    int json = 0, k, prog_at = -1;
+    int json = 0, k, prog_at = -1, backend = FR_BACKEND_AUTO;
     uint64_t num;
     while (prog_at < 0 && (k = ft_opt_next(&p, replay_opts, &v)) != FT_OPT_END) {
         switch (k) {
@@ -163,6 +167,10 @@ int cmd_replay(int argc, char **argv)
         case OPT_STRATEGY: ro.strategy = v; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: ro.quiet = 1; break;
+        case OPT_BACKEND:
+            if (ft_cli_backend_opt("foretell replay", v, &backend))
+                return FT_EXIT_BAD_INPUT;
+            break;
         case OPT_DIVERGE:
             if (!strcmp(v, "stop"))
                 ro.diverge = FR_DIVERGE_STOP;
@@ -207,6 +215,8 @@ int cmd_replay(int argc, char **argv)
     char **args = argv + prog_at;
     int found = ft_cli_check_program("foretell replay", args[0]);
     if (found)
+        return found;
+    if ((found = ft_cli_backend("foretell replay", args[0], backend)))
         return found;
     char outbuf[4096], tmpsched[] = "/tmp/foretell-replay-XXXXXX";
     if (!output) {

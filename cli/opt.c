@@ -187,6 +187,24 @@ int ft_cli_check_program(const char *cmd, const char *prog)
     return rc;
 }
 
+int ft_cli_backend_opt(const char *cmd, const char *v, int *backend)
+{
+    if ((*backend = fr_backend_parse(v)) >= 0)
+        return 0;
+    fprintf(stderr, "%s: --backend: '%s' is not auto, runtime or preload\n",
+            cmd, v);
+    return FT_EXIT_BAD_INPUT;
+}
+
+int ft_cli_backend(const char *cmd, const char *prog, int backend)
+{
+    ft_error err;
+    if (fr_backend_prepare(prog, backend, stderr, &err) >= 0)
+        return 0;
+    fprintf(stderr, "%s: %s: %s\n", cmd, err.path, err.message);
+    return FT_EXIT_BAD_INPUT;
+}
+
 int ft_cli_suppressions(const char *path, ft_suppressions **out)
 {
     *out = NULL;

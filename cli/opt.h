@@ -69,6 +69,14 @@ int ft_cli_finish_trace(ft_reader *r, const char *path, int ok_code);
  * (a directory, not executable, empty: cannot be executed). */
 int ft_cli_check_program(const char *cmd, const char *prog);
 
+/* --backend B (record, replay, explore): *backend set (replay/backend.c's
+ * enum), or prints why and returns FT_EXIT_BAD_INPUT. */
+int ft_cli_backend_opt(const char *cmd, const char *v, int *backend);
+/* Chooses the runtime prog's runs get (a note on stderr when it is the
+ * LD_PRELOAD one): 0, or prints "CMD: PROG: why" and returns
+ * FT_EXIT_BAD_INPUT. */
+int ft_cli_backend(const char *cmd, const char *prog, int backend);
+
 /* The suppressions a command applies: the file of its --suppressions
  * option, else $FORETELL_SUPPRESSIONS when set and not empty.  0 with
  * *out set (NULL: none), or prints "FILE:LINE: error: ..." and returns

@@ -14,6 +14,9 @@ set(FT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/foretell)
 set_target_properties(foretell_rt PROPERTIES EXPORT_NAME rt)
 install(TARGETS foretell_rt EXPORT foretellTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The LD_PRELOAD runtime for programs not built with foretell-cc; the
+# commands find it beside them (bin/../lib) or at this libdir.
+install(TARGETS foretell_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The annotation header (foretell_atomic_begin/end); compiles to nothing
 # outside a foretell build, so it can stay in production code.
 install(FILES ${PROJECT_SOURCE_DIR}/recorder/foretell.h

@@ -427,6 +427,8 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     double t0 = fx_now();
     int rc = 0;
     time_limit = deadline_of(o, t0);
+    /* the LD_PRELOAD runtime for a program not built with foretell-cc */
+    fr_backend_ensure(o->argv[0]);
     /* Calibration: the non-preemptive schedule, run 1. */
     snprintf(cal->trace, sizeof cal->trace, "%s/calib.ftrace", d.work);
     snprintf(cal->log, sizeof cal->log, "%s/calib.log", d.work);

@@ -40,7 +40,7 @@ const char *fx_failure_name(int f)
  * the run's own.  NULL when out of memory; free the array only (its
  * strings are environ's or those of the caller). */
 extern char **environ;
-static char **run_env(char *const *ours)
+static char **run_env(char *const *ours, int own_preload)
 {
     static const char *const drop[] = {
         "FORETELL_TRACE=", "FORETELL_STRATEGY=", "FORETELL_EXPLORE_LOG=",
@@ -50,13 +50,15 @@ static char **run_env(char *const *ours)
     size_t n = 0, k = 0;
     while (environ && environ[n])
         n++;
-    char **env = malloc((n + 9) * sizeof *env);
+    char **env = malloc((n + 11) * sizeof *env);
     if (!env)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         int keep = 1;
         for (const char *const *d = drop; *d && keep; d++)
             keep = strncmp(environ[i], *d, strlen(*d)) != 0;
+        if (own_preload && !strncmp(environ[i], "LD_PRELOAD=", 11))
+            keep = 0; /* ours holds it, the user's after the runtime */
         if (keep)
             env[k++] = environ[i];
     }
@@ -93,11 +95,17 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
     size_t lt = 2 * strlen(c->trace) + 20, ls = strlen(spec) + 24,
            ll = strlen(c->log) + 24;
     char *trace_var = malloc(lt), *spec_var = malloc(ls), *log_var = malloc(ll);
-    char parent_var[48], report_var[48], steps_var[64];
+    char parent_var[48], report_var[48], steps_var[64], preload_var[8400];
     snprintf(parent_var, sizeof parent_var, "FORETELL_PARENT_PID=%ld",
              (long)getpid());
-    char *ours[9] = {trace_var, spec_var, parent_var, c->prog.env, NULL};
+    char *ours[11] = {trace_var, spec_var, parent_var, c->prog.env, NULL};
     int k = 4;
+    /* the LD_PRELOAD runtime for a program not built with foretell-cc
+     * (replay/backend.c); an LD_PRELOAD of the user's stays after it */
+    const char *ld = fr_backend_env(l->argv[0], preload_var,
+                                    sizeof preload_var);
+    if (ld)
+        ours[k++] = preload_var;
     /* A run's trace is read once, by the harness, while -j runs keep
      * every core busy: compressing it (docs/benchmarks.md, "Trace
      * compression") would only take CPU from the runs.  Unless the user
@@ -117,7 +125,8 @@ int fx_child_start(fx_child *c, const fx_launch *l, const char *spec,
     }
     if (with_log)
         ours[k++] = log_var;
-    char **env = trace_var && spec_var && log_var ? run_env(ours) : NULL;
+    char **env =
+        trace_var && spec_var && log_var ? run_env(ours, ld != NULL) : NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     int rc = ENOMEM, have_fa = 0, have_at = 0;

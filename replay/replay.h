@@ -152,6 +152,32 @@ int fr_find_program(const char *prog, char *buf, size_t len, ft_error *err);
 /* The same as a lookup: buf, or NULL when there is no such program. */
 const char *fr_which(const char *prog, char *buf, size_t len);
 
+/* ---- which runtime the program gets (replay/backend.c) ---- */
+enum fr_backend {
+    FR_BACKEND_AUTO = 0, /* its own if built with foretell-cc, else the
+                            LD_PRELOAD one if dynamically linked */
+    FR_BACKEND_RUNTIME,  /* run as it is */
+    FR_BACKEND_PRELOAD   /* LD_PRELOAD=libforetell_preload.so */
+};
+/* "auto", "runtime", "preload": the enum, -1 for anything else. */
+int fr_backend_parse(const char *s);
+/* Decides, in the parent, for the runs of prog that follow (the last call
+ * wins); with the preload runtime, says so once on note (may be NULL).
+ * Returns the backend, or -1 with err (preload asked for a static
+ * program, or the library not found). */
+int fr_backend_prepare(const char *prog, int want, FILE *note, ft_error *err);
+/* fr_backend_prepare(prog, auto, stderr) unless prog was prepared last
+ * (fr_run and explore call it: a confirmation's program too). */
+void fr_backend_ensure(const char *prog);
+/* "LD_PRELOAD=..." as chosen for prog into buf (a spawned child's
+ * environment), NULL when prog runs as it is. */
+const char *fr_backend_env(const char *prog, char *buf, size_t len);
+/* In a child about to exec prog: LD_PRELOAD as chosen for it. */
+void fr_backend_apply(const char *prog);
+/* The LD_PRELOAD runtime: $FORETELL_PRELOAD, else beside the foretell
+ * executable (bin/../lib), else the installed libdir; NULL if none. */
+const char *fr_preload_path(char *buf, size_t len);
+
 /* Whether prog (as execvp finds it) is the binary the trace recorded, by
  * the main program's build id (replay/binary_check.c): 1 the same, 0 not
  * (then a warning naming both goes to warn, which may be NULL), -1 not

@@ -91,6 +91,7 @@ static void child(const fr_run_opts *o, const char *trace, int errfd,
         }
         close(fd);
     }
+    fr_backend_apply(o->argv[0]);
     execvp(o->argv[0], o->argv);
     ce.err = errno;
     if (write(errfd, &ce, sizeof ce) < 0)
@@ -286,6 +287,7 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         out->exec_errno = errno; /* ENOENT (127) or EACCES (126) */
         return -1;
     }
+    fr_backend_ensure(o->argv[0]);
     fr_progress prog; /* presence; refusals come on the status pipe */
     if (fr_progress_open(&prog, err) < 0)
         return -2;

@@ -64,6 +64,8 @@ grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/
     fail "$doc/copyright missing or not in Debian's format"
 rt=$(find "$root/usr/lib" -name libforetell_rt.a | head -1)
 [ -n "$rt" ] || fail "libforetell_rt.a not installed under $root/usr/lib"
+pre=$(find "$root/usr/lib" -name libforetell_preload.so | head -1)
+[ -n "$pre" ] || fail "libforetell_preload.so not installed under $root/usr/lib"
 
 # The quick tour, from a directory of its own, with nothing but the
 # installed tree on PATH before the system's.
@@ -94,6 +96,10 @@ run 1 foretell batch analyze --store ci.db -j 2 traces/
 run 1 foretell batch report --store ci.db --sarif ci.sarif --html report
 [ -s ci.sarif ] || fail "batch report wrote no SARIF"
 run 1 foretell explore --strategy pct --budget 50 -- ./fig2
+# a program built with plain cc: the installed LD_PRELOAD runtime
+run 0 cc -O1 -pthread -o fig2cc best_fig2.c
+run 0 foretell record -o cc.ftrace -- ./fig2cc
+grep -q 'LD_PRELOAD runtime' err.txt || fail "record of a cc build: $(cat err.txt)"
 run 0 foretell help record
 grep -q -- '-o' out.txt || fail "foretell help record shows no options"
 

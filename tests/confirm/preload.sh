@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# preload.sh - programs not built with foretell-cc (replay/backend.c,
+# recorder/rt/preload/preload.c): record, analyze (with its replays),
+# explore and replay run them through the LD_PRELOAD runtime and say so.
+#  1. data/abba_deadlock.c built with plain cc: the deadlock is predicted
+#     from a passing run and proved by replay, with the same fingerprint
+#     as from the foretell-cc build's trace; explore finds it and its
+#     saved schedule replays to it.
+#  2. --backend: runtime on the unmodified program, a bad name, preload
+#     on a static program: exit 2, each with its message.
+#  3. a library built with foretell-cc -shared in a host built with cc:
+#     its accesses are recorded, and its lost update is proved.
+NAME=preload
+. "$(dirname "$0")/lib.sh"
+CC=${CC:-cc}
+D=$(cd "$P/../../../data" && pwd)
+"$CC" -g -O1 -pthread -o abba "$D/abba_deadlock.c" ||
+    { echo "FAIL(preload): cc cannot build abba_deadlock.c" >&2; exit 1; }
+build abba_ft "$D/abba_deadlock.c" -O1
+
+# 1. record, analyze, explore, replay
+ok=0
+for try in 1 2 3 4 5; do # a passing run
+    if "$F" record -o abba.ft -- ./abba >/dev/null 2>rec.err; then
+        ok=1
+        break
+    fi
+done
+[ $ok = 1 ] || { echo "FAIL(preload): no passing run in 5: $(cat rec.err)" >&2; exit 1; }
+grep -q "not built with foretell-cc: running it with the LD_PRELOAD runtime" rec.err ||
+    fail "record did not say which runtime: $(cat rec.err)"
+"$F" dump abba.ft | grep -q "mutex_lock" || fail "no lock events recorded"
+"$F" analyze --json -o out abba.ft >abba.json 2>abba.err
+rc=$?
+[ $rc = 1 ] || fail "analyze: exit $rc, expected 1: $(tail -3 abba.err)"
+for try in 1 2 3 4 5; do
+    "$F" record -o abba_ft.ft -- ./abba_ft >/dev/null 2>&1 && break
+done
+"$F" analyze --json -o out2 abba_ft.ft >abba_ft.json 2>/dev/null
+python3 - abba.json abba_ft.json <<'PY' || fail "findings: $(head -c 900 abba.json)"
+import json, sys
+pre, ftcc = (json.load(open(p)) for p in sys.argv[1:])
+def deadlocks(d):
+    return {f["fingerprint"] for f in d["findings"] if f["kind"] == "deadlock"}
+bugs = [f for f in pre["findings"] if f["kind"] == "deadlock" and f["bug"]]
+assert bugs, pre["findings"]
+assert deadlocks(pre) == deadlocks(ftcc), (deadlocks(pre), deadlocks(ftcc))
+PY
+"$F" explore -q --budget 200 -o ex -- ./abba >ex.out 2>ex.err
+rc=$?
+[ $rc = 1 ] || fail "explore: exit $rc, expected 1: $(tail -3 ex.err)"
+grep -q "error: deadlock" ex.out || fail "explore found no deadlock: $(cat ex.out ex.err)"
+sched=$(ls ex/*.schedule 2>/dev/null | head -1)
+if [ -n "$sched" ]; then
+    "$F" replay -q --schedule "$sched" -o re.ft -- ./abba >re.out 2>re.err
+    rc=$?
+    [ $rc = 1 ] || fail "replay: exit $rc, expected 1: $(tail -3 re.err)"
+    grep -q "deadlock" re.err || fail "the saved schedule did not replay to the deadlock: $(cat re.err)"
+else
+    fail "explore saved no schedule"
+fi
+
+# 2. --backend
+"$F" explore -q --budget 5 --backend runtime -- ./abba >/dev/null 2>b1.err
+rc=$?
+[ $rc = 2 ] || fail "--backend runtime: exit $rc, expected 2"
+grep -q "not built with foretell-cc" b1.err || fail "--backend runtime: $(cat b1.err)"
+"$F" record --backend bogus -- ./abba >/dev/null 2>b2.err
+rc=$?
+[ $rc = 2 ] || fail "--backend bogus: exit $rc, expected 2"
+grep -q "'bogus' is not auto, runtime or preload" b2.err || fail "--backend bogus: $(cat b2.err)"
+if "$CC" -static -pthread -o abba_static "$D/abba_deadlock.c" 2>/dev/null; then
+    "$F" record --backend preload -o st.ft -- ./abba_static >/dev/null 2>b3.err
+    rc=$?
+    [ $rc = 2 ] || fail "--backend preload, static: exit $rc, expected 2"
+    grep -q "not a dynamically linked program" b3.err || fail "static: $(cat b3.err)"
+fi
+
+# 3. an instrumented library in an unmodified host
+"$FT_BIN/foretell-cc" -g -O1 -fPIC -shared -o libbump.so "$P/preload_lib.c" ||
+    { echo "FAIL(preload): cannot build the library" >&2; exit 1; }
+"$CC" -g -O1 -pthread -o host "$P/preload_host.c" -L. -lbump \
+    -Wl,-rpath,"$PWD" -Wl,--allow-shlib-undefined ||
+    { echo "FAIL(preload): cannot build the host" >&2; exit 1; }
+ok=0
+for try in 1 2 3 4 5; do
+    if "$F" record -o host.ft -- ./host >/dev/null 2>&1; then
+        ok=1
+        break
+    fi
+done
+[ $ok = 1 ] || fail "host: no passing run in 5"
+"$F" dump host.ft | grep -q "read .*counter.*preload_lib.c" ||
+    fail "the library's reads were not recorded"
+"$F" analyze --json -o out3 host.ft >host.json 2>host.err
+python3 - host.json <<'PY' || fail "library findings: $(head -c 900 host.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["violated"] > 0 and d["confirmed"] > 0, d
+PY
+[ $fails = 0 ] && echo "preload: ok"
+exit $fails
