@@ -380,8 +380,10 @@ int cmd_record(int argc, char **argv)
                     strerror(rn.report.write_errno), status_text);
             return FT_EXIT_INTERNAL;
         }
+        const char *why = fr_backend_why(args[0]);
         fprintf(stderr, "foretell record: %s was not built with foretell-cc "
-                "(it wrote no trace; %s)\n", args[0], status_text);
+                "(it wrote no trace; %s%s%s)\n", args[0], status_text,
+                why ? "; " : "", why ? why : "");
         return FT_EXIT_BAD_INPUT;
     }
 

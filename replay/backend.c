@@ -34,6 +34,7 @@ static struct {
     char prog[4096];
     int backend; /* enum fr_backend */
     char preload[4096];
+    const char *why; /* auto left a program without the runtime as it is */
 } chosen;
 
 /* Whether the ELF image m (n bytes) imports a thread-creating function
@@ -160,6 +161,14 @@ int fr_backend_prepare(const char *prog, int want, FILE *note, ft_error *err)
     snprintf(chosen.prog, sizeof chosen.prog, "%s", prog);
     chosen.backend = FR_BACKEND_RUNTIME;
     chosen.preload[0] = 0;
+    chosen.why = NULL;
+    if (want == FR_BACKEND_AUTO && !has_rt && file)
+        chosen.why = !dyn ? "not a dynamically linked program, so the "
+                            "LD_PRELOAD runtime cannot reach it either"
+                          : !threads ? "it starts no thread; --backend "
+                                       "preload runs it with the LD_PRELOAD "
+                                       "runtime anyway"
+                                     : NULL;
     if (want == FR_BACKEND_RUNTIME ||
         (want == FR_BACKEND_AUTO && (has_rt || !dyn || !threads)))
         return FR_BACKEND_RUNTIME; /* as it is: the runtime, or the
@@ -200,6 +209,11 @@ void fr_backend_ensure(const char *prog)
     ft_error err;
     if (fr_backend_prepare(prog, FR_BACKEND_AUTO, stderr, &err) < 0)
         chosen.backend = FR_BACKEND_RUNTIME; /* the harness says why */
+}
+
+const char *fr_backend_why(const char *prog)
+{
+    return chosen.why && !strcmp(prog, chosen.prog) ? chosen.why : NULL;
 }
 
 const char *fr_backend_env(const char *prog, char *buf, size_t len)

@@ -446,8 +446,10 @@ int fx_explore(const fx_opts *o, fx_result *res, ft_error *err)
     int have_calib = fx_calibrate(cal->trace, &calib, &cerr) == 0;
     if (!cal->started && !have_calib) {
         /* As record and replay say it. */
-        char status[32];
-        snprintf(status, sizeof status, "%d", out.exit_status);
+        char status[300];
+        const char *why = fr_backend_why(o->argv[0]);
+        snprintf(status, sizeof status, "%d%s%s", out.exit_status,
+                 why ? "; " : "", why ? why : "");
         rc = seterr(err, o->argv[0], "not built with foretell-cc (no "
                     "foretell runtime started in it; it exited with status "
                     "%s)", status);

@@ -169,6 +169,10 @@ int fr_backend_prepare(const char *prog, int want, FILE *note, ft_error *err);
 /* fr_backend_prepare(prog, auto, stderr) unless prog was prepared last
  * (fr_run and explore call it: a confirmation's program too). */
 void fr_backend_ensure(const char *prog);
+/* Why auto left prog, which has no runtime, as it is ("it starts no
+ * thread; ...", "not a dynamically linked program ..."), for the "not
+ * built with foretell-cc" messages; NULL otherwise. */
+const char *fr_backend_why(const char *prog);
 /* "LD_PRELOAD=..." as chosen for prog into buf (a spawned child's
  * environment), NULL when prog runs as it is. */
 const char *fr_backend_env(const char *prog, char *buf, size_t len);

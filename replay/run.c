@@ -226,9 +226,11 @@ static int run_trace(const fr_run_opts *o, const char *tmp, int status,
             errno = rep->write_errno;
             return -1;
         }
-        char msg[64];
-        snprintf(msg, sizeof msg, "%d",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        char msg[128];
+        const char *why = fr_backend_why(o->argv[0]);
+        snprintf(msg, sizeof msg, "%d%s%s",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                 why ? "; " : "", why ? why : "");
         set_err(err, o->argv[0],
                 started ? "the runtime started but wrote no trace (exit "
                           "status %s)"

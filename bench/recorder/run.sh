@@ -23,7 +23,10 @@
 # (FORETELL_COMPRESS=0, format 3) against the default (zstd level 1 in the
 # runtime's writer thread), their wall times, rt's CPU time (user+system,
 # all threads: what compressing costs the machine), bytes per event and
-# ratios, and the load average before and after.  Last, dense_bound.c: the
+# ratios, and the load average before and after.  Then the native
+# binaries recorded through the LD_PRELOAD runtime (`record --backend
+# preload`: synchronisation only) against native and against `record` of
+# the foretell-cc build.  Last, dense_bound.c: the
 # dense kernel's two threads encoding and writing their events at once,
 # with no hooks at all (a lower bound for any recorder), against libtsan.
 #
@@ -42,7 +45,7 @@ esac
 if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -j2 --target foretell foretell_wrappers >/dev/null
+cmake --build "$build" -j2 --target foretell foretell_wrappers foretell_preload >/dev/null
 for tool in gcc "$build/bin/foretell-cc" "$build/bin/foretell"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "run.sh: $tool not found" >&2
@@ -163,6 +166,7 @@ for k in dense locks workq; do
     rm -f "$tmp/$k.ftrace"
     echo "$k $rtz $rtnc $rec $recnc ${events:-0} $bytes ${ncevents:-0} $ncbytes" \
         >>"$tmp/compress"
+    echo "$k $args $nat $rec" >>"$tmp/native"
     awk -v k="$k" -v nat="$nat" -v tsan="$tsan" -v pass="$pass" -v rt="$rt" \
         -v rt0="$rt0" -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
         printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %7.3f %10d %6.2f %8.2f\n",
@@ -170,6 +174,28 @@ for k in dense locks workq; do
             rt / rt0, ev, (ev ? by / ev : 0), ((rec > 0) ? ev / (rec * 1000) : 0) }'
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+# Programs not built with foretell-cc: the native binary recorded through
+# the LD_PRELOAD runtime (synchronisation only, docs/recorder.md), against
+# the native run and `record` of the foretell-cc build, same run.
+: >"$tmp/preload"
+while read -r k args nat rec; do
+    pre=$(median_ms "$build/bin/foretell" record --backend preload \
+        -o "$tmp/$k.ftrace" -- "$tmp/$k.native" "$args")
+    "$build/bin/foretell" record --backend preload -o "$tmp/$k.ftrace" -- \
+        "$tmp/$k.native" "$args" >/dev/null 2>"$tmp/rec.err"
+    pev=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
+    pby=$(wc -c <"$tmp/$k.ftrace")
+    rm -f "$tmp/$k.ftrace"
+    echo "$k $nat $pre $rec ${pev:-0} $pby" >>"$tmp/preload"
+done <"$tmp/native"
+echo
+echo "LD_PRELOAD runtime (native binary, synchronisation only) against native"
+echo "and against record of the foretell-cc build (same runs' medians):"
+printf '%-6s %9s %9s %9s %8s %8s %10s %6s\n' kernel native_ms preload_ms \
+    record_ms pre/nat pre/rec events B/ev
+awk '{ printf "%-6s %9.1f %9.1f %9.1f %8.2f %8.3f %10d %6.2f\n", $1, $2, $3,
+    $4, ($2 > 0 ? $3 / $2 : 0), ($4 > 0 ? $3 / $4 : 0), $5,
+    ($5 ? $6 / $5 : 0) }' "$tmp/preload"
 echo
 echo "trace compression (zstd level 1 in the writer thread, the default, against"
 echo "--no-compress; same runs' medians):"

@@ -8,7 +8,8 @@
 #     as from the foretell-cc build's trace; explore finds it and its
 #     saved schedule replays to it.
 #  2. --backend: runtime on the unmodified program, a bad name, preload
-#     on a static program: exit 2, each with its message.
+#     on a static program, and a static program left as it is: exit 2,
+#     each with its message.
 #  3. a library built with foretell-cc -shared in a host built with cc:
 #     its accesses are recorded, and its lost update is proved.
 NAME=preload
@@ -75,6 +76,11 @@ if "$CC" -static -pthread -o abba_static "$D/abba_deadlock.c" 2>/dev/null; then
     rc=$?
     [ $rc = 2 ] || fail "--backend preload, static: exit $rc, expected 2"
     grep -q "not a dynamically linked program" b3.err || fail "static: $(cat b3.err)"
+    "$F" record -o st2.ft -- ./abba_static >/dev/null 2>b4.err
+    rc=$?
+    [ $rc = 2 ] || fail "static, auto: exit $rc, expected 2"
+    grep -q "was not built with foretell-cc.*LD_PRELOAD runtime cannot reach it either" b4.err ||
+        fail "static, auto: $(cat b4.err)"
 fi
 
 # 3. an instrumented library in an unmodified host

@@ -25,14 +25,26 @@ case "$rc $json" in
 *) fail "exit 84: explore exit $rc: $json" ;;
 esac
 
-# A program not built with foretell-cc: as record and replay say it.
+# A program not built with foretell-cc: explored through the LD_PRELOAD
+# runtime (its exit 84 is its own there too); as it is (--backend
+# runtime), as record and replay say it.
 cc -O1 -o "$work/native84" "$P/exit84.c" -pthread
-"$bin/foretell" explore -q --budget 3 -o "$work/onat" -- "$work/native84" \
-    >/dev/null 2>"$work/err"
+json=$("$bin/foretell" explore -q --json --budget 3 -o "$work/onat" -- \
+       "$work/native84" 2>"$work/err")
+rc=$?
+case "$rc $json" in
+"1 "*'"detail":"exited with status 84"'*)
+    grep -q "LD_PRELOAD runtime" "$work/err" &&
+        echo "ok: a native program through the LD_PRELOAD runtime" ||
+        fail "native program: no note: $(cat "$work/err")" ;;
+*) fail "native program: explore exit $rc: $json $(cat "$work/err")" ;;
+esac
+"$bin/foretell" explore -q --budget 3 --backend runtime -o "$work/onat2" \
+    -- "$work/native84" >/dev/null 2>"$work/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "not built with foretell-cc" "$work/err" &&
     echo "ok: not built with foretell-cc: exit 2" ||
-    fail "native program: exit $rc: $(cat "$work/err")"
+    fail "native program, --backend runtime: exit $rc: $(cat "$work/err")"
 
 # One deadlock, one key: the sites are the blocked threads' own.
 build abba "$P/abba.c"
