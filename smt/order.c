@@ -272,14 +272,17 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
      * expression (>= p209 337))" and gave up after seconds, "smt tactic
      * failed ... memout": every order candidate of bench/predict's
      * wsdeque that reached the solver).  Where the theory still gives up
-     * ("incomplete") ft_smt_check asks the general one. */
+     * ("incomplete") ft_smt_check asks the tactic, then the general
+     * solver. */
     int counting = 0;
     for (uint32_t v = 0; v < e->c->nvars; v++)
         counting |= e->c->vars[v].shared &&
                     (e->c->vars[v].kind == FT_VAR_SEM ||
                      e->c->vars[v].kind == FT_VAR_BARRIER ||
                      e->c->vars[v].kind == FT_VAR_COND);
-    e->difflogic = !counting && e->nb >= FT_SMT_IDL_MIN_BLOCKS;
+    e->difflogic = !counting && e->nb >= FT_SMT_IDL_MIN_BLOCKS
+                       ? FT_SMT_DL_CORE
+                       : 0;
     e->timeout_ms = timeout_ms;
     e->s = Z3_mk_simple_solver(e->z);
     Z3_solver_inc_ref(e->z, e->s);

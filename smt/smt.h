@@ -58,6 +58,8 @@ typedef struct ft_smt_stats {
     uint64_t nreads, nsections, nconflicts;
 } ft_smt_stats;
 
+enum { FT_SMT_DL_TACTIC = 1, FT_SMT_DL_CORE = 2 };
+
 typedef struct ft_smt {
     Z3_context z;
     Z3_solver s;
@@ -90,7 +92,9 @@ typedef struct ft_smt {
     int tainted; /* a check was interrupted or unknown: the context is
                     not reused */
     /* s runs the difference-logic theory, which gives up ("incomplete")
-     * on some formulas: ft_smt_check then asks the general one */
+     * on some formulas: ft_smt_check then asks the next solver.
+     * FT_SMT_DL_CORE: the theory in the SMT core; FT_SMT_DL_TACTIC:
+     * behind Z3's QF_IDL tactic; 0: the general solver. */
     int difflogic;
     unsigned timeout_ms;
     char err[160];
