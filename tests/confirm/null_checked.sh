@@ -11,14 +11,7 @@ NAME=null_checked
 . "$(dirname "$0")/lib.sh"
 
 build nc "$P/null_checked.c" -O1
-ok=0
-for try in 1 2 3 4 5; do
-    if "$F" record -o nc.ft -- ./nc >/dev/null 2>&1; then
-        ok=1
-        break
-    fi
-done
-[ $ok = 1 ] || { echo "FAIL(null_checked): no passing run in 5" >&2; exit 1; }
+record_passing nc.ft ./nc
 "$F" analyze -q --json -o out nc.ft >nc.json 2>nc.err
 rc=$?
 [ $rc = 1 ] || fail "analyze: exit $rc, expected 1 (the race): $(tail -3 nc.err)"

@@ -21,23 +21,14 @@ D=$(cd "$P/../../../data" && pwd)
 build abba_ft "$D/abba_deadlock.c" -O1
 
 # 1. record, analyze, explore, replay
-ok=0
-for try in 1 2 3 4 5; do # a passing run
-    if "$F" record -o abba.ft -- ./abba >/dev/null 2>rec.err; then
-        ok=1
-        break
-    fi
-done
-[ $ok = 1 ] || { echo "FAIL(preload): no passing run in 5: $(cat rec.err)" >&2; exit 1; }
-grep -q "not built with foretell-cc: running it with the LD_PRELOAD runtime" rec.err ||
-    fail "record did not say which runtime: $(cat rec.err)"
+record_passing abba.ft ./abba
+grep -q "not built with foretell-cc: running it with the LD_PRELOAD runtime" abba.ft.err ||
+    fail "record did not say which runtime: $(cat abba.ft.err)"
 "$F" dump abba.ft | grep -q "mutex_lock" || fail "no lock events recorded"
 "$F" analyze --json -o out abba.ft >abba.json 2>abba.err
 rc=$?
 [ $rc = 1 ] || fail "analyze: exit $rc, expected 1: $(tail -3 abba.err)"
-for try in 1 2 3 4 5; do
-    "$F" record -o abba_ft.ft -- ./abba_ft >/dev/null 2>&1 && break
-done
+record_passing abba_ft.ft ./abba_ft
 "$F" analyze --json -o out2 abba_ft.ft >abba_ft.json 2>/dev/null
 python3 - abba.json abba_ft.json <<'PY' || fail "findings: $(head -c 900 abba.json)"
 import json, sys
@@ -89,14 +80,7 @@ fi
 "$CC" -g -O1 -pthread -o host "$P/preload_host.c" -L. -lbump \
     -Wl,-rpath,"$PWD" -Wl,--allow-shlib-undefined ||
     { echo "FAIL(preload): cannot build the host" >&2; exit 1; }
-ok=0
-for try in 1 2 3 4 5; do
-    if "$F" record -o host.ft -- ./host >/dev/null 2>&1; then
-        ok=1
-        break
-    fi
-done
-[ $ok = 1 ] || fail "host: no passing run in 5"
+record_passing host.ft ./host
 "$F" dump host.ft | grep -q "read .*counter.*preload_lib.c" ||
     fail "the library's reads were not recorded"
 "$F" analyze --json -o out3 host.ft >host.json 2>host.err
