@@ -256,10 +256,10 @@ int cmd_record(int argc, char **argv)
         case FT_OPT_HELP:
             ft_opt_usage(stdout, "foretell record [options] [--] PROG [ARGS]",
                          "Runs PROG (built with foretell-cc; any other "
-                         "dynamically linked program is recorded at "
-                         "synchronisation granularity through the LD_PRELOAD "
-                         "runtime) and records one execution as a trace. "
-                         "Exits with PROG's status.",
+                         "dynamically linked program that starts threads is "
+                         "recorded at synchronisation granularity through "
+                         "the LD_PRELOAD runtime) and records one execution "
+                         "as a trace. Exits with PROG's status.",
                          record_opts);
             return FT_EXIT_OK;
         case FT_OPT_ERROR:
