@@ -108,43 +108,50 @@ int __wrap_fexecve(int fd, char *const argv[], char *const envp[])
     WITH_ENV(envp, __real_fexecve(fd, argv, env));
 }
 
-/* The list forms: their arguments into an array, then the vector form. */
-#define LIST_ARGS(arg, ap, argv)                                              \
-    size_t na_ = 1;                                                           \
-    va_list cp_;                                                              \
-    va_copy(cp_, ap);                                                         \
-    while (va_arg(cp_, char *))                                               \
-        na_++;                                                                \
-    va_end(cp_);                                                              \
-    char *argv[na_ + 1];                                                      \
-    argv[0] = (char *)(arg);                                                  \
-    for (size_t i_ = 1; i_ <= na_; i_++) /* the last is the NULL */          \
-        argv[i_] = va_arg(ap, char *)
+/* The list forms: their arguments into an array, then the vector form
+ * (how: 'l' execv, 'p' execvp, 'e' execve with the environment after
+ * the NULL).  The LD_PRELOAD runtime's execl, execlp and execle come
+ * here too (preload/preload.c). */
+int ft_exec_list(int how, const char *path, const char *arg, va_list ap)
+{
+    size_t na = 1;
+    va_list cp;
+    va_copy(cp, ap);
+    while (va_arg(cp, char *))
+        na++;
+    va_end(cp);
+    char *argv[na + 1];
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i <= na; i++) /* the last is the NULL */
+        argv[i] = va_arg(ap, char *);
+    if (how == 'e')
+        return __wrap_execve(path, argv, va_arg(ap, char *const *));
+    return how == 'p' ? __wrap_execvp(path, argv) : __wrap_execv(path, argv);
+}
 
 int __wrap_execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    LIST_ARGS(arg, ap, argv);
+    int rc = ft_exec_list('l', path, arg, ap);
     va_end(ap);
-    return __wrap_execv(path, argv);
+    return rc;
 }
 
 int __wrap_execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    LIST_ARGS(arg, ap, argv);
+    int rc = ft_exec_list('p', file, arg, ap);
     va_end(ap);
-    return __wrap_execvp(file, argv);
+    return rc;
 }
 
 int __wrap_execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    LIST_ARGS(arg, ap, argv);
-    char *const *envp = va_arg(ap, char *const *);
+    int rc = ft_exec_list('e', path, arg, ap);
     va_end(ap);
-    return __wrap_execve(path, argv, envp);
+    return rc;
 }

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -302,6 +303,9 @@ void ft_trace_end(const char *reason, int64_t status);
 /* Before execve: flushes and writes END "exec"; the run is not finished
  * (if the exec fails, a later END wins). */
 void ft_trace_exec(void);
+/* exec.c: execl/execlp/execle ('l', 'p', 'e') through the vector forms'
+ * wrappers; the LD_PRELOAD runtime's list forms call it too. */
+int ft_exec_list(int how, const char *path, const char *arg, va_list ap);
 int ft_trace_is_ours(const char *path); /* path is this run's trace file */
 void ft_trace_signal(int signo, uintptr_t pc); /* async-signal-safe; pc:
                                                   where it was raised, 0 */

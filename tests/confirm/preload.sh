@@ -6,7 +6,8 @@
 #  1. data/abba_deadlock.c built with plain cc: the deadlock is predicted
 #     from a passing run and proved by replay, with the same fingerprint
 #     as from the foretell-cc build's trace; explore finds it and its
-#     saved schedule replays to it.
+#     saved schedule replays to it; a run that replaces itself with execl
+#     ends its trace at the exec.
 #  2. --backend: runtime on the unmodified program, a bad name, preload
 #     on a static program, and a static program left as it is: exit 2,
 #     each with its message.
@@ -52,6 +53,14 @@ if [ -n "$sched" ]; then
 else
     fail "explore saved no schedule"
 fi
+
+# execl (libc's calls execve inside libc): the trace still ends "exec"
+"$CC" -g -O1 -pthread -o exl "$P/preload_exec.c" ||
+    { echo "FAIL(preload): cc cannot build preload_exec.c" >&2; exit 1; }
+"$F" record -o exl.ft -- ./exl >/dev/null 2>exl.err
+rc=$?
+[ $rc = 0 ] || fail "execl: record exit $rc, expected 0: $(cat exl.err)"
+grep -q "exl.ft: .* exec: exit 0" exl.err || fail "execl: the trace did not end at the exec: $(cat exl.err)"
 
 # 2. --backend
 "$F" explore -q --budget 5 --backend runtime -- ./abba >/dev/null 2>b1.err

@@ -15,9 +15,7 @@
  * compiled in), so runs are controlled and recorded at synchronisation
  * granularity (docs/recorder.md, "Programs not built with foretell-cc");
  * allocation, memcpy and libatomic stay libc's (their __real_ call libc
- * directly; nothing exports them); execl, execlp and execle are not
- * interposed (variadic, and libc's own call execve internally: the
- * trace of a run that replaces itself so ends without its END).  A
+ * directly; nothing exports them).  A
  * library built with foretell-cc -shared finds its hooks (__tsan_*) and
  * __wrap_ functions here too, so its accesses are recorded in any host.
  *
@@ -29,6 +27,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -214,6 +213,33 @@ int __wrap_execvp(const char *f, char *const a[]);
 int execvp(const char *f, char *const a[])
 {
     return __wrap_execvp(f, a);
+}
+/* libc's list forms call execve inside libc: ours collect the list and
+ * go through the runtime's vector forms (recorder/rt/exec.c). */
+int ft_exec_list(int how, const char *path, const char *arg, va_list ap);
+int execl(const char *p, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int rc = ft_exec_list('l', p, arg, ap);
+    va_end(ap);
+    return rc;
+}
+int execlp(const char *f, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int rc = ft_exec_list('p', f, arg, ap);
+    va_end(ap);
+    return rc;
+}
+int execle(const char *p, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int rc = ft_exec_list('e', p, arg, ap);
+    va_end(ap);
+    return rc;
 }
 void __wrap___assert_fail(const char *e, const char *f, unsigned l,
                           const char *fn) __attribute__((noreturn));
