@@ -477,6 +477,25 @@ static void free_out(analyze_out *ao)
     analyze_free_kinds(ao);
 }
 
+/* A run of threads without one memory read is what the LD_PRELOAD
+ * runtime records (docs/recorder.md): say what can be predicted from it,
+ * or the empty atomicity summary reads as "nothing wrong". */
+static void note_no_reads(const ft_pipeline *pl, const char *path)
+{
+    const ft_ctm *c = pl->ctm;
+    if (!c || c->nthreads < 2)
+        return;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (ft_ctm_reads(c, x) && c->obj[x] < c->nvars &&
+            c->vars[c->obj[x]].kind == FT_VAR_MEMORY)
+            return;
+    fprintf(stderr, "%s: note: the trace holds no memory read (a program "
+            "not built with foretell-cc is recorded at its synchronisation "
+            "only): deadlocks, lost wake-ups and misuse can be predicted "
+            "from it, atomicity violations, races and order violations "
+            "cannot (docs/recorder.md)\n", path);
+}
+
 static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
                watchdog *w)
 {
@@ -511,6 +530,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         return err.offset == UINT64_MAX ? FT_EXIT_INTERNAL
                                          : FT_EXIT_BAD_INPUT;
     }
+    if (!pl->stopped)
+        note_no_reads(pl, a->path);
     int ok = pl->damaged ? FT_EXIT_BAD_INPUT : FT_EXIT_OK;
     if (a->flag[O_REGIONS] || a->flag[O_PROPS]) {
         talk_end(k);

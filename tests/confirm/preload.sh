@@ -29,8 +29,11 @@ grep -q "not built with foretell-cc: running it with the LD_PRELOAD runtime" abb
 "$F" analyze --json -o out abba.ft >abba.json 2>abba.err
 rc=$?
 [ $rc = 1 ] || fail "analyze: exit $rc, expected 1: $(tail -3 abba.err)"
+grep -q "abba.ft: note: the trace holds no memory read" abba.err ||
+    fail "analyze did not say what a synchronisation-only trace allows: $(cat abba.err)"
 record_passing abba_ft.ft ./abba_ft
-"$F" analyze --json -o out2 abba_ft.ft >abba_ft.json 2>/dev/null
+"$F" analyze --json -o out2 abba_ft.ft >abba_ft.json 2>abba_ft.err
+grep -q "no memory read" abba_ft.err && fail "the foretell-cc build's trace called synchronisation-only"
 python3 - abba.json abba_ft.json <<'PY' || fail "findings: $(head -c 900 abba.json)"
 import json, sys
 pre, ftcc = (json.load(open(p)) for p in sys.argv[1:])
