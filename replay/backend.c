@@ -79,11 +79,12 @@ static int imports_threads(const unsigned char *m, size_t n)
 }
 
 /* 1: file is a dynamically linked ELF executable (it has an interpreter,
- * so LD_PRELOAD reaches it), 0: something else; *has_rt whether the
- * runtime is linked in, *threads whether it starts threads. */
-static int inspect(const char *file, int *has_rt, int *threads)
+ * so LD_PRELOAD reaches it), 0: something else; *elf whether it is an
+ * ELF file at all (not a script), *has_rt whether the runtime is linked
+ * in, *threads whether it starts threads. */
+static int inspect(const char *file, int *elf, int *has_rt, int *threads)
 {
-    *has_rt = *threads = 0;
+    *elf = *has_rt = *threads = 0;
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
@@ -97,8 +98,8 @@ static int inspect(const char *file, int *has_rt, int *threads)
         if (m != MAP_FAILED) {
             const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
             size_t n = (size_t)st.st_size;
-            if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
-                eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+            *elf = !memcmp(eh->e_ident, ELFMAG, SELFMAG);
+            if (*elf && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
                 eh->e_phentsize == sizeof(Elf64_Phdr) &&
                 eh->e_phoff < n &&
                 eh->e_phnum <= (n - eh->e_phoff) / sizeof(Elf64_Phdr))
@@ -156,13 +157,13 @@ int fr_backend_prepare(const char *prog, int want, FILE *note, ft_error *err)
 {
     char where[4096];
     const char *file = fr_which(prog, where, sizeof where);
-    int has_rt = 0, threads = 0,
-        dyn = file ? inspect(file, &has_rt, &threads) : 0;
+    int elf = 0, has_rt = 0, threads = 0,
+        dyn = file ? inspect(file, &elf, &has_rt, &threads) : 0;
     snprintf(chosen.prog, sizeof chosen.prog, "%s", prog);
     chosen.backend = FR_BACKEND_RUNTIME;
     chosen.preload[0] = 0;
     chosen.why = NULL;
-    if (want == FR_BACKEND_AUTO && !has_rt && file)
+    if (want == FR_BACKEND_AUTO && !has_rt && elf)
         chosen.why = !dyn ? "not a dynamically linked program, so the "
                             "LD_PRELOAD runtime cannot reach it either"
                           : !threads ? "it starts no thread; --backend "
