@@ -133,11 +133,15 @@ Z3_lbool ft_smt_check(ft_smt *e, double deadline)
 {
     int fired;
     Z3_lbool r = check_once(e, deadline, &fired);
-    while (r == Z3_L_UNDEF && !fired && e->difflogic &&
-           to_next(e, deadline) == 0)
-        r = check_once(e, deadline, &fired);
-    /* An interrupt may land just after the check returned: either way
-     * the context is not handed to another encoding. */
+    /* An interrupt may land just after the check returned, and a solver
+     * that gave up (a memout) may have left the context large: either
+     * way it is not handed to another encoding, even when the next
+     * solver decides. */
     e->tainted |= r == Z3_L_UNDEF || fired;
+    while (r == Z3_L_UNDEF && !fired && e->difflogic &&
+           to_next(e, deadline) == 0) {
+        r = check_once(e, deadline, &fired);
+        e->tainted |= fired;
+    }
     return r;
 }

@@ -326,6 +326,7 @@ bool __real___atomic_compare_exchange(size_t n, void *o, void *e, void *d,
 /* This library leaves LD_PRELOAD: a program the run executes (a shell,
  * a helper, a program built with foretell-cc, which has a runtime of
  * its own) is not controlled through it (docs/recorder.md). */
+#define PRELOAD_NAME "libforetell_preload.so"
 static void leave_ld_preload(void)
 {
     const char *v = getenv("LD_PRELOAD");
@@ -337,8 +338,7 @@ static void leave_ld_preload(void)
     size_t n = 0;
     for (const char *p = v; *p;) {
         size_t k = strcspn(p, ": ");
-        if (k && !(k >= sizeof "libforetell_preload.so" - 1 &&
-                   memmem(p, k, "libforetell_preload", 19))) {
+        if (k && !memmem(p, k, PRELOAD_NAME, sizeof PRELOAD_NAME - 1)) {
             if (n)
                 rest[n++] = ':';
             memcpy(rest + n, p, k);
