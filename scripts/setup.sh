@@ -8,7 +8,7 @@ set -eu
 pkgs="build-essential cmake pkg-config clang libz3-dev
       libmsgpack-dev libcmocka-dev libdw-dev libelf-dev libcapstone-dev python3
       libsqlite3-dev libssl-dev libjansson-dev python3-jsonschema libzstd-dev
-      slurm-wlm munge procps time chromium"
+      slurm-wlm munge procps time chromium valgrind"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

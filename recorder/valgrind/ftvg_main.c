@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ftvg_main.c - foretell's Valgrind tool: records a program that was not
+ * built with foretell-cc, every shared access with its value, for
+ * `foretell record --backend valgrind` (docs/recorder.md).
+ *
+ * Valgrind runs one guest thread at a time, which is the recording model
+ * of our own runtime, so the order in which this tool sees things is an
+ * interleaving of the run.  It instruments the loads, stores and locked
+ * read-modify-writes (VEX's CAS statements: `lock cmpxchg`, `lock add`,
+ * `xchg`) of code outside the system's libraries, except those addressed
+ * off the stack pointer (spills, pushes, return addresses: never shared);
+ * the synchronisation, thread and heap calls reach it as client requests
+ * from ftvg_intercepts.c.  It writes fixed records (ftvg_raw.h) to the
+ * file given by --foretell-raw; `foretell record` turns them into a trace
+ * once the program has ended (recorder/vgimport.c).
+ *
+ * Linked with libcoregrind and libvex, so GPL-2.0-or-later (LICENSE in
+ * this folder), and a program of its own: nothing of foretell's library
+ * links it, and it links nothing of foretell's. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "valgrind.h"
+
+#include "ftvg_raw.h"
+
+#define MAX_DENSE 1024 /* FT_TRACE_MAX_THREADS */
+#define OUT_BYTES (1 << 20)
+#define MAX_MODULES 512
+#define MAX_VG 4096   /* Valgrind thread ids (--max-threads is 500) */
+
+static const HChar *raw_path;
+static Int raw_fd = -1;
+static UChar out[OUT_BYTES];
+static UInt out_len;
+static ULong records;
+static Bool write_failed, too_many_threads;
+
+/* Per Valgrind thread id (reused after a thread ends): its dense id,
+ * whether its THREAD_START is still to be written, its creator, and
+ * pthread_create's site while it creates. */
+static Int dense_of[MAX_VG];
+static Bool start_pending[MAX_VG];
+static Int parent_of[MAX_VG];
+static Addr create_pc[MAX_VG];
+static Int last_child[MAX_VG];
+static Int next_dense;
+static ULong pthread_of_dense[MAX_DENSE]; /* what pthread_create stored */
+
+/* Deadlock: each live thread's wait, if it is in one (a blocking lock,
+ * semaphore, barrier, condition variable or join it entered and has not
+ * returned from).  When the last live thread enters one, the waits go out
+ * with an ALLBLOCKED record, flushed, and the next record is flushed at
+ * once too: `foretell record` sees the file stop at ALLBLOCKED while the
+ * program sleeps, and calls it a deadlock (a lock that was free returns
+ * at once and writes its LOCK record). */
+static UInt block_what[MAX_VG];
+static Addr block_pc[MAX_VG], block_obj[MAX_VG];
+static Int nlive, nblocked;
+static Bool flush_next;
+
+static const DebugInfo *announced[MAX_MODULES];
+static UInt nannounced;
+
+static void flush_out(void)
+{
+    UInt done = 0;
+    while (done < out_len && !write_failed) {
+        Int n = VG_(write)(raw_fd, out + done, (Int)(out_len - done));
+        if (n <= 0) {
+            write_failed = True;
+            VG_(umsg)("foretell: cannot write %s (the disk may be full); "
+                      "recording stops\n", raw_path);
+            break;
+        }
+        done += (UInt)n;
+    }
+    out_len = 0;
+}
+
+static void put(const void *p, UInt n)
+{
+    if (raw_fd < 0 || write_failed)
+        return;
+    if (out_len + n > OUT_BYTES)
+        flush_out();
+    VG_(memcpy)(out + out_len, p, n);
+    out_len += n;
+}
+
+/* Which mutexes are held (LOCK and UNLOCK records), so that entering the
+ * lock of a free one is not taken for a wait: open addressing, a slot
+ * per mutex ever locked; when full, every other mutex counts as held. */
+#define HELD_SLOTS 8192
+static Addr held_addr[HELD_SLOTS];
+static UInt held_count[HELD_SLOTS];
+
+static UInt *held_slot(Addr m)
+{
+    UWord h = (UWord)((m >> 3) * 0x9e3779b97f4a7c15ULL) & (HELD_SLOTS - 1);
+    for (UInt i = 0; i < HELD_SLOTS; i++, h = (h + 1) & (HELD_SLOTS - 1)) {
+        if (held_addr[h] == m)
+            return &held_count[h];
+        if (!held_addr[h]) {
+            held_addr[h] = m;
+            return &held_count[h];
+        }
+    }
+    return NULL;
+}
+
+static void unblock(ThreadId tid)
+{
+    if (block_what[tid]) {
+        block_what[tid] = 0;
+        nblocked--;
+    }
+}
+
+static UInt rec_len; /* the next record's instruction length (accesses) */
+
+static void put_rec(UInt op, Int dense, Addr pc, Addr addr, UInt size,
+                    ULong a, ULong b, ULong c)
+{
+    struct ftvg_rec r;
+    VG_(memset)(&r, 0, sizeof r);
+    r.op = (unsigned char)op;
+    r.len = (unsigned char)rec_len;
+    rec_len = 0;
+    r.size = (unsigned short)size;
+    r.tid = (unsigned int)dense;
+    r.pc = pc;
+    r.addr = addr;
+    r.a = a;
+    r.b = b;
+    r.c = c;
+    put(&r, sizeof r);
+    records++;
+}
+
+/* The module holding pc goes out once, before or after the records that
+ * name it: the importer reads every MODULE first. */
+static void announce(Addr pc)
+{
+    if (!pc)
+        return;
+    const DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), pc);
+    if (!di)
+        return;
+    for (UInt i = 0; i < nannounced; i++)
+        if (announced[i] == di)
+            return;
+    if (nannounced == MAX_MODULES)
+        return;
+    announced[nannounced++] = di;
+    const HChar *path = VG_(DebugInfo_get_filename)(di);
+    UInt len = path ? (UInt)VG_(strlen)(path) : 0;
+    /* where its image ends: data symbols are named by module too */
+    Addr text = VG_(DebugInfo_get_text_avma)(di);
+    Addr end = text + VG_(DebugInfo_get_text_size)(di);
+    Addr ends[4] = {
+        VG_(DebugInfo_get_bss_avma)(di) + VG_(DebugInfo_get_bss_size)(di),
+        VG_(DebugInfo_get_got_avma)(di) + VG_(DebugInfo_get_got_size)(di),
+        VG_(DebugInfo_get_gotplt_avma)(di) +
+            VG_(DebugInfo_get_gotplt_size)(di),
+        VG_(DebugInfo_get_plt_avma)(di) + VG_(DebugInfo_get_plt_size)(di)};
+    for (Int i = 0; i < 4; i++)
+        if (ends[i] > end)
+            end = ends[i];
+    put_rec(FTVG_MODULE, 0, text, (Addr)VG_(DebugInfo_get_text_bias)(di),
+            0, VG_(DebugInfo_get_text_size)(di), len, end);
+    static const UChar zeros[8];
+    if (len) {
+        put(path, len);
+        if (len % 8)
+            put(zeros, 8 - len % 8);
+    }
+}
+
+/* Writes a record for Valgrind thread tid, after its THREAD_START. */
+static void emit(ThreadId tid, UInt op, Addr pc, Addr addr, UInt size,
+                 ULong a, ULong b, ULong c)
+{
+    if (tid == VG_INVALID_THREADID || tid >= MAX_VG ||
+        dense_of[tid] < 0) {
+        rec_len = 0;
+        return;
+    }
+    if (start_pending[tid]) {
+        UInt len = rec_len; /* the access's, not the start's */
+        rec_len = 0;
+        start_pending[tid] = False;
+        put_rec(FTVG_THREAD_START, dense_of[tid], 0, 0, 0,
+                (ULong)parent_of[tid], 0, 0);
+        rec_len = len;
+    }
+    unblock(tid);
+    put_rec(op, dense_of[tid], pc, addr, size, a, b, c);
+    if (flush_next) {
+        flush_out();
+        flush_next = False;
+    }
+}
+
+/* Thread tid enters a wait; the last live one to do so writes them all. */
+static void block(ThreadId tid, UInt what, Addr pc, Addr obj)
+{
+    if (tid >= MAX_VG || dense_of[tid] < 0)
+        return;
+    UInt *held = what == 1 ? held_slot(obj) : NULL;
+    if (held && *held == 0)
+        return; /* a free mutex: it is about to take it */
+    if (!block_what[tid])
+        nblocked++;
+    block_what[tid] = what;
+    block_pc[tid] = pc;
+    block_obj[tid] = obj;
+    if (nblocked < nlive)
+        return;
+    for (ThreadId t = 1; t < MAX_VG; t++)
+        if (dense_of[t] >= 0 && block_what[t])
+            put_rec(FTVG_BLOCKED, dense_of[t], block_pc[t], block_obj[t], 0,
+                    block_what[t], 0, 0);
+    put_rec(FTVG_ALLBLOCKED, dense_of[tid], 0, 0, 0, (ULong)nlive, 0, 0);
+    flush_out();
+    flush_next = True;
+}
+
+/* ---- called from the instrumented code ---------------------------- */
+
+/* op_size: the instruction's length << 32 | op << 16 | size */
+static VG_REGPARM(0) void h_access(UWord op_size, Addr pc, Addr addr,
+                                   ULong value)
+{
+    ThreadId tid = VG_(get_running_tid)();
+    rec_len = (UInt)(op_size >> 32) & 0xff;
+    emit(tid, (UInt)(op_size >> 16) & 0xffff, pc, addr,
+         (UInt)(op_size & 0xffff), value, 0, 0);
+}
+
+static VG_REGPARM(0) void h_cas(UWord len_size, Addr pc, Addr addr,
+                                ULong expd, ULong desired, ULong old)
+{
+    ThreadId tid = VG_(get_running_tid)();
+    rec_len = (UInt)(len_size >> 32) & 0xff;
+    emit(tid, FTVG_CAS, pc, addr, (UInt)(len_size & 0xffff), expd, desired,
+         old);
+}
+
+/* ---- instrumentation ---------------------------------------------- */
+
+static Addr user_lo = 1, user_hi = 0; /* the last range looked up */
+static Bool user_last;
+
+static Bool system_path(const HChar *p)
+{
+    return !p || VG_(strncmp)(p, "/lib/", 5) == 0 ||
+           VG_(strncmp)(p, "/lib64/", 7) == 0 ||
+           VG_(strncmp)(p, "/usr/lib/", 9) == 0 ||
+           VG_(strncmp)(p, "/usr/lib64/", 11) == 0 ||
+           VG_(strncmp)(p, "/usr/libexec/", 13) == 0 ||
+           VG_(strstr)(p, "vgpreload_") != NULL;
+}
+
+/* Whether pc is in ld.so or libc: their own pthread and heap calls (the
+ * loader's TLS allocation, stdio's buffers) are not the program's. */
+static Bool core_lib(Addr pc)
+{
+    const DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), pc);
+    const HChar *p = di ? VG_(DebugInfo_get_filename)(di) : NULL;
+    return p && (VG_(strstr)(p, "/ld-linux") || VG_(strstr)(p, "/libc.so"));
+}
+
+/* The C runtime's start-up and tear-down code linked into the program
+ * (crt1.o, crtbegin.o): a foretell-cc build does not instrument it
+ * either. */
+static Bool crt_code(Addr pc)
+{
+    const HChar *fn = NULL;
+    if (!VG_(get_fnname)(VG_(current_DiEpoch)(), pc, &fn) || !fn)
+        return False;
+    static const HChar *const crt[] = {
+        "_start", "__do_global_dtors_aux", "register_tm_clones",
+        "deregister_tm_clones", "frame_dummy", "__libc_csu_init",
+        "__libc_csu_fini", "_init", "_fini",
+        "(below main)", /* what Valgrind calls _start */
+        NULL};
+    for (Int i = 0; crt[i]; i++)
+        if (VG_(strcmp)(fn, crt[i]) == 0)
+            return True;
+    return False;
+}
+
+/* Whether code at pc is the program's own (not libc, ld.so, libstdc++ or
+ * ours): only its accesses are recorded, as a foretell-cc build
+ * instruments only what it compiles. */
+static Bool user_code(Addr pc)
+{
+    if (pc >= user_lo && pc < user_hi)
+        return user_last;
+    const DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), pc);
+    if (!di) {
+        user_lo = 1;
+        user_hi = 0;
+        return False;
+    }
+    user_lo = VG_(DebugInfo_get_text_avma)(di);
+    user_hi = user_lo + VG_(DebugInfo_get_text_size)(di);
+    user_last = !system_path(VG_(DebugInfo_get_filename)(di));
+    if (user_last)
+        announce(pc);
+    return user_last;
+}
+
+/* An atom of type ty as a 64-bit value; NULL when it has none that fits
+ * (vectors: recorded wide, without their bytes). */
+static IRExpr *as_u64(IRSB *sb, IRExpr *atom, IRType ty)
+{
+    IRTemp t;
+    IROp op;
+    switch (ty) {
+    case Ity_I64:
+        return atom;
+    case Ity_I8:
+        op = Iop_8Uto64;
+        break;
+    case Ity_I16:
+        op = Iop_16Uto64;
+        break;
+    case Ity_I32:
+        op = Iop_32Uto64;
+        break;
+    case Ity_F64:
+        op = Iop_ReinterpF64asI64;
+        break;
+    case Ity_F32: {
+        IRTemp w = newIRTemp(sb->tyenv, Ity_I32);
+        addStmtToIRSB(sb, IRStmt_WrTmp(w, IRExpr_Unop(Iop_ReinterpF32asI32,
+                                                      atom)));
+        atom = IRExpr_RdTmp(w);
+        op = Iop_32Uto64;
+        break;
+    }
+    default:
+        return NULL;
+    }
+    t = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Unop(op, atom)));
+    return IRExpr_RdTmp(t);
+}
+
+static UInt insn_len; /* the current instruction's, for add_access */
+
+static void add_access(IRSB *sb, UInt op, Addr site, IRExpr *addr, IRType ty,
+                       IRExpr *data, IRExpr *guard)
+{
+    UInt size = (UInt)sizeofIRType(ty);
+    IRExpr *v = data ? as_u64(sb, data, ty) : NULL;
+    if (!v) {
+        op = op == FTVG_READ ? FTVG_READ_WIDE : FTVG_WRITE_WIDE;
+        v = IRExpr_Const(IRConst_U64(0));
+    }
+    IRDirty *d = unsafeIRDirty_0_N(
+        0, "ftvg_access", VG_(fnptr_to_fnentry)(&h_access),
+        mkIRExprVec_4(mkIRExpr_HWord((HWord)insn_len << 32 |
+                                     (HWord)op << 16 | size),
+                      mkIRExpr_HWord(site), addr, v));
+    if (guard)
+        d->guard = guard;
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* Whether an address atom was computed from the stack pointer within this
+ * block (sp: per temporary). */
+static Bool off_sp(const Bool *sp, IRExpr *addr)
+{
+    return addr->tag == Iex_RdTmp && sp[addr->Iex.RdTmp.tmp];
+}
+
+static void track_sp(Bool *sp, const VexGuestLayout *layout, IRTemp t,
+                     IRExpr *e)
+{
+    if (e->tag == Iex_Get && e->Iex.Get.offset == layout->offset_SP)
+        sp[t] = True;
+    else if (e->tag == Iex_RdTmp && sp[e->Iex.RdTmp.tmp])
+        sp[t] = True;
+    else if (e->tag == Iex_Binop &&
+             (e->Iex.Binop.op == Iop_Add64 || e->Iex.Binop.op == Iop_Sub64 ||
+              e->Iex.Binop.op == Iop_And64) &&
+             e->Iex.Binop.arg1->tag == Iex_RdTmp &&
+             sp[e->Iex.Binop.arg1->Iex.RdTmp.tmp] &&
+             e->Iex.Binop.arg2->tag == Iex_Const)
+        sp[t] = True;
+}
+
+static IRSB *ft_instrument(VgCallbackClosure *closure, IRSB *bb,
+                           const VexGuestLayout *layout,
+                           const VexGuestExtents *vge,
+                           const VexArchInfo *archinfo_host, IRType gWordTy,
+                           IRType hWordTy)
+{
+    (void)closure;
+    (void)vge;
+    (void)archinfo_host;
+    (void)gWordTy;
+    (void)hWordTy;
+    IRSB *sb = deepCopyIRSBExceptStmts(bb);
+    Int ntemps = bb->tyenv->types_used;
+    Bool *sp = VG_(calloc)("ftvg.sp", (SizeT)ntemps + 1, sizeof *sp);
+    Bool user = False, locked = False;
+    Addr site = 0;
+    for (Int i = 0; i < bb->stmts_used; i++) {
+        IRStmt *st = bb->stmts[i];
+        if (!st || st->tag == Ist_NoOp)
+            continue;
+        switch (st->tag) {
+        case Ist_IMark:
+            user = user_code(st->Ist.IMark.addr) &&
+                   !crt_code(st->Ist.IMark.addr);
+            /* a locked instruction reads before its CAS (lock xadd:
+             * load, add, CAS): its one event is the CAS */
+            locked = False;
+            for (Int j = i + 1; j < bb->stmts_used; j++) {
+                IRStmt *s2 = bb->stmts[j];
+                if (s2 && s2->tag == Ist_IMark)
+                    break;
+                if (s2 && s2->tag == Ist_CAS)
+                    locked = True;
+            }
+            /* as our runtime's sites, the address after the access:
+             * symbolised at site - 1, inside the instruction */
+            site = st->Ist.IMark.addr + st->Ist.IMark.len;
+            insn_len = st->Ist.IMark.len;
+            addStmtToIRSB(sb, st);
+            break;
+        case Ist_WrTmp: {
+            IRExpr *e = st->Ist.WrTmp.data;
+            addStmtToIRSB(sb, st);
+            track_sp(sp, layout, st->Ist.WrTmp.tmp, e);
+            if (user && !locked && e->tag == Iex_Load &&
+                !off_sp(sp, e->Iex.Load.addr))
+                add_access(sb, FTVG_READ, site, e->Iex.Load.addr,
+                           e->Iex.Load.ty, IRExpr_RdTmp(st->Ist.WrTmp.tmp),
+                           NULL);
+            break;
+        }
+        case Ist_Store:
+            if (user && !off_sp(sp, st->Ist.Store.addr))
+                add_access(sb, FTVG_WRITE, site, st->Ist.Store.addr,
+                           typeOfIRExpr(bb->tyenv, st->Ist.Store.data),
+                           st->Ist.Store.data, NULL);
+            addStmtToIRSB(sb, st);
+            break;
+        case Ist_StoreG: {
+            IRStoreG *g = st->Ist.StoreG.details;
+            if (user && !off_sp(sp, g->addr))
+                add_access(sb, FTVG_WRITE, site, g->addr,
+                           typeOfIRExpr(bb->tyenv, g->data), g->data,
+                           g->guard);
+            addStmtToIRSB(sb, st);
+            break;
+        }
+        case Ist_LoadG: {
+            IRLoadG *g = st->Ist.LoadG.details;
+            addStmtToIRSB(sb, st);
+            if (user && !off_sp(sp, g->addr)) {
+                IRType ty = Ity_INVALID, dty = Ity_INVALID;
+                typeOfIRLoadGOp(g->cvt, &dty, &ty);
+                /* the value as loaded is not a temporary: recorded wide */
+                add_access(sb, FTVG_READ, site, g->addr, ty, NULL, g->guard);
+            }
+            break;
+        }
+        case Ist_CAS: {
+            IRCAS *c = st->Ist.CAS.details;
+            addStmtToIRSB(sb, st);
+            if (!user)
+                break;
+            IRType ty = typeOfIRExpr(bb->tyenv, c->dataLo);
+            IRExpr *e = c->oldHi == IRTemp_INVALID
+                            ? as_u64(sb, c->expdLo, ty) : NULL;
+            IRExpr *dv = e ? as_u64(sb, c->dataLo, ty) : NULL;
+            IRExpr *ov = dv ? as_u64(sb, IRExpr_RdTmp(c->oldLo), ty) : NULL;
+            if (!ov) { /* cmpxchg16b: a wide read and write */
+                add_access(sb, FTVG_READ, site, c->addr, Ity_V128, NULL,
+                           NULL);
+                add_access(sb, FTVG_WRITE, site, c->addr, Ity_V128, NULL,
+                           NULL);
+                break;
+            }
+            IRDirty *d = unsafeIRDirty_0_N(
+                0, "ftvg_cas", VG_(fnptr_to_fnentry)(&h_cas),
+                mkIRExprVec_6(mkIRExpr_HWord((HWord)insn_len << 32 |
+                                             sizeofIRType(ty)),
+                              mkIRExpr_HWord(site), c->addr, e, dv, ov));
+            addStmtToIRSB(sb, IRStmt_Dirty(d));
+            break;
+        }
+        default:
+            addStmtToIRSB(sb, st);
+            break;
+        }
+    }
+    VG_(free)(sp);
+    return sb;
+}
+
+/* ---- threads ------------------------------------------------------ */
+
+static void thread_created(ThreadId parent, ThreadId child)
+{
+    if (child >= MAX_VG)
+        return;
+    if (next_dense >= MAX_DENSE) {
+        if (!too_many_threads)
+            VG_(umsg)("foretell: more than %d threads; the rest are not "
+                      "recorded\n", MAX_DENSE);
+        too_many_threads = True;
+        dense_of[child] = -1;
+        return;
+    }
+    Int d = next_dense++;
+    dense_of[child] = d;
+    nlive++;
+    if (block_what[child]) { /* a reused Valgrind thread id */
+        block_what[child] = 0;
+        nblocked--;
+    }
+    start_pending[child] = True;
+    Bool has_parent = parent != VG_INVALID_THREADID && parent < MAX_VG
+                      && dense_of[parent] >= 0;
+    parent_of[child] = has_parent ? dense_of[parent] : d;
+    if (has_parent) {
+        announce(create_pc[parent]);
+        emit(parent, FTVG_THREAD_CREATE, create_pc[parent], 0, 0,
+             (ULong)d, 0, 0);
+        last_child[parent] = d;
+        create_pc[parent] = 0;
+    }
+}
+
+static void thread_exiting(ThreadId tid)
+{
+    if (tid >= MAX_VG || dense_of[tid] < 0)
+        return;
+    emit(tid, FTVG_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
+    dense_of[tid] = -1;
+    nlive--;
+}
+
+/* ---- client requests from ftvg_intercepts.c ----------------------- */
+
+static Bool ft_client_request(ThreadId tid, UWord *args, UWord *ret)
+{
+    if (!VG_IS_TOOL_USERREQ('F', 'T', args[0]))
+        return False;
+    *ret = 0;
+    switch (args[0]) {
+    case FTVG_REQ_EVENT:
+        if (args[1] == 0 || args[1] >= FTVG_OP_MAX || core_lib(args[2]))
+            return True;
+        announce(args[2]);
+        emit(tid, (UInt)args[1], args[2], args[3], 0, args[4], args[5], 0);
+        if (args[1] == FTVG_MUTEX_LOCK && args[5] == 0) {
+            UInt *held = held_slot(args[3]);
+            if (held)
+                (*held)++;
+        } else if (args[1] == FTVG_MUTEX_UNLOCK) {
+            UInt *held = held_slot(args[3]);
+            if (held && *held)
+                (*held)--;
+        }
+        /* a condition wait, and a barrier's arrival, are waits too */
+        if (args[1] == FTVG_COND_WAIT && !args[5])
+            block(tid, 4, args[2], args[3]);
+        else if (args[1] == FTVG_BARRIER_WAIT && !args[5])
+            block(tid, 6, args[2], args[3]);
+        return True;
+    case FTVG_REQ_BLOCK:
+        if (args[1] == 8) { /* join: the joined thread's dense id */
+            for (Int d = next_dense - 1; d >= 0; d--)
+                if (pthread_of_dense[d] == args[3]) {
+                    block(tid, 8, args[2], (Addr)d);
+                    break;
+                }
+        } else
+            block(tid, (UInt)args[1], args[2], args[3]);
+        return True;
+    case FTVG_REQ_CREATE_PRE:
+        if (tid < MAX_VG)
+            create_pc[tid] = args[1];
+        return True;
+    case FTVG_REQ_CREATED:
+        if (tid < MAX_VG && last_child[tid] >= 0)
+            pthread_of_dense[last_child[tid]] = args[1];
+        return True;
+    case FTVG_REQ_JOINED:
+        /* the latest thread created with that pthread_t: ids are reused */
+        for (Int d = next_dense - 1; d >= 0; d--)
+            if (pthread_of_dense[d] == args[2]) {
+                announce(args[1]);
+                emit(tid, FTVG_THREAD_JOIN, args[1], 0, 0, (ULong)d, 0, 0);
+                break;
+            }
+        return True;
+    }
+    return True;
+}
+
+/* ---- options, start, end ------------------------------------------ */
+
+static Bool ft_process_cmd_line_option(const HChar *arg)
+{
+    if VG_STR_CLO (arg, "--foretell-raw", raw_path) {
+    } else
+        return False;
+    return True;
+}
+
+static void ft_print_usage(void)
+{
+    VG_(printf)("    --foretell-raw=PATH   write the records here "
+                "(foretell record passes it)\n");
+}
+
+static void ft_print_debug_usage(void)
+{
+}
+
+static void ft_post_clo_init(void)
+{
+    if (!raw_path) {
+        VG_(umsg)("foretell: --foretell-raw=PATH is missing; run this "
+                  "tool through `foretell record --backend valgrind`\n");
+        VG_(exit)(2);
+    }
+    SysRes r = VG_(open)(raw_path, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC,
+                         0600);
+    if (sr_isError(r)) {
+        VG_(umsg)("foretell: cannot create %s\n", raw_path);
+        VG_(exit)(2);
+    }
+    raw_fd = (Int)sr_Res(r);
+    /* the tool's file is not the program's: it must survive an exec and
+     * stay out of a dup2 onto a low number */
+    put_rec(FTVG_HEAD, 0, 0, 0, 0, FTVG_MAGIC, (ULong)VG_(getpid)(), 0);
+}
+
+static void ft_fini(Int exitcode)
+{
+    (void)exitcode;
+    if (raw_fd < 0)
+        return;
+    ULong n = records;
+    put_rec(FTVG_TAIL, 0, 0, 0, 0, n, 0, 0);
+    flush_out();
+    VG_(close)(raw_fd);
+    raw_fd = -1;
+}
+
+static void ft_pre_clo_init(void)
+{
+    VG_(details_name)("foretell");
+    VG_(details_version)(NULL);
+    VG_(details_description)("records a run for foretell");
+    VG_(details_copyright_author)("foretell authors; GPL-2.0-or-later");
+    VG_(details_bug_reports_to)("the foretell issue tracker");
+    VG_(basic_tool_funcs)(ft_post_clo_init, ft_instrument, ft_fini);
+    VG_(needs_command_line_options)(ft_process_cmd_line_option,
+                                    ft_print_usage, ft_print_debug_usage);
+    VG_(needs_client_requests)(ft_client_request);
+    VG_(track_pre_thread_ll_create)(thread_created);
+    VG_(track_pre_thread_ll_exit)(thread_exiting);
+    for (Int i = 0; i < MAX_VG; i++) {
+        dense_of[i] = -1;
+        last_child[i] = -1;
+    }
+}
+
+VG_DETERMINE_INTERFACE_VERSION(ft_pre_clo_init)
