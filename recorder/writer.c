@@ -17,7 +17,7 @@
 
 typedef struct sym_entry {
     uint32_t site;
-    char *function, *file, *text;
+    char *function, *file, *text, *insn;
     uint32_t line, column;
 } sym_entry;
 
@@ -203,7 +203,7 @@ int ft_writer_site(ft_writer *w, const ft_site *s)
     p = ft_put_uint(p, s->id);
     p = ft_put_uint(p, s->module);
     w->sites.pos = ft_put_uint(p, s->offset);
-    if (s->function || s->file || s->text) {
+    if (s->function || s->file || s->text || s->insn) {
         if (w->nsyms == w->capsyms) {
             size_t cap = w->capsyms ? 2 * w->capsyms : 64;
             sym_entry *n = realloc(w->syms, cap * sizeof *n);
@@ -217,6 +217,7 @@ int ft_writer_site(ft_writer *w, const ft_site *s)
         e->function = s->function ? strdup(s->function) : NULL;
         e->file = s->file ? strdup(s->file) : NULL;
         e->text = s->text ? strdup(s->text) : NULL;
+        e->insn = s->insn ? strdup(s->insn) : NULL;
         e->line = s->line;
         e->column = s->column;
     }
@@ -294,6 +295,25 @@ int ft_writer_close(ft_writer *w, const ft_end *end)
         free(e->text);
     }
     if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_SOURCE) < 0)
+        rc = -1;
+    /* instructions (an importer that knows where each one starts) */
+    ft_chunk_open(&c, w->buf, WRITER_CHUNK);
+    for (size_t i = 0; i < w->nsyms; i++) {
+        sym_entry *e = &w->syms[i];
+        size_t need = 32 + (e->insn ? strlen(e->insn) : 0);
+        if (e->insn && (size_t)(c.limit - c.pos) < need) {
+            if (emit(w, &c, FT_CHUNK_INSN) < 0)
+                rc = -1;
+            ft_chunk_open(&c, w->buf, WRITER_CHUNK);
+        }
+        if (e->insn && (size_t)(c.limit - c.pos) >= need) {
+            uint8_t *p = ft_put_array(c.pos, 2);
+            p = ft_put_uint(p, e->site);
+            c.pos = put_cstr(p, e->insn);
+        }
+        free(e->insn);
+    }
+    if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_INSN) < 0)
         rc = -1;
     if (end && end->present) {
         ft_chunk_open(&c, w->buf, WRITER_CHUNK);

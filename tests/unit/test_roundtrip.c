@@ -162,6 +162,49 @@ static void test_header_sites_symbols(void **state)
     unlink(path);
 }
 
+/* An importer that knows each access's instruction (the Valgrind
+ * recorder's, recorder/vgimport.c) hands it to the writer: INSN, and no
+ * SYMBOLS entry for a site that has nothing else, so that `symbolize`
+ * still names it later. */
+static void test_writer_insn(void **state)
+{
+    (void)state;
+    char path[256];
+    fx_temp_path(path, sizeof path, "insn");
+    ft_module m = {.path = "/usr/bin/prog", .base = 0, .size = 0x10000,
+                   .build_id = ""};
+    ft_header h = {.version = 4, .program = "/usr/bin/prog", .nmodules = 1,
+                   .modules = &m};
+    ft_error err;
+    ft_writer *w = ft_writer_open(path, &h, &err);
+    assert_non_null(w);
+    ft_site a = {.id = 1, .module = 0, .offset = 0x1175,
+                 .insn = "add qword ptr [rip + 0x2ebb], rdx"};
+    ft_site b = {.id = 2, .module = 0, .offset = 0x1200, .function = "f",
+                 .file = "f.c", .line = 3, .insn = "mov eax, 1"};
+    ft_site c = {.id = 3, .module = 0, .offset = 0x1300};
+    assert_int_equal(ft_writer_site(w, &a), 0);
+    assert_int_equal(ft_writer_site(w, &b), 0);
+    assert_int_equal(ft_writer_site(w, &c), 0);
+    ft_event ev = {.kind = FT_EV_READ, .site = 1, .addr = 0x4030, .size = 8};
+    assert_int_equal(ft_writer_event(w, &ev), 0);
+    assert_int_equal(ft_writer_close(w, NULL), 0);
+    ft_reader *r = ft_reader_open(path, &err);
+    assert_non_null(r);
+    const ft_site *s = ft_reader_site(r, 1);
+    assert_non_null(s);
+    assert_non_null(s->insn);
+    assert_string_equal(s->insn, "add qword ptr [rip + 0x2ebb], rdx");
+    assert_null(s->function);
+    assert_null(s->file);
+    s = ft_reader_site(r, 2);
+    assert_string_equal(s->function, "f");
+    assert_string_equal(s->insn, "mov eax, 1");
+    assert_null(ft_reader_site(r, 3)->insn);
+    ft_reader_close(r);
+    unlink(path);
+}
+
 /* The symboliser appends a site's source line (SOURCE) and, for code
  * inlined from a system header, where it entered the program (INLINED):
  * two kinds of their own, both merged into the site beside its SYMBOLS. */
@@ -369,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_address_deltas_span_64_bits),
         cmocka_unit_test(test_many_chunks),
         cmocka_unit_test(test_header_sites_symbols),
+        cmocka_unit_test(test_writer_insn),
         cmocka_unit_test(test_source_and_inlined),
         cmocka_unit_test(test_site_format_fallbacks),
         cmocka_unit_test(test_paired_reads),
