@@ -528,6 +528,19 @@ uint64_t ft_check_consistency(ft_reader *r, FILE *out, unsigned max_report);
 int ft_trace_append_end(const char *path, const ft_end *end, uint64_t threads,
                         ft_error *err);
 
+/* Turns the records foretell's Valgrind tool wrote while PROGRAM ran
+ * (recorder/valgrind/ftvg_raw.h, at raw) into a trace at trace, not yet
+ * symbolised (recorder/vgimport.c).  signo > 0: the run ended by that
+ * signal, which becomes the trace's last event.  deadlock: the caller
+ * killed the run because it stopped at the tool's ALLBLOCKED record;
+ * the trace then ends with BLOCKED events and DEADLOCK, as the runtime's
+ * does.  Returns 0; 1 when the tool did not end cleanly (a killed run:
+ * every record it wrote is in the trace); 2 when the trace ends in a
+ * deadlock; -1 with *err set. */
+int ft_vg_import(const char *raw, const char *trace, const char *program,
+                 int argc, char *const *argv, int signo, int deadlock,
+                 ft_error *err);
+
 /* Resolves every site without symbols to function, file, line, column
  * with libdw, reading each module's ELF (build ids must match; modules
  * that are missing or differ are skipped with a warning on warn, which may
