@@ -480,15 +480,21 @@ static void free_out(analyze_out *ao)
 /* A run of threads without one memory read is what the LD_PRELOAD
  * runtime records (docs/recorder.md): say what can be predicted from it,
  * or the empty atomicity summary reads as "nothing wrong". */
+static int has_memory_reads(const ft_pipeline *pl)
+{
+    const ft_ctm *c = pl->ctm;
+    for (uint32_t x = 0; c && x < c->ntrans; x++)
+        if (ft_ctm_reads(c, x) && c->obj[x] < c->nvars &&
+            c->vars[c->obj[x]].kind == FT_VAR_MEMORY)
+            return 1;
+    return 0;
+}
+
 static void note_no_reads(const ft_pipeline *pl, const char *path)
 {
     const ft_ctm *c = pl->ctm;
-    if (!c || c->nthreads < 2)
+    if (!c || c->nthreads < 2 || has_memory_reads(pl))
         return;
-    for (uint32_t x = 0; x < c->ntrans; x++)
-        if (ft_ctm_reads(c, x) && c->obj[x] < c->nvars &&
-            c->vars[c->obj[x]].kind == FT_VAR_MEMORY)
-            return;
     fprintf(stderr, "%s: note: the trace holds no memory read (a program "
             "not built with foretell-cc is recorded at its synchronisation "
             "only): deadlocks, lost wake-ups and misuse can be predicted "
@@ -620,6 +626,21 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     if (!a->prog && !a->flag[O_NO_CONFIRM])
         a->prog = a->recorded =
             analyze_recorded_program(a->path, why, sizeof why);
+    /* accesses recorded from a program without our runtime: the Valgrind
+     * recorder's trace, whose schedules order accesses that the replay
+     * (the LD_PRELOAD runtime) cannot hold back */
+    if (a->recorded && !a->flag[O_CONFIRM] &&
+        !fr_program_has_runtime(a->prog[0]) && has_memory_reads(pl)) {
+        fprintf(stderr, "%s: note: %s was not built with foretell-cc, and "
+                "the trace orders its memory accesses (recorded under "
+                "Valgrind): its replays control synchronisation only and "
+                "cannot follow the schedules; findings are reported "
+                "unconfirmed (build it with foretell-cc to confirm them, "
+                "or force the replays with --confirm)\n", a->path,
+                a->prog[0]);
+        snprintf(why, sizeof why, "recorded under Valgrind");
+        a->prog = NULL;
+    }
     if (!a->prog && a->flag[O_CONFIRM]) {
         fprintf(stderr, "foretell analyze: --confirm: %s; give the program: "
                         "TRACE --confirm -- PROG [ARGS]\n", why);

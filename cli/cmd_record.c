@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "recorder/trace.h"
+#include "recorder/valgrind/ftvg_raw.h"
 #include "replay/replay.h"
 
 #include <errno.h>
@@ -37,8 +38,9 @@ static const ft_opt record_opts[] = {
     {"no-compress", 0, NULL, "write the trace uncompressed, format version 3 "
                              "(FORETELL_COMPRESS=0)"},
     {"backend", 0, "B", "auto (default: the program's own runtime if built "
-                        "with foretell-cc, else the LD_PRELOAD one), runtime "
-                        "or preload (synchronisation only)"},
+                        "with foretell-cc, else Valgrind with foretell's "
+                        "tool, else the LD_PRELOAD one), runtime, valgrind "
+                        "(every access) or preload (synchronisation only)"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -74,15 +76,85 @@ static int absolute(const char *path, char *buf, size_t len)
 typedef struct run {
     int status;
     int timed_out;
+    int deadlock;   /* the Valgrind tool's run stopped with every thread
+                       waiting: killed, and recorded as a deadlock */
     int exec_errno; /* nonzero: exec failed with this errno */
     ft_rt_report report; /* the runtime could not write the trace */
 } run;
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether the raw file's last record is the tool's ALLBLOCKED. */
+static int ends_all_blocked(const char *raw, off_t size)
+{
+    struct ftvg_rec r;
+    int fd = open(raw, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = pread(fd, &r, sizeof r, size - (off_t)sizeof r);
+    close(fd);
+    return n == (ssize_t)sizeof r && r.op == FTVG_ALLBLOCKED;
+}
+
+/* Waits for a run under Valgrind as ft_child_wait does, and also ends a
+ * deadlocked one: the tool writes ALLBLOCKED when the last live thread
+ * enters a wait, flushed, and flushes its next record at once; a file
+ * that still ends there after DEADLOCK_QUIET_S is a run in which no
+ * thread can move (Valgrind sleeps in the futexes), so it is killed and
+ * imported as a deadlock, where the runtime would have stopped it. */
+#define DEADLOCK_QUIET_S 0.5
+
+static int wait_valgrind(pid_t pid, const char *raw, double timeout,
+                         double grace, run *out)
+{
+    double start = mono_s(), quiet_since = start;
+    off_t last = -1;
+    int blocked = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &out->status, WNOHANG);
+        if (r == pid)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        double t = mono_s();
+        if (timeout > 0 && t - start >= timeout) {
+            kill(pid, SIGTERM);
+            int ignored;
+            out->timed_out = 1;
+            return ft_child_wait(pid, grace > 0 ? grace : 0.1, 1.0,
+                                 &out->status, &ignored);
+        }
+        struct stat st;
+        if (stat(raw, &st) == 0 && st.st_size >= (off_t)sizeof(struct
+                                                                ftvg_rec)) {
+            if (st.st_size != last) {
+                last = st.st_size;
+                quiet_since = t;
+                blocked = ends_all_blocked(raw, st.st_size);
+            } else if (blocked && t - quiet_since >= DEADLOCK_QUIET_S) {
+                kill(pid, SIGKILL);
+                while (waitpid(pid, &out->status, 0) < 0 && errno == EINTR)
+                    ;
+                out->deadlock = 1;
+                return 0;
+            }
+        }
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* Forks and execs; the close-on-exec pipe carries exec's errno back, the
  * report pipe the runtime's write errors. */
-static int spawn_and_wait(char **args, const char *trace, const char *quantum,
-                          const char *seed, int no_compress, double timeout,
-                          double grace, run *out)
+static int spawn_and_wait(char **args, const char *trace, const char *raw,
+                          const char *quantum, const char *seed,
+                          int no_compress, double timeout, double grace,
+                          run *out)
 {
     int pfd[2], rfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -116,8 +188,12 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
             setenv("FORETELL_SEED", seed, 1);
         if (no_compress)
             setenv("FORETELL_COMPRESS", "0", 1);
-        fr_backend_apply(args[0]);
-        execvp(args[0], args);
+        if (raw)
+            fr_valgrind_exec(args, raw); /* returns only if it failed */
+        else {
+            fr_backend_apply(args[0]);
+            execvp(args[0], args);
+        }
         int e = errno;
         if (write(pfd[1], &e, sizeof e) < 0)
             _exit(127);
@@ -141,8 +217,9 @@ static int spawn_and_wait(char **args, const char *trace, const char *quantum,
     close(pfd[0]);
     out->exec_errno = n == (ssize_t)sizeof e ? e : 0;
 
-    int wait_rc = ft_child_wait(pid, timeout, grace, &out->status,
-                                &out->timed_out);
+    int wait_rc = raw ? wait_valgrind(pid, raw, timeout, grace, out)
+                      : ft_child_wait(pid, timeout, grace, &out->status,
+                                      &out->timed_out);
     ft_report_read(rfd[0], &out->report);
     child_pid = 0;
     sigaction(SIGINT, &old_int, NULL);
@@ -232,6 +309,50 @@ static void check_material(const char *trace, const char *output,
     free(per);
 }
 
+/* The Valgrind tool's records into the trace (recorder/vgimport.c); 0, or
+ * the exit code when there is no trace to keep. */
+static int import_valgrind(const char *raw, const char *trace, char **args,
+                           run *rn, const char *output)
+{
+    int status = rn->status;
+    struct stat st;
+    if (stat(raw, &st) < 0 || st.st_size == 0) {
+        fprintf(stderr, "foretell record: Valgrind did not run %s with "
+                "foretell's tool (no records; its messages are above)\n",
+                args[0]);
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (st.st_size > (off_t)64 << 20) /* seconds of work: say so */
+        fprintf(stderr, "foretell record: turning %lld MB of Valgrind "
+                "records into a trace\n", (long long)(st.st_size >> 20));
+    char prog[4096], abs[4096];
+    const char *file = fr_which(args[0], prog, sizeof prog);
+    if (!file || !realpath(file, abs))
+        snprintf(abs, sizeof abs, "%s", args[0]);
+    int argc = 0;
+    while (args[argc])
+        argc++;
+    ft_error err;
+    int rc = ft_vg_import(raw, trace, abs, argc, args,
+                          WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                          rn->deadlock, &err);
+    if (rc < 0) {
+        fprintf(stderr, "%s: error: at byte %llu: %s (no trace kept)\n",
+                err.path, (unsigned long long)err.offset, err.message);
+        return errno == ENOSPC ? FT_EXIT_INTERNAL : FT_EXIT_BAD_INPUT;
+    }
+    if (rc == 2) {
+        /* as the runtime ends a deadlocked run */
+        fprintf(stderr, "foretell: deadlock: no thread can run (%s under "
+                "Valgrind; each thread's wait is in the trace)\n", args[0]);
+        rn->status = FT_DEADLOCK_STATUS << 8;
+    } else if (rc == 1 && !rn->timed_out)
+        fprintf(stderr, "%s: warning: the Valgrind tool did not end "
+                "cleanly (the run was killed); the trace holds what it "
+                "recorded\n", output);
+    return 0;
+}
+
 static int exit_code_of(int status)
 {
     if (WIFEXITED(status))
@@ -314,8 +435,13 @@ int cmd_record(int argc, char **argv)
     int found = ft_cli_check_program("foretell record", args[0]);
     if (found)
         return found;
-    if ((found = ft_cli_backend("foretell record", args[0], backend)))
-        return found;
+    ft_error berr;
+    if (fr_backend_prepare_record(args[0], backend, stderr, &berr) < 0) {
+        fprintf(stderr, "foretell record: %s: %s\n", berr.path,
+                berr.message);
+        return FT_EXIT_BAD_INPUT;
+    }
+    int valgrind = fr_backend_is_valgrind(args[0]);
     char defpath[4096], real[4096], dest[4096], trace[4200], msg[4400];
     if (!output) {
         default_output(args[0], defpath, sizeof defpath);
@@ -342,13 +468,23 @@ int cmd_record(int argc, char **argv)
     close(fd);
 
     run rn = {0};
+    char raw[4300];
+    snprintf(raw, sizeof raw, "%s.vgraw", trace);
     fflush(NULL);
-    if (spawn_and_wait(args, trace, quantum, seed, no_compress, timeout,
-                       grace, &rn) < 0) {
+    if (spawn_and_wait(args, trace, valgrind ? raw : NULL, quantum, seed,
+                       no_compress, timeout, grace, &rn) < 0) {
         fprintf(stderr, "foretell record: cannot run '%s': %s\n", args[0],
                 strerror(errno));
         unlink(trace);
         return FT_EXIT_INTERNAL;
+    }
+    if (valgrind && !rn.exec_errno) {
+        int vrc = import_valgrind(raw, trace, args, &rn, output);
+        unlink(raw);
+        if (vrc) {
+            unlink(trace);
+            return vrc;
+        }
     }
     if (rn.exec_errno) {
         unlink(trace);

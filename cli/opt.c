@@ -191,7 +191,8 @@ int ft_cli_backend_opt(const char *cmd, const char *v, int *backend)
 {
     if ((*backend = fr_backend_parse(v)) >= 0)
         return 0;
-    fprintf(stderr, "%s: --backend: '%s' is not auto, runtime or preload\n",
+    fprintf(stderr, "%s: --backend: '%s' is not auto, runtime, preload or "
+            "valgrind\n",
             cmd, v);
     return FT_EXIT_BAD_INPUT;
 }

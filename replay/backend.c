@@ -11,7 +11,11 @@
  * a static binary, a program that starts no thread: a launcher such as
  * timeout) is run as it is, and the harness's "no foretell runtime
  * started" message follows as before; --backend preload forces the
- * library on any dynamically linked program. */
+ * library on any dynamically linked program.  `record` alone has a third
+ * way (fr_backend_prepare_record): a program without the runtime is run
+ * under Valgrind with foretell's tool (recorder/valgrind/), which records
+ * its memory accesses too; auto takes it when Valgrind and the tool are
+ * installed. */
 #define _GNU_SOURCE
 #include "replay/replay.h"
 
@@ -78,13 +82,108 @@ static int imports_threads(const unsigned char *m, size_t n)
     return 0;
 }
 
+/* Whether the file at path holds TSan-instrumented code (imports
+ * __tsan_init): a library built with foretell-cc. */
+static int file_instrumented(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int yes = 0;
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        st.st_size < ((off_t)1 << 36)) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+                       0);
+        if (m != MAP_FAILED) {
+            yes = memmem(m, (size_t)st.st_size, "__tsan_init", 11) != NULL;
+            munmap(m, (size_t)st.st_size);
+        }
+    }
+    close(fd);
+    return yes;
+}
+
+/* Whether a library the ELF image m needs (DT_NEEDED, looked up in its
+ * RPATH/RUNPATH, $ORIGIN expanded, and LD_LIBRARY_PATH; the system's
+ * directories hold none of ours) was built with foretell-cc: such a host
+ * runs with the LD_PRELOAD runtime, which the library needs. */
+static int needs_instrumented(const unsigned char *m, size_t n,
+                              const char *file)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
+    if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff >= n ||
+        eh->e_shnum > (n - eh->e_shoff) / sizeof(Elf64_Shdr))
+        return 0;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(m + eh->e_shoff);
+    char origin[4096];
+    snprintf(origin, sizeof origin, "%s", file);
+    char *slash = strrchr(origin, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(origin, sizeof origin, ".");
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_link >= eh->e_shnum ||
+            sh[i].sh_offset > n || sh[i].sh_size > n - sh[i].sh_offset)
+            continue;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        if (str->sh_offset > n || str->sh_size > n - str->sh_offset ||
+            !str->sh_size)
+            continue;
+        const char *strs = (const char *)m + str->sh_offset;
+        const Elf64_Dyn *d = (const Elf64_Dyn *)(m + sh[i].sh_offset);
+        size_t nd = sh[i].sh_size / sizeof *d;
+        char dirs[8192] = "";
+        const char *env = getenv("LD_LIBRARY_PATH");
+        for (size_t k = 0; k < nd; k++)
+            if ((d[k].d_tag == DT_RPATH || d[k].d_tag == DT_RUNPATH) &&
+                d[k].d_un.d_val < str->sh_size &&
+                memchr(strs + d[k].d_un.d_val, 0,
+                       str->sh_size - d[k].d_un.d_val))
+                snprintf(dirs + strlen(dirs), sizeof dirs - strlen(dirs),
+                         "%s:", strs + d[k].d_un.d_val);
+        if (env)
+            snprintf(dirs + strlen(dirs), sizeof dirs - strlen(dirs), "%s",
+                     env);
+        for (size_t k = 0; k < nd; k++) {
+            if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= str->sh_size ||
+                !memchr(strs + d[k].d_un.d_val, 0,
+                        str->sh_size - d[k].d_un.d_val))
+                continue;
+            const char *lib = strs + d[k].d_un.d_val;
+            for (const char *p = dirs; *p;) {
+                size_t len = strcspn(p, ":");
+                char dir[4096], path[8400];
+                snprintf(dir, sizeof dir, "%.*s", (int)len, p);
+                if (!strncmp(dir, "$ORIGIN", 7))
+                    snprintf(path, sizeof path, "%s%s/%s", origin, dir + 7,
+                             lib);
+                else
+                    snprintf(path, sizeof path, "%s/%s", len ? dir : ".",
+                             lib);
+                if (access(path, R_OK) == 0) {
+                    if (file_instrumented(path))
+                        return 1;
+                    break;
+                }
+                p += len + (p[len] == ':');
+            }
+        }
+    }
+    return 0;
+}
+
 /* 1: file is a dynamically linked ELF executable (it has an interpreter,
  * so LD_PRELOAD reaches it), 0: something else; *elf whether it is an
  * ELF file at all (not a script), *has_rt whether the runtime is linked
  * in, *threads whether it starts threads. */
-static int inspect(const char *file, int *elf, int *has_rt, int *threads)
+static int inspect_libs(const char *file, int *elf, int *has_rt,
+                        int *threads, int *ft_libs)
 {
     *elf = *has_rt = *threads = 0;
+    if (ft_libs)
+        *ft_libs = 0;
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
@@ -110,11 +209,18 @@ static int inspect(const char *file, int *elf, int *has_rt, int *threads)
                 }
             *has_rt = memmem(m, n, RT_MARK, sizeof RT_MARK - 1) != NULL;
             *threads = dyn && imports_threads(m, n);
+            if (ft_libs && dyn && !*has_rt)
+                *ft_libs = needs_instrumented(m, n, file);
             munmap((void *)m, n);
         }
     }
     close(fd);
     return dyn;
+}
+
+static int inspect(const char *file, int *elf, int *has_rt, int *threads)
+{
+    return inspect_libs(file, elf, has_rt, threads, NULL);
 }
 
 const char *fr_preload_path(char *buf, size_t len)
@@ -161,6 +267,15 @@ int fr_backend_prepare(const char *prog, int want, FILE *note, ft_error *err)
         dyn = file ? inspect(file, &elf, &has_rt, &threads) : 0;
     snprintf(chosen.prog, sizeof chosen.prog, "%s", prog);
     chosen.backend = FR_BACKEND_RUNTIME;
+    if (want == FR_BACKEND_VALGRIND) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", prog);
+        snprintf(err->message, sizeof err->message, "--backend valgrind "
+                 "records only (foretell record); replay and explore run a "
+                 "program not built with foretell-cc with --backend "
+                 "preload");
+        return -1;
+    }
     chosen.preload[0] = 0;
     chosen.why = NULL;
     if (want == FR_BACKEND_AUTO && !has_rt && elf)
@@ -243,5 +358,145 @@ int fr_backend_parse(const char *s)
         return FR_BACKEND_RUNTIME;
     if (!strcmp(s, "preload"))
         return FR_BACKEND_PRELOAD;
+    if (!strcmp(s, "valgrind"))
+        return FR_BACKEND_VALGRIND;
     return -1;
+}
+
+/* ---- the Valgrind recorder (record only) -------------------------- */
+
+#define VG_TOOL "foretell-amd64-linux"
+#define VG_DIR "foretell-valgrind"
+
+/* dir into buf when it holds the tool, else NULL */
+static const char *vg_dir_at(char *buf, size_t len, const char *dir)
+{
+    char tool[8400];
+    snprintf(tool, sizeof tool, "%s/%s", dir, VG_TOOL);
+    size_t n = strlen(dir);
+    if (access(tool, R_OK) != 0 || n >= len)
+        return NULL;
+    memcpy(buf, dir, n + 1);
+    return buf;
+}
+
+const char *fr_valgrind_dir(char *buf, size_t len)
+{
+    const char *env = getenv("FORETELL_VALGRIND_LIB");
+    if (env && *env)
+        return vg_dir_at(buf, len, env);
+    char exe[4096], dir[8300];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(dir, sizeof dir, "%s/../lib/%s", exe, VG_DIR);
+        if (vg_dir_at(buf, len, dir))
+            return buf;
+#ifdef FT_LIB_FROM_BIN
+        if (FT_LIB_FROM_BIN[0] == '/')
+            snprintf(dir, sizeof dir, "%s/%s", FT_LIB_FROM_BIN, VG_DIR);
+        else
+            snprintf(dir, sizeof dir, "%s/%s/%s", exe, FT_LIB_FROM_BIN,
+                     VG_DIR);
+        if (vg_dir_at(buf, len, dir))
+            return buf;
+#endif
+    }
+#ifdef FT_INSTALL_LIBDIR
+    snprintf(dir, sizeof dir, "%s/%s", FT_INSTALL_LIBDIR, VG_DIR);
+    if (vg_dir_at(buf, len, dir))
+        return buf;
+#endif
+    return NULL;
+}
+
+int fr_backend_prepare_record(const char *prog, int want, FILE *note,
+                              ft_error *err)
+{
+    char where[4096], vg[4096], dir[4096];
+    const char *file = fr_which(prog, where, sizeof where);
+    int elf = 0, has_rt = 0, threads = 0, ft_libs = 0,
+        dyn = file ? inspect_libs(file, &elf, &has_rt, &threads, &ft_libs)
+                   : 0;
+    /* auto: a host of a library built with foretell-cc gets the
+     * LD_PRELOAD runtime, which records that library's accesses */
+    if (want != FR_BACKEND_VALGRIND &&
+        !(want == FR_BACKEND_AUTO && elf && dyn && !has_rt && threads &&
+          !ft_libs))
+        return fr_backend_prepare(prog, want, note, err);
+    const char *missing = !fr_which("valgrind", vg, sizeof vg)
+                              ? "valgrind is not installed (Debian: apt "
+                                "install valgrind)"
+                          : !fr_valgrind_dir(dir, sizeof dir)
+                              ? "foretell's Valgrind tool (" VG_DIR "/"
+                                VG_TOOL ") was not found beside foretell "
+                                "or in FORETELL_VALGRIND_LIB"
+                              : NULL;
+    if (missing && want == FR_BACKEND_AUTO) {
+        if (note)
+            fprintf(note, "foretell: note: %s: %s; recording "
+                    "synchronisation only\n", prog, missing);
+        return fr_backend_prepare(prog, want, note, err);
+    }
+    if (missing) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", prog);
+        snprintf(err->message, sizeof err->message, "--backend valgrind: "
+                 "%s", missing);
+        return -1;
+    }
+    snprintf(chosen.prog, sizeof chosen.prog, "%s", prog);
+    chosen.backend = FR_BACKEND_VALGRIND;
+    chosen.why = NULL;
+    if (note && has_rt)
+        fprintf(note, "foretell: warning: %s was built with foretell-cc; "
+                "--backend valgrind records it with a second runtime in "
+                "it\n", prog);
+    else if (note)
+        fprintf(note, "foretell: note: %s was not built with foretell-cc: "
+                "recording it under Valgrind, every memory access with its "
+                "value (about 20-40 times slower than native; "
+                "docs/recorder.md)\n", prog);
+    return FR_BACKEND_VALGRIND;
+}
+
+int fr_program_has_runtime(const char *prog)
+{
+    char where[4096];
+    const char *file = fr_which(prog, where, sizeof where);
+    int elf = 0, has_rt = 0, threads = 0, ft_libs = 0;
+    if (file)
+        inspect_libs(file, &elf, &has_rt, &threads, &ft_libs);
+    return has_rt || ft_libs || !elf; /* a script: whatever it runs */
+}
+
+int fr_backend_is_valgrind(const char *prog)
+{
+    return chosen.backend == FR_BACKEND_VALGRIND &&
+           !strcmp(prog, chosen.prog);
+}
+
+void fr_valgrind_exec(char **args, const char *raw)
+{
+    char dir[4096], opt[8300];
+    if (!fr_valgrind_dir(dir, sizeof dir))
+        return;
+    setenv("VALGRIND_LIB", dir, 1);
+    snprintf(opt, sizeof opt, "--foretell-raw=%s", raw);
+    size_t n = 0;
+    while (args[n])
+        n++;
+    char **v = calloc(n + 5, sizeof *v);
+    if (!v)
+        return;
+    v[0] = "valgrind";
+    v[1] = "-q";
+    v[2] = "--tool=foretell";
+    v[3] = opt;
+    memcpy(v + 4, args, n * sizeof *v);
+    execvp("valgrind", v);
+    free(v);
 }

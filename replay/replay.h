@@ -157,9 +157,12 @@ enum fr_backend {
     FR_BACKEND_AUTO = 0, /* its own if built with foretell-cc, else the
                             LD_PRELOAD one if dynamically linked */
     FR_BACKEND_RUNTIME,  /* run as it is */
-    FR_BACKEND_PRELOAD   /* LD_PRELOAD=libforetell_preload.so */
+    FR_BACKEND_PRELOAD,  /* LD_PRELOAD=libforetell_preload.so */
+    FR_BACKEND_VALGRIND  /* record only: under Valgrind with foretell's
+                            tool (recorder/valgrind/) */
 };
-/* "auto", "runtime", "preload": the enum, -1 for anything else. */
+/* "auto", "runtime", "preload", "valgrind": the enum, -1 for anything
+ * else. */
 int fr_backend_parse(const char *s);
 /* Decides, in the parent, for the runs of prog that follow (the last call
  * wins); with the preload runtime, says so once on note (may be NULL).
@@ -178,6 +181,26 @@ const char *fr_backend_why(const char *prog);
 const char *fr_backend_env(const char *prog, char *buf, size_t len);
 /* In a child about to exec prog: LD_PRELOAD as chosen for it. */
 void fr_backend_apply(const char *prog);
+/* As fr_backend_prepare, for `record`: auto runs a dynamically linked
+ * program without the runtime that starts threads under Valgrind when Valgrind and the tool
+ * are installed (else as fr_backend_prepare), and valgrind forces it;
+ * says which on note. */
+int fr_backend_prepare_record(const char *prog, int want, FILE *note,
+                              ft_error *err);
+/* Whether prog (as execvp finds it) carries foretell's runtime (built
+ * with foretell-cc), needs a library built with foretell-cc, or is no
+ * ELF file at all (a script): whether its replays control the accesses
+ * a trace of it holds. */
+int fr_program_has_runtime(const char *prog);
+/* Whether the last prepare chose Valgrind for prog. */
+int fr_backend_is_valgrind(const char *prog);
+/* The tool's directory (VALGRIND_LIB): $FORETELL_VALGRIND_LIB, else
+ * bin/../lib/foretell-valgrind, else the installed libdir's; NULL if none
+ * holds the tool. */
+const char *fr_valgrind_dir(char *buf, size_t len);
+/* In a child: execs `valgrind -q --tool=foretell --foretell-raw=RAW
+ * args...` with VALGRIND_LIB set; returns only if that failed (errno). */
+void fr_valgrind_exec(char **args, const char *raw);
 /* The LD_PRELOAD runtime: $FORETELL_PRELOAD, else beside the foretell
  * executable (bin/../lib), else the installed libdir; NULL if none. */
 const char *fr_preload_path(char *buf, size_t len);

@@ -5,7 +5,7 @@
 # failures in $fails, build OUT SOURCE [CFLAGS...] (foretell-cc, -g;
 # a program that does not build ends the test), and record_passing TRACE
 # PROG [ARGS...] (a passing recorded run in 5 tries, else the test ends;
-# record's stderr in TRACE.err).  Env: FT_BIN, FT_WORK.
+# record's stderr in TRACE.err; RECORD_OPTS: record's options).  Env: FT_BIN, FT_WORK.
 set -u
 F=$FT_BIN/foretell
 P=$(cd "$(dirname "$0")/progs" && pwd)
@@ -22,7 +22,8 @@ record_passing() {
     trace=$1
     shift
     for try in 1 2 3 4 5; do # the recorded run may fail too
-        "$F" record -o "$trace" -- "$@" >/dev/null 2>"$trace.err" && return 0
+        # shellcheck disable=SC2086 # RECORD_OPTS is a list of options
+        "$F" record ${RECORD_OPTS:-} -o "$trace" -- "$@" >/dev/null 2>"$trace.err" && return 0
     done
     echo "FAIL($NAME): no passing run of $* in 5: $(tail -2 "$trace.err")" >&2
     exit 1

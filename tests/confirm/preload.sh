@@ -12,7 +12,10 @@
 #     on a static program, and a static program left as it is: exit 2,
 #     each with its message.
 #  3. a library built with foretell-cc -shared in a host built with cc:
+#     record's auto takes the LD_PRELOAD runtime for it (not Valgrind),
 #     its accesses are recorded, and its lost update is proved.
+# (record's auto runs a plain threaded program under Valgrind when it is
+# installed: valgrind.sh; here record asks for preload.)
 NAME=preload
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
@@ -22,7 +25,7 @@ D=$(cd "$P/../../../data" && pwd)
 build abba_ft "$D/abba_deadlock.c" -O1
 
 # 1. record, analyze, explore, replay
-record_passing abba.ft ./abba
+RECORD_OPTS="--backend preload" record_passing abba.ft ./abba
 grep -q "not built with foretell-cc: running it with the LD_PRELOAD runtime" abba.ft.err ||
     fail "record did not say which runtime: $(cat abba.ft.err)"
 "$F" dump abba.ft | grep -q "mutex_lock" || fail "no lock events recorded"
@@ -60,7 +63,7 @@ fi
 # execl (libc's calls execve inside libc): the trace still ends "exec"
 "$CC" -g -O1 -pthread -o exl "$P/preload_exec.c" ||
     { echo "FAIL(preload): cc cannot build preload_exec.c" >&2; exit 1; }
-"$F" record -o exl.ft -- ./exl >/dev/null 2>exl.err
+"$F" record --backend preload -o exl.ft -- ./exl >/dev/null 2>exl.err
 rc=$?
 [ $rc = 0 ] || fail "execl: record exit $rc, expected 0: $(cat exl.err)"
 grep -q "exl.ft: .* exec: exit 0" exl.err || fail "execl: the trace did not end at the exec: $(cat exl.err)"
@@ -73,7 +76,7 @@ grep -q "not built with foretell-cc" b1.err || fail "--backend runtime: $(cat b1
 "$F" record --backend bogus -- ./abba >/dev/null 2>b2.err
 rc=$?
 [ $rc = 2 ] || fail "--backend bogus: exit $rc, expected 2"
-grep -q "'bogus' is not auto, runtime or preload" b2.err || fail "--backend bogus: $(cat b2.err)"
+grep -q "'bogus' is not auto, runtime, preload or valgrind" b2.err || fail "--backend bogus: $(cat b2.err)"
 if "$CC" -static -pthread -o abba_static "$D/abba_deadlock.c" 2>/dev/null; then
     "$F" record --backend preload -o st.ft -- ./abba_static >/dev/null 2>b3.err
     rc=$?
@@ -93,6 +96,8 @@ fi
     -Wl,-rpath,"$PWD" -Wl,--allow-shlib-undefined ||
     { echo "FAIL(preload): cannot build the host" >&2; exit 1; }
 record_passing host.ft ./host
+grep -q "running it with the LD_PRELOAD runtime" host.ft.err ||
+    fail "auto did not take the LD_PRELOAD runtime for a foretell-cc library's host: $(cat host.ft.err)"
 "$F" dump host.ft | grep -q "read .*counter.*preload_lib.c" ||
     fail "the library's reads were not recorded"
 "$F" analyze --json -o out3 host.ft >host.json 2>host.err

@@ -96,10 +96,17 @@ run 1 foretell batch analyze --store ci.db -j 2 traces/
 run 1 foretell batch report --store ci.db --sarif ci.sarif --html report
 [ -s ci.sarif ] || fail "batch report wrote no SARIF"
 run 1 foretell explore --strategy pct --budget 50 -- ./fig2
-# a program built with plain cc: the installed LD_PRELOAD runtime
+# a program built with plain cc: the installed LD_PRELOAD runtime, and
+# the installed Valgrind tool when valgrind is there
 run 0 cc -O1 -pthread -o fig2cc best_fig2.c
-run 0 foretell record -o cc.ftrace -- ./fig2cc
+run 0 foretell record --backend preload -o cc.ftrace -- ./fig2cc
 grep -q 'LD_PRELOAD runtime' err.txt || fail "record of a cc build: $(cat err.txt)"
+if command -v valgrind >/dev/null 2>&1; then
+    run 0 foretell record -o vg.ftrace -- ./fig2cc
+    grep -q 'under Valgrind' err.txt || fail "record of a cc build: $(cat err.txt)"
+    run 0 foretell dump vg.ftrace
+    grep -q ' read .*\[z\]' out.txt || fail "the Valgrind trace has no read: $(head -5 out.txt)"
+fi
 run 0 foretell help record
 grep -q -- '-o' out.txt || fail "foretell help record shows no options"
 
