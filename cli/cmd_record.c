@@ -442,6 +442,10 @@ int cmd_record(int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     int valgrind = fr_backend_is_valgrind(args[0]);
+    if (valgrind && (quantum || seed || no_compress))
+        fprintf(stderr, "foretell record: warning: --quantum, --seed and "
+                "--no-compress set the runtime's scheduler and writer; "
+                "under Valgrind they do nothing\n");
     char defpath[4096], real[4096], dest[4096], trace[4200], msg[4400];
     if (!output) {
         default_output(args[0], defpath, sizeof defpath);

@@ -317,13 +317,20 @@ int ft_writer_close(ft_writer *w, const ft_end *end)
         rc = -1;
     if (end && end->present) {
         ft_chunk_open(&c, w->buf, WRITER_CHUNK);
-        uint8_t *p = ft_put_map(c.pos, 3);
+        /* threads when known: `record` then need not decode the trace
+         * again to count them */
+        uint8_t *p = ft_put_map(c.pos, end->threads ? 4 : 3);
         p = put_cstr(p, "events");
         p = ft_put_uint(p, w->nevents);
         p = put_cstr(p, "reason");
         p = put_cstr(p, end->reason ? end->reason : "exit");
         p = put_cstr(p, "exit_status");
-        c.pos = ft_put_int(p, end->exit_status);
+        p = ft_put_int(p, end->exit_status);
+        if (end->threads) {
+            p = put_cstr(p, "threads");
+            p = ft_put_uint(p, end->threads);
+        }
+        c.pos = p;
         if (emit(w, &c, FT_CHUNK_END) < 0)
             rc = -1;
     }
