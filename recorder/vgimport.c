@@ -600,7 +600,8 @@ int ft_vg_import(const char *raw, const char *trace, const char *program,
     }
     if (scan(&im) < 0)
         goto out;
-    qsort(im.wk, im.nwk, sizeof *im.wk, by_rec);
+    if (im.nwk)
+        qsort(im.wk, im.nwk, sizeof *im.wk, by_rec);
     for (size_t i = 0; i < im.nconds; i++)
         im.conds[i].nwaiting = 0;
 
