@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -250,6 +251,34 @@ int ft_writer_event(ft_writer *w, const ft_event *ev)
     return w->failed ? -1 : 0;
 }
 
+/* The [site, text] chunks of one kind, from the sites' field at off (a
+ * char *, freed here); -1 when one could not be written. */
+static int text_chunks(ft_writer *w, unsigned kind, size_t off)
+{
+    int rc = 0;
+    ft_chunk c;
+    ft_chunk_open(&c, w->buf, WRITER_CHUNK);
+    for (size_t i = 0; i < w->nsyms; i++) {
+        char **field = (char **)((char *)&w->syms[i] + off);
+        size_t need = 32 + (*field ? strlen(*field) : 0);
+        if (*field && (size_t)(c.limit - c.pos) < need) {
+            if (emit(w, &c, kind) < 0)
+                rc = -1;
+            ft_chunk_open(&c, w->buf, WRITER_CHUNK);
+        }
+        if (*field && (size_t)(c.limit - c.pos) >= need) {
+            uint8_t *p = ft_put_array(c.pos, 2);
+            p = ft_put_uint(p, w->syms[i].site);
+            c.pos = put_cstr(p, *field);
+        }
+        free(*field);
+        *field = NULL;
+    }
+    if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, kind) < 0)
+        rc = -1;
+    return rc;
+}
+
 int ft_writer_close(ft_writer *w, const ft_end *end)
 {
     int rc = flush_events(w);
@@ -277,43 +306,11 @@ int ft_writer_close(ft_writer *w, const ft_end *end)
     }
     if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_SYMBOLS) < 0)
         rc = -1;
-    /* source lines */
-    ft_chunk_open(&c, w->buf, WRITER_CHUNK);
-    for (size_t i = 0; i < w->nsyms; i++) {
-        sym_entry *e = &w->syms[i];
-        size_t need = 32 + (e->text ? strlen(e->text) : 0);
-        if (e->text && (size_t)(c.limit - c.pos) < need) {
-            if (emit(w, &c, FT_CHUNK_SOURCE) < 0)
-                rc = -1;
-            ft_chunk_open(&c, w->buf, WRITER_CHUNK);
-        }
-        if (e->text && (size_t)(c.limit - c.pos) >= need) {
-            uint8_t *p = ft_put_array(c.pos, 2);
-            p = ft_put_uint(p, e->site);
-            c.pos = put_cstr(p, e->text);
-        }
-        free(e->text);
-    }
-    if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_SOURCE) < 0)
+    /* source lines; instructions (an importer that knows where each one
+     * starts) */
+    if (text_chunks(w, FT_CHUNK_SOURCE, offsetof(sym_entry, text)) < 0)
         rc = -1;
-    /* instructions (an importer that knows where each one starts) */
-    ft_chunk_open(&c, w->buf, WRITER_CHUNK);
-    for (size_t i = 0; i < w->nsyms; i++) {
-        sym_entry *e = &w->syms[i];
-        size_t need = 32 + (e->insn ? strlen(e->insn) : 0);
-        if (e->insn && (size_t)(c.limit - c.pos) < need) {
-            if (emit(w, &c, FT_CHUNK_INSN) < 0)
-                rc = -1;
-            ft_chunk_open(&c, w->buf, WRITER_CHUNK);
-        }
-        if (e->insn && (size_t)(c.limit - c.pos) >= need) {
-            uint8_t *p = ft_put_array(c.pos, 2);
-            p = ft_put_uint(p, e->site);
-            c.pos = put_cstr(p, e->insn);
-        }
-        free(e->insn);
-    }
-    if (c.pos != w->buf + FT_CHUNK_HEAD && emit(w, &c, FT_CHUNK_INSN) < 0)
+    if (text_chunks(w, FT_CHUNK_INSN, offsetof(sym_entry, insn)) < 0)
         rc = -1;
     if (end && end->present) {
         ft_chunk_open(&c, w->buf, WRITER_CHUNK);

@@ -26,14 +26,15 @@ CC=${CC:-cc}
 D=$(cd "$P/../../../data" && pwd)
 
 # 1. the same findings from both recorders
-keys() { # JSON -> one line per finding: kind and sites
+keys() { # JSON -> the findings as a set: kind and sites, one per line
     python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for v in d["violations"]:
-    print(v["kind"], sorted((r["begin"], r["end"]) for r in v["regions"]))
-for f in d["findings"]:
-    print(f["kind"], sorted(f["sites"]))
+k = {(v["kind"], str(sorted((r["begin"], r["end"]) for r in v["regions"])))
+     for v in d["violations"]}
+k |= {(f["kind"], str(sorted(f["sites"]))) for f in d["findings"]}
+for kind, sites in sorted(k):
+    print(kind, sites)
 PY
 }
 same() { # name source [args]
@@ -49,7 +50,8 @@ same() { # name source [args]
         # a run in which the bug happened is another run: record again
         "$F" record --backend valgrind -o "$name.vg" -- "./$name" "$@" >/dev/null 2>"$name.vg.err" ||
             continue
-        "$F" record -o "$name.ft" -- "./${name}_ft" "$@" >/dev/null 2>&1 || continue
+        # a seeded schedule: the runtime's default seed changes per run
+        "$F" record --seed "$try" -o "$name.ft" -- "./${name}_ft" "$@" >/dev/null 2>&1 || continue
         recorded=1
         "$F" analyze --no-confirm --json -q -o "out-$name-vg" "$name.vg" >"$name.vg.json" 2>/dev/null
         "$F" analyze --no-confirm --json -q -o "out-$name-ft" "$name.ft" >"$name.ft.json" 2>/dev/null
