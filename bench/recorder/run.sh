@@ -26,7 +26,10 @@
 # ratios, and the load average before and after.  Then the native
 # binaries recorded through the LD_PRELOAD runtime (`record --backend
 # preload`: synchronisation only) against native and against `record` of
-# the foretell-cc build.  Last, dense_bound.c: the
+# the foretell-cc build; then the native binaries recorded under Valgrind
+# with foretell's tool (`record --backend valgrind`: every access)
+# against native, `valgrind --tool=none`, libtsan and `record` of the
+# foretell-cc build.  Last, dense_bound.c: the
 # dense kernel's two threads encoding and writing their events at once,
 # with no hooks at all (a lower bound for any recorder), against libtsan.
 #
@@ -46,6 +49,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
 cmake --build "$build" -j2 --target foretell foretell_wrappers foretell_preload >/dev/null
+cmake --build "$build" -j2 --target foretell_valgrind >/dev/null 2>&1 || true
 for tool in gcc "$build/bin/foretell-cc" "$build/bin/foretell"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "run.sh: $tool not found" >&2
@@ -166,7 +170,7 @@ for k in dense locks workq; do
     rm -f "$tmp/$k.ftrace"
     echo "$k $rtz $rtnc $rec $recnc ${events:-0} $bytes ${ncevents:-0} $ncbytes" \
         >>"$tmp/compress"
-    echo "$k $args $nat $rec" >>"$tmp/native"
+    echo "$k $args $nat $rec $tsan" >>"$tmp/native"
     awk -v k="$k" -v nat="$nat" -v tsan="$tsan" -v pass="$pass" -v rt="$rt" \
         -v rt0="$rt0" -v rec="$rec" -v ev="${events:-0}" -v by="$bytes" 'BEGIN {
         printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %7.3f %10d %6.2f %8.2f\n",
@@ -178,7 +182,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 # the LD_PRELOAD runtime (synchronisation only, docs/recorder.md), against
 # the native run and `record` of the foretell-cc build, same run.
 : >"$tmp/preload"
-while read -r k args nat rec; do
+while read -r k args nat rec tsan; do
     pre=$(median_ms "$build/bin/foretell" record --backend preload \
         -o "$tmp/$k.ftrace" -- "$tmp/$k.native" "$args")
     "$build/bin/foretell" record --backend preload -o "$tmp/$k.ftrace" -- \
@@ -196,6 +200,36 @@ printf '%-6s %9s %9s %9s %8s %8s %10s %6s\n' kernel native_ms preload_ms \
 awk '{ printf "%-6s %9.1f %9.1f %9.1f %8.2f %8.3f %10d %6.2f\n", $1, $2, $3,
     $4, ($2 > 0 ? $3 / $2 : 0), ($4 > 0 ? $3 / $4 : 0), $5,
     ($5 ? $6 / $5 : 0) }' "$tmp/preload"
+# The native binaries recorded under Valgrind with foretell's tool
+# (`record --backend valgrind`: every access, docs/recorder.md), against
+# native, Valgrind's own `none` tool (what Valgrind costs by itself),
+# libtsan and `record` of the foretell-cc build, same run.  Skipped
+# without valgrind or the tool.
+if command -v valgrind >/dev/null 2>&1 &&
+    [ -f "$build/lib/foretell-valgrind/foretell-amd64-linux" ]; then
+    : >"$tmp/vg"
+    while read -r k args nat rec tsan; do
+        none=$(median_ms valgrind -q --tool=none "$tmp/$k.native" "$args")
+        vg=$(median_ms "$build/bin/foretell" record --backend valgrind \
+            -o "$tmp/$k.ftrace" -- "$tmp/$k.native" "$args")
+        "$build/bin/foretell" record --backend valgrind -o "$tmp/$k.ftrace" \
+            -- "$tmp/$k.native" "$args" >/dev/null 2>"$tmp/rec.err"
+        vev=$(sed -n 's/.*: \([0-9][0-9]*\) events,.*/\1/p' "$tmp/rec.err")
+        vby=$(wc -c <"$tmp/$k.ftrace")
+        rm -f "$tmp/$k.ftrace"
+        echo "$k $nat $none $tsan $rec $vg ${vev:-0} $vby" >>"$tmp/vg"
+    done <"$tmp/native"
+    echo
+    echo "Valgrind recorder (native binary, every access) against native, valgrind"
+    echo "--tool=none, libtsan and record of the foretell-cc build (same runs' medians):"
+    printf '%-6s %9s %9s %9s %9s %9s %8s %8s %8s %8s %10s %6s\n' kernel \
+        native_ms none_ms tsan_ms record_ms vgrec_ms vg/nat vg/none vg/tsan \
+        vg/rec events B/ev
+    awk '{ printf "%-6s %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %8.2f %8.2f %8.2f %10d %6.2f\n",
+        $1, $2, $3, $4, $5, $6, ($2 > 0 ? $6 / $2 : 0), ($3 > 0 ? $6 / $3 : 0),
+        ($4 > 0 ? $6 / $4 : 0), ($5 > 0 ? $6 / $5 : 0), $7, ($7 ? $8 / $7 : 0) }' \
+        "$tmp/vg"
+fi
 echo
 echo "trace compression (zstd level 1 in the writer thread, the default, against"
 echo "--no-compress; same runs' medians):"
