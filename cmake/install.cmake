@@ -68,7 +68,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # libzstd-dev: the wrappers link programs with -lzstd (the runtime
 # compresses the trace), which needs the libzstd.so link.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "gcc | clang, libc6-dev, libzstd-dev")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, bash-completion")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, bash-completion, valgrind")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
 "foretell records one run of a pthreads program built with its compiler
 wrapper (foretell-cc, foretell-c++), predicts offline which other

@@ -458,7 +458,7 @@ int fr_backend_prepare_record(const char *prog, int want, FILE *note,
     else if (note)
         fprintf(note, "foretell: note: %s was not built with foretell-cc: "
                 "recording it under Valgrind, every memory access with its "
-                "value (about 20-40 times slower than native; "
+                "value (tens of times slower than native; "
                 "docs/recorder.md)\n", prog);
     return FR_BACKEND_VALGRIND;
 }
