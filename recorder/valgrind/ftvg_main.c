@@ -637,6 +637,16 @@ static void ft_print_debug_usage(void)
 {
 }
 
+/* A fork's child runs on under the tool (only an exec leaves it), with
+ * the parent's file and buffer: it writes nothing, as the runtime's fork
+ * children write nothing. */
+static void forked_child(ThreadId tid)
+{
+    (void)tid;
+    out_len = 0;
+    raw_fd = -1;
+}
+
 static void ft_post_clo_init(void)
 {
     if (!raw_path) {
@@ -651,6 +661,7 @@ static void ft_post_clo_init(void)
         VG_(exit)(2);
     }
     raw_fd = (Int)sr_Res(r);
+    VG_(atfork)(NULL, NULL, forked_child);
     /* the tool's file is not the program's: it must survive an exec and
      * stay out of a dup2 onto a low number */
     put_rec(FTVG_HEAD, 0, 0, 0, 0, FTVG_MAGIC, (ULong)VG_(getpid)(), 0);

@@ -14,6 +14,7 @@
 #  3. analyze reports the trace's findings unconfirmed and says why;
 #  4. a deadlocked run ends as the runtime ends one (exit 86, BLOCKED and
 #     DEADLOCK events) instead of hanging; --timeout ends a sleeping one;
+#     a fork's child writes nothing into the trace;
 #  5. bad uses: the tool not found, --backend valgrind for replay.
 NAME=valgrind
 . "$(dirname "$0")/lib.sh"
@@ -125,6 +126,14 @@ tail -1 dl.dump | grep -q "deadlock" || fail "the trace does not end in DEADLOCK
 rc=$?
 [ $rc = 143 ] || fail "--timeout 1: exit $rc, expected 143: $(cat sl.err)"
 grep -q "timeout" sl.err || fail "--timeout not said: $(cat sl.err)"
+
+# a fork's child runs on under the tool: it writes nothing of its own
+"$CC" -g -O1 -pthread -o vgf "$P/vg_fork.c" || { fail "cc cannot build vg_fork.c"; exit 1; }
+"$F" record -o vgf.ft -- ./vgf >/dev/null 2>vgf.err || fail "record vg_fork: $(cat vgf.err)"
+"$F" check vgf.ft >/dev/null 2>vgf.chk || fail "vg_fork's trace: $(cat vgf.chk)"
+[ "$("$F" dump vgf.ft | grep -c "shared.*vg_fork.c:2[67]")" = 0 ] ||
+    fail "the fork child's writes are in the trace: $("$F" dump vgf.ft | tail -5)"
+grep -q "2 threads, exit 0" vgf.err || fail "vg_fork: $(cat vgf.err)"
 
 # 5. bad uses
 FORETELL_VALGRIND_LIB=/nonexistent "$F" record --backend valgrind -o x.ft -- ./vga >/dev/null 2>b1.err
