@@ -212,7 +212,21 @@ static void emit(ThreadId tid, UInt op, Addr pc, Addr addr, UInt size,
     }
 }
 
-/* Thread tid enters a wait; the last live one to do so writes them all. */
+/* Every live thread waits: their waits, then ALLBLOCKED (filed under
+ * by, a waiting thread, as the runtime files them), flushed. */
+static void all_blocked(Int by)
+{
+    for (ThreadId t = 1; t < MAX_VG; t++)
+        if (dense_of[t] >= 0 && block_what[t])
+            put_rec(FTVG_BLOCKED, dense_of[t], block_pc[t], block_obj[t], 0,
+                    block_what[t], 0, 0);
+    put_rec(FTVG_ALLBLOCKED, by, 0, 0, 0, (ULong)nlive, 0, 0);
+    flush_out();
+    flush_next = True;
+}
+
+/* Thread tid enters a wait; the last live one to do so writes them all
+ * (or the last thread to exit while the others wait: thread_exiting). */
 static void block(ThreadId tid, UInt what, Addr pc, Addr obj)
 {
     if (tid >= MAX_VG || dense_of[tid] < 0)
@@ -225,15 +239,8 @@ static void block(ThreadId tid, UInt what, Addr pc, Addr obj)
     block_what[tid] = what;
     block_pc[tid] = pc;
     block_obj[tid] = obj;
-    if (nblocked < nlive)
-        return;
-    for (ThreadId t = 1; t < MAX_VG; t++)
-        if (dense_of[t] >= 0 && block_what[t])
-            put_rec(FTVG_BLOCKED, dense_of[t], block_pc[t], block_obj[t], 0,
-                    block_what[t], 0, 0);
-    put_rec(FTVG_ALLBLOCKED, dense_of[tid], 0, 0, 0, (ULong)nlive, 0, 0);
-    flush_out();
-    flush_next = True;
+    if (nblocked == nlive)
+        all_blocked(dense_of[tid]);
 }
 
 /* ---- called from the instrumented code ---------------------------- */
@@ -556,6 +563,15 @@ static void thread_exiting(ThreadId tid)
     emit(tid, FTVG_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
     dense_of[tid] = -1;
     nlive--;
+    /* the others may all be waiting already: a producer that signalled
+     * before its consumer waited, then ended while main joins that
+     * consumer */
+    if (nlive > 0 && nblocked == nlive)
+        for (ThreadId t = 1; t < MAX_VG; t++)
+            if (dense_of[t] >= 0 && block_what[t]) {
+                all_blocked(dense_of[t]);
+                break;
+            }
 }
 
 /* ---- client requests from ftvg_intercepts.c ----------------------- */

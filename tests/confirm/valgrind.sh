@@ -57,10 +57,10 @@ same() { # name source [args]
     recorded=
     for try in 1 2 3 4 5; do
         # a run in which the bug happened is another run: record again
-        "$F" record --backend valgrind -o "$name.vg" -- "./$name" "$@" >/dev/null 2>"$name.vg.err" ||
+        "$F" record --backend valgrind --timeout 60 -o "$name.vg" -- "./$name" "$@" >/dev/null 2>"$name.vg.err" ||
             continue
         # a seeded schedule: the runtime's default seed changes per run
-        "$F" record --seed "$try" -o "$name.ft" -- "./${name}_ft" "$@" >/dev/null 2>&1 || continue
+        "$F" record --timeout 60 --seed "$try" -o "$name.ft" -- "./${name}_ft" "$@" >/dev/null 2>&1 || continue
         recorded=1
         "$F" analyze --no-confirm --json -q -o "out-$name-vg" "$name.vg" >"$name.vg.json" 2>/dev/null
         "$F" analyze --no-confirm --json -q -o "out-$name-ft" "$name.ft" >"$name.ft.json" 2>/dev/null
@@ -133,6 +133,12 @@ grep -q "deadlock: no thread can run" dl.err || fail "deadlock not said: $(cat d
 "$F" dump dl.ft >dl.dump
 [ "$(grep -c " blocked " dl.dump)" = 3 ] || fail "not 3 BLOCKED events: $(tail -5 dl.dump)"
 tail -1 dl.dump | grep -q "deadlock" || fail "the trace does not end in DEADLOCK: $(tail -3 dl.dump)"
+# ... also when the last thing before it is a thread's exit
+"$CC" -g -O1 -pthread -o late "$P/vg_late_exit.c" || { fail "cc cannot build vg_late_exit.c"; exit 1; }
+"$F" record --timeout 60 -o late.ft -- ./late >/dev/null 2>late.err
+rc=$?
+[ $rc = 86 ] || fail "deadlock after an exit: exit $rc, expected 86: $(cat late.err)"
+[ "$("$F" dump late.ft | grep -c " blocked ")" = 2 ] || fail "deadlock after an exit: not 2 BLOCKED events"
 "$F" record --backend valgrind --timeout 1 -o sl.ft -- sleep 30 >/dev/null 2>sl.err
 rc=$?
 [ $rc = 143 ] || fail "--timeout 1: exit $rc, expected 143: $(cat sl.err)"
