@@ -103,11 +103,15 @@ static int ends_all_blocked(const char *raw, off_t size)
 
 /* Waits for a run under Valgrind as ft_child_wait does, and also ends a
  * deadlocked one: the tool writes ALLBLOCKED when the last live thread
- * enters a wait, flushed, and flushes its next record at once; a file
- * that still ends there after DEADLOCK_QUIET_S is a run in which no
- * thread can move (Valgrind sleeps in the futexes), so it is killed and
- * imported as a deadlock, where the runtime would have stopped it. */
-#define DEADLOCK_QUIET_S 0.5
+ * enters a wait (or exits while the others wait), flushed, and flushes
+ * its next record at once; a file that still ends there after
+ * DEADLOCK_QUIET_S is a run in which no thread can move (Valgrind sleeps
+ * in the futexes), so it is killed and imported as a deadlock, where the
+ * runtime would have stopped it.  A thread the tool still counts as
+ * waiting may have been woken (signalled, or its mutex released) and not
+ * yet run; it writes a record as soon as it does, which a second is
+ * plenty for even on a loaded machine. */
+#define DEADLOCK_QUIET_S 1.0
 
 static int wait_valgrind(pid_t pid, const char *raw, double timeout,
                          double grace, run *out)
