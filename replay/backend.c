@@ -223,40 +223,61 @@ static int inspect(const char *file, int *elf, int *has_rt, int *threads)
     return inspect_libs(file, elf, has_rt, threads, NULL);
 }
 
-const char *fr_preload_path(char *buf, size_t len)
+/* path into buf when path/probe (probe NULL: path itself) is readable */
+static const char *lib_at(char *buf, size_t len, const char *path,
+                          const char *probe)
 {
-    const char *env = getenv("FORETELL_PRELOAD");
-    if (env && *env) {
-        snprintf(buf, len, "%s", env);
-        return access(buf, R_OK) == 0 ? buf : NULL;
-    }
-    char exe[4096];
+    char file[8400];
+    snprintf(file, sizeof file, "%s%s%s", path, probe ? "/" : "",
+             probe ? probe : "");
+    size_t n = strlen(path);
+    if (access(file, R_OK) != 0 || n >= len)
+        return NULL;
+    memcpy(buf, path, n + 1);
+    return buf;
+}
+
+/* What foretell ships beside its commands, named name (a library, or a
+ * directory holding probe): $env, else the build tree (bin/../lib), else
+ * the installation's libdir relative to its bindir, else the installed
+ * libdir; NULL if none holds it. */
+static const char *find_lib(const char *env_name, const char *name,
+                            const char *probe, char *buf, size_t len)
+{
+    const char *env = getenv(env_name);
+    if (env && *env)
+        return lib_at(buf, len, env, probe);
+    char exe[4096], path[8300];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k > 0) {
         exe[k] = 0;
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = 0;
-        /* the build tree (bin/../lib), then the installation's libdir
-         * relative to its bindir */
-        snprintf(buf, len, "%s/../lib/%s", exe, PRELOAD_NAME);
-        if (access(buf, R_OK) == 0)
+        snprintf(path, sizeof path, "%s/../lib/%s", exe, name);
+        if (lib_at(buf, len, path, probe))
             return buf;
 #ifdef FT_LIB_FROM_BIN
         if (FT_LIB_FROM_BIN[0] == '/')
-            snprintf(buf, len, "%s/%s", FT_LIB_FROM_BIN, PRELOAD_NAME);
+            snprintf(path, sizeof path, "%s/%s", FT_LIB_FROM_BIN, name);
         else
-            snprintf(buf, len, "%s/%s/%s", exe, FT_LIB_FROM_BIN, PRELOAD_NAME);
-        if (access(buf, R_OK) == 0)
+            snprintf(path, sizeof path, "%s/%s/%s", exe, FT_LIB_FROM_BIN,
+                     name);
+        if (lib_at(buf, len, path, probe))
             return buf;
 #endif
     }
 #ifdef FT_INSTALL_LIBDIR
-    snprintf(buf, len, "%s/%s", FT_INSTALL_LIBDIR, PRELOAD_NAME);
-    if (access(buf, R_OK) == 0)
+    snprintf(path, sizeof path, "%s/%s", FT_INSTALL_LIBDIR, name);
+    if (lib_at(buf, len, path, probe))
         return buf;
 #endif
     return NULL;
+}
+
+const char *fr_preload_path(char *buf, size_t len)
+{
+    return find_lib("FORETELL_PRELOAD", PRELOAD_NAME, NULL, buf, len);
 }
 
 int fr_backend_prepare(const char *prog, int want, FILE *note, ft_error *err)
@@ -368,49 +389,9 @@ int fr_backend_parse(const char *s)
 #define VG_TOOL "foretell-amd64-linux"
 #define VG_DIR "foretell-valgrind"
 
-/* dir into buf when it holds the tool, else NULL */
-static const char *vg_dir_at(char *buf, size_t len, const char *dir)
-{
-    char tool[8400];
-    snprintf(tool, sizeof tool, "%s/%s", dir, VG_TOOL);
-    size_t n = strlen(dir);
-    if (access(tool, R_OK) != 0 || n >= len)
-        return NULL;
-    memcpy(buf, dir, n + 1);
-    return buf;
-}
-
 const char *fr_valgrind_dir(char *buf, size_t len)
 {
-    const char *env = getenv("FORETELL_VALGRIND_LIB");
-    if (env && *env)
-        return vg_dir_at(buf, len, env);
-    char exe[4096], dir[8300];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = 0;
-        snprintf(dir, sizeof dir, "%s/../lib/%s", exe, VG_DIR);
-        if (vg_dir_at(buf, len, dir))
-            return buf;
-#ifdef FT_LIB_FROM_BIN
-        if (FT_LIB_FROM_BIN[0] == '/')
-            snprintf(dir, sizeof dir, "%s/%s", FT_LIB_FROM_BIN, VG_DIR);
-        else
-            snprintf(dir, sizeof dir, "%s/%s/%s", exe, FT_LIB_FROM_BIN,
-                     VG_DIR);
-        if (vg_dir_at(buf, len, dir))
-            return buf;
-#endif
-    }
-#ifdef FT_INSTALL_LIBDIR
-    snprintf(dir, sizeof dir, "%s/%s", FT_INSTALL_LIBDIR, VG_DIR);
-    if (vg_dir_at(buf, len, dir))
-        return buf;
-#endif
-    return NULL;
+    return find_lib("FORETELL_VALGRIND_LIB", VG_DIR, VG_TOOL, buf, len);
 }
 
 int fr_backend_prepare_record(const char *prog, int want, FILE *note,
