@@ -53,6 +53,68 @@ typedef struct woken {
     uint32_t tid;
 } woken;
 
+/* A map from nonzero 64-bit keys to 32-bit values, open addressing:
+ * code addresses to site ids, atomic variables. */
+typedef struct u64map {
+    uint64_t *key;
+    uint32_t *val;
+    size_t cap, n;
+} u64map;
+
+static size_t u64map_home(uint64_t k, size_t cap)
+{
+    return (size_t)(k * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+}
+
+/* The value of key k (nonzero), 0 when absent. */
+static uint32_t u64map_get(const u64map *m, uint64_t k)
+{
+    if (!m->cap)
+        return 0;
+    for (size_t h = u64map_home(k, m->cap); m->key[h];
+         h = (h + 1) & (m->cap - 1))
+        if (m->key[h] == k)
+            return m->val[h];
+    return 0;
+}
+
+/* Where key k's value is (k inserted with 0 if it was absent), NULL when
+ * out of memory. */
+static uint32_t *u64map_slot(u64map *m, uint64_t k)
+{
+    if (m->n * 2 >= m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        uint64_t *key = calloc(cap, sizeof *key);
+        uint32_t *val = calloc(cap, sizeof *val);
+        if (!key || !val) {
+            free(key);
+            free(val);
+            return NULL;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->key[i]) {
+                size_t h = u64map_home(m->key[i], cap);
+                while (key[h])
+                    h = (h + 1) & (cap - 1);
+                key[h] = m->key[i];
+                val[h] = m->val[i];
+            }
+        free(m->key);
+        free(m->val);
+        m->key = key;
+        m->val = val;
+        m->cap = cap;
+    }
+    size_t h = u64map_home(k, m->cap);
+    while (m->key[h] && m->key[h] != k)
+        h = (h + 1) & (m->cap - 1);
+    if (!m->key[h]) {
+        m->key[h] = k;
+        m->n++;
+    }
+    return &m->val[h];
+}
+
 typedef struct importer {
     FILE *in;
     uint64_t off;                /* of the next record in the file */
@@ -72,15 +134,12 @@ typedef struct importer {
                                     the BLOCKED records before it begin */
     int ab_final;
     uint32_t ab_tid;             /* the thread that wrote it */
-    /* sites: pc -> id, open addressing */
-    uint64_t *site_pc;
-    uint32_t *site_id;
-    size_t site_cap, nsites;
+    u64map sites;                /* pc -> site id */
+    uint32_t nsites;
     uint32_t *alloc_count;       /* per site id */
     size_t alloc_cap;
-    /* addresses some locked instruction changed (open addressing) */
-    uint64_t *atomic_addr;
-    size_t atomic_cap, natomic;
+    u64map atomics;              /* addresses a locked instruction
+                                    changed -> 1 */
 } importer;
 
 /* x86 loads and stores are plain moves whether the program meant them
@@ -93,46 +152,17 @@ typedef struct importer {
  * the foretell-cc build would report, and this trace does not. */
 static int atomic_add(importer *im, uint64_t a)
 {
-    if (!a)
-        return 0;
-    if (im->natomic * 2 >= im->atomic_cap) {
-        size_t cap = im->atomic_cap ? im->atomic_cap * 2 : 256;
-        uint64_t *t = calloc(cap, sizeof *t);
-        if (!t)
-            return -1;
-        for (size_t i = 0; i < im->atomic_cap; i++)
-            if (im->atomic_addr[i]) {
-                size_t h = (size_t)(im->atomic_addr[i] *
-                                    0x9e3779b97f4a7c15ULL) & (cap - 1);
-                while (t[h])
-                    h = (h + 1) & (cap - 1);
-                t[h] = im->atomic_addr[i];
-            }
-        free(im->atomic_addr);
-        im->atomic_addr = t;
-        im->atomic_cap = cap;
-    }
-    size_t h = (size_t)(a * 0x9e3779b97f4a7c15ULL) & (im->atomic_cap - 1);
-    while (im->atomic_addr[h] && im->atomic_addr[h] != a)
-        h = (h + 1) & (im->atomic_cap - 1);
-    if (!im->atomic_addr[h]) {
-        im->atomic_addr[h] = a;
-        im->natomic++;
-    }
+    uint32_t *v = a ? u64map_slot(&im->atomics, a) : NULL;
+    if (a && !v)
+        return -1;
+    if (v)
+        *v = 1;
     return 0;
 }
 
 static int atomic_has(const importer *im, uint64_t a)
 {
-    if (!im->atomic_cap || !a)
-        return 0;
-    size_t h = (size_t)(a * 0x9e3779b97f4a7c15ULL) & (im->atomic_cap - 1);
-    while (im->atomic_addr[h]) {
-        if (im->atomic_addr[h] == a)
-            return 1;
-        h = (h + 1) & (im->atomic_cap - 1);
-    }
-    return 0;
+    return a && u64map_get(&im->atomics, a);
 }
 
 static int fail(importer *im, uint64_t off, const char *what)
@@ -375,40 +405,17 @@ static uint32_t site_of(importer *im, ft_writer *w, uint64_t pc,
 {
     if (!pc)
         return 0;
-    if (im->nsites * 2 >= im->site_cap) {
-        size_t cap = im->site_cap ? im->site_cap * 2 : 1024;
-        uint64_t *pcs = calloc(cap, sizeof *pcs);
-        uint32_t *ids = calloc(cap, sizeof *ids);
-        if (!pcs || !ids) {
-            free(pcs);
-            free(ids);
-            *bad = 1;
-            return 0;
-        }
-        for (size_t i = 0; i < im->site_cap; i++)
-            if (im->site_pc[i]) {
-                size_t h = (size_t)(im->site_pc[i] * 0x9e3779b97f4a7c15ULL)
-                           & (cap - 1);
-                while (pcs[h])
-                    h = (h + 1) & (cap - 1);
-                pcs[h] = im->site_pc[i];
-                ids[h] = im->site_id[i];
-            }
-        free(im->site_pc);
-        free(im->site_id);
-        im->site_pc = pcs;
-        im->site_id = ids;
-        im->site_cap = cap;
+    uint32_t *slot = u64map_slot(&im->sites, pc);
+    if (!slot) {
+        *bad = 1;
+        return 0;
     }
-    size_t h = (size_t)(pc * 0x9e3779b97f4a7c15ULL) & (im->site_cap - 1);
-    while (im->site_pc[h] && im->site_pc[h] != pc)
-        h = (h + 1) & (im->site_cap - 1);
-    if (im->site_pc[h])
-        return im->site_id[h];
+    if (*slot)
+        return *slot;
     int m = module_of(im, pc);
     if (m < 0)
         return 0; /* code outside every module the tool named */
-    uint32_t id = (uint32_t)++im->nsites;
+    uint32_t id = ++im->nsites;
     ft_site s;
     char insn[160];
     memset(&s, 0, sizeof s);
@@ -420,8 +427,7 @@ static uint32_t site_of(importer *im, ft_writer *w, uint64_t pc,
         *bad = 1;
         return 0;
     }
-    im->site_pc[h] = pc;
-    im->site_id[h] = id;
+    *slot = id;
     return id;
 }
 
@@ -727,9 +733,10 @@ out:
     free(im.conds);
     free(im.block);
     free(im.wk);
-    free(im.site_pc);
-    free(im.site_id);
+    free(im.sites.key);
+    free(im.sites.val);
     free(im.alloc_count);
-    free(im.atomic_addr);
+    free(im.atomics.key);
+    free(im.atomics.val);
     return rc;
 }
