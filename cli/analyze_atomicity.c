@@ -24,32 +24,10 @@ enum { S_FAILS, S_REACHED, S_PREDICTED, S_SPURIOUS };
 typedef struct instance {
     size_t prop;   /* index into pl->props */
     int status;
-    char key[600]; /* kind and regions' code */
+    uint32_t key;  /* its static property (ft_prop.group, groups.c:
+                      kind and regions' code) */
     size_t group;  /* index (into the sorted array) of its representative */
 } instance;
-
-static void region_code(const fi_region *r, char *buf, size_t len)
-{
-    if (!r)
-        snprintf(buf, len, "?");
-    else
-        snprintf(buf, len, "%s|%s|%u-%u", r->function ? r->function : "?",
-                 r->file ? r->file : "?", r->line_lo, r->line_hi);
-}
-
-static void static_key(const ft_pipeline *pl, const ft_prop *p, char *buf,
-                       size_t len)
-{
-    char a[280], b[280];
-    region_code(analyze_prop_region(pl, p, 0), a, sizeof a);
-    if (p->kind != FT_PROP_CMA) {
-        snprintf(buf, len, "CA %s", a);
-        return;
-    }
-    region_code(analyze_prop_region(pl, p, 1), b, sizeof b);
-    int swap = strcmp(a, b) > 0;
-    snprintf(buf, len, "CMA %s %s", swap ? b : a, swap ? a : b);
-}
 
 static int status_of(const analyze_out *ao, size_t i)
 {
@@ -68,9 +46,8 @@ static int status_of(const analyze_out *ao, size_t i)
 static int by_key(const void *x, const void *y)
 {
     const instance *a = x, *b = y;
-    int k = strcmp(a->key, b->key);
-    if (k)
-        return k;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
     if (a->status != b->status)
         return a->status - b->status;
     return a->prop < b->prop ? -1 : a->prop > b->prop;
@@ -174,13 +151,13 @@ void analyze_print_atomicity(FILE *out, const analyze_out *ao)
             continue;
         in[k].prop = i;
         in[k].status = status_of(ao, i);
-        static_key(pl, &pl->props[i], in[k].key, sizeof in[k].key);
+        in[k].key = pl->props[i].group;
         k++;
     }
     qsort(in, n, sizeof *in, by_key);
     size_t ng = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || strcmp(in[i].key, in[i - 1].key))
+        if (i == 0 || in[i].key != in[i - 1].key)
             gr[ng++] = (group){i, 0};
         gr[ng - 1].n++;
     }
@@ -194,7 +171,7 @@ void analyze_print_atomicity(FILE *out, const analyze_out *ao)
      * look (a larger --timeout, a window that could not cover it) */
     for (size_t i = 0; i < solved; i++) {
         int v = pl->results[i].verdict;
-        if (v == FT_UNKNOWN || v == FT_ERROR)
+        if ((v == FT_UNKNOWN && !pl->results[i].covered) || v == FT_ERROR)
             ft_report_text(out, pl->ctm, &pl->info, &pl->props[i],
                            &pl->results[i], ao->schedule[i]);
     }

@@ -204,6 +204,9 @@ static void print_summary(FILE *out, const analyze_out *ao)
                 (unsigned long long)(pl->decide.holds + pl->decide.violated));
     if (pl->nskipped)
         fprintf(out, " (%zu not solved: %s)", pl->nskipped, pl->skip_why);
+    if (pl->ncovered)
+        fprintf(out, ", %zu more instances of violated static properties "
+                     "not solved (--every-instance)", pl->ncovered);
     if (pl->infer.ncma_dropped)
         fprintf(out, "; %zu CMA properties not generated (limit)",
                 pl->infer.ncma_dropped);
@@ -378,6 +381,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "holds", pl->nholds);
     ft_json_kuint(&j, "unknown", pl->nunknown + pl->nerror);
     ft_json_kuint(&j, "not_solved", pl->nskipped);
+    ft_json_kuint(&j, "static_properties", pl->ngroups);
+    ft_json_kuint(&j, "covered", pl->ncovered);
     /* findings a suppression rule covered (all kinds), not listed */
     ft_json_kuint(&j, "suppressed", pl->nsuppressed);
     ft_json_kstr(&j, "stopped_in", pl->stopped);
@@ -411,7 +416,8 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_key(&j, "unsolved");
     ft_json_begin_array(&j);
     for (size_t i = 0; i < pl->nprops - pl->nskipped; i++)
-        if (pl->results[i].verdict == FT_UNKNOWN ||
+        if ((pl->results[i].verdict == FT_UNKNOWN &&
+             !pl->results[i].covered) ||
             pl->results[i].verdict == FT_ERROR)
             json_prop(&j, ao, i);
     ft_json_end_array(&j);

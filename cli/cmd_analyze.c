@@ -41,6 +41,10 @@ static const ft_opt opts[] = {
     {"max-iterations", 0, "N", "findav: stop after N checks (0 = no limit)"},
     {"stop-after", 0, "N",
      "stop solving once N violations are predicted (0 = solve all)"},
+    {"every-instance", 0, NULL,
+     "solve every dynamic instance of a CA/CMA property, also once another "
+     "instance of the same code is violated (by default those are left "
+     "unsolved and counted)"},
     {"time", 't', "SECONDS",
      "bound the whole analysis (loading, model, inference, properties, "
      "solving) to this wall time (default " DEFAULT_TIME_S ", 0 = none): "
@@ -86,7 +90,8 @@ static const ft_opt opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
-enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_TIME,
+enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_EVERY,
+       O_TIME,
        O_MAXD,
        O_SPEC, O_SUPP, O_SYSREG,
        O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_NO_CONFIRM, O_KINDS, O_REFINE,
@@ -227,6 +232,9 @@ static int parse(struct args *a, int argc, char **argv)
             if (ft_opt_uint(&p, "maxd", value, 1000000, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
             a->fo.maxd = (uint32_t)n;
+            break;
+        case O_EVERY:
+            a->po.every_instance = 1;
             break;
         case O_SYSREG:
             a->fo.system_regions = 1;

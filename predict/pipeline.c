@@ -237,7 +237,7 @@ int ft_pipeline_infer(ft_pipeline *pl, const fi_options *o, ft_error *err)
         pl->stopped = "properties";
     ft_reduced_drop_itrans(pl->reduced);
     if (info_from_trace(pl) < 0 || ft_pipeline_name_vars(pl) < 0 ||
-        map_properties(pl) < 0 ||
+        map_properties(pl) < 0 || ft_pipeline_group(pl) < 0 ||
         ft_misuse_list(&pl->trace, &pl->misuse, &pl->nmisuse) < 0)
         goto oom;
     for (size_t k = 0; k < pl->infer.nregions; k++)
@@ -429,6 +429,10 @@ typedef struct solve_job {
     ft_window_index *w; /* NULL unless windowed */
     ft_window_index *own; /* freed with the job */
     size_t stop_after, batch;
+    uint8_t *gviol;     /* per static group: an instance is violated (the
+                           atomicity properties, unless every_instance);
+                           its undecided instances are covered, not
+                           solved (groups.c) */
     size_t done;        /* results handed over */
     int finished, abandoned, failed, refs;
     ft_progress_fn *progress;
@@ -442,6 +446,7 @@ static void job_release(solve_job *j)
     pthread_mutex_unlock(&j->mu);
     if (last) {
         ft_window_index_free(j->own);
+        free(j->gviol);
         pthread_cond_destroy(&j->cv);
         pthread_mutex_destroy(&j->mu);
         free(j);
@@ -454,7 +459,11 @@ static void *solve_main(void *arg)
     ft_pipeline *pl = j->pl;
     size_t done = j->done; /* only this thread moves it */
     ft_presult *tmp = calloc(j->batch, sizeof *tmp);
-    int failed = !tmp;
+    /* the batch less its covered properties, and where each came from */
+    ft_prop *sub = malloc(sizeof *sub * j->batch);
+    ft_presult *subres = calloc(j->batch, sizeof *subres);
+    size_t *from = malloc(sizeof *from * j->batch);
+    int failed = !tmp || !sub || !subres || !from;
     while (!failed && done < j->n) {
         size_t viol = 0;
         for (size_t i = 0; i < done && j->stop_after; i++)
@@ -464,10 +473,26 @@ static void *solve_main(void *arg)
             break;
         size_t n = j->n - done < j->batch ? j->n - done : j->batch;
         memset(tmp, 0, sizeof *tmp * n);
-        if (ft_predict_run_in(pl->ctm, pl->reduced, j->w, j->props + done,
-                              n, &j->o, tmp) < 0) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const ft_prop *p = &j->props[done + i];
+            if (j->gviol && j->gviol[p->group]) {
+                ft_presult_cover(&tmp[i]);
+                continue;
+            }
+            sub[m] = *p;
+            from[m++] = i;
+        }
+        memset(subres, 0, sizeof *subres * m);
+        if (m && ft_predict_run_in(pl->ctm, pl->reduced, j->w, sub, m, &j->o,
+                                   subres) < 0) {
             failed = 1;
             break;
+        }
+        for (size_t k = 0; k < m; k++) {
+            tmp[from[k]] = subres[k];
+            if (j->gviol && subres[k].verdict == FT_VIOLATED)
+                j->gviol[sub[k].group] = 1;
         }
         pthread_mutex_lock(&j->mu);
         int gone = j->abandoned;
@@ -486,6 +511,9 @@ static void *solve_main(void *arg)
         ft_budget_poll(pl->budget, j->stage, done, j->n);
     }
     free(tmp);
+    free(sub);
+    free(subres);
+    free(from);
     pthread_mutex_lock(&j->mu);
     j->failed = failed;
     j->finished = 1;
@@ -537,6 +565,17 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
     j->w = w;
     j->own = own_w;
     j->stop_after = stop_after;
+    if (props == pl->props && !o->every_instance && pl->ngroups) {
+        j->gviol = calloc(pl->ngroups, 1);
+        if (!j->gviol) {
+            ft_window_index_free(own_w);
+            free(j);
+            return -1;
+        }
+        for (size_t i = 0; i < done0; i++)
+            if (results[i].verdict == FT_VIOLATED)
+                j->gviol[props[i].group] = 1;
+    }
     /* batches of a few properties per worker, so that progress is told
      * without the workers knowing about it */
     j->batch = batch;
@@ -667,6 +706,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     }
     take_loose(pl, loose, (size_t)done);
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
+    pl->ncovered = 0;
     /* A window's witness follows a recorded prefix (res.prefix) that the
      * trimming, which looks at the steps only, cannot see: kept whole. */
     /* Trimming only shortens a witness (the untrimmed one replays as
@@ -686,7 +726,12 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         switch (pl->results[i].verdict) {
         case FT_VIOLATED: pl->nviolated++; break;
         case FT_HOLDS: pl->nholds++; break;
-        case FT_UNKNOWN: pl->nunknown++; break; /* nskipped included */
+        case FT_UNKNOWN: /* nskipped included, ncovered not */
+            if (pl->results[i].covered)
+                pl->ncovered++;
+            else
+                pl->nunknown++;
+            break;
         default: pl->nerror++; break;
         }
     pl->predict_seconds = ft_now() - t0;

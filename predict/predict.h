@@ -101,6 +101,10 @@ typedef struct ft_predict_opts {
     int no_value_order;
     /* No violation search before the solver (decide.c; ablation). */
     int no_search;
+    /* ft_pipeline_predict: solve every dynamic instance of a static CA or
+     * CMA property (ft_prop.group), also once another instance of it is
+     * violated; by default those are left (ft_presult.covered). */
+    int every_instance;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
 } ft_predict_opts;
 
@@ -148,6 +152,9 @@ typedef struct ft_presult {
                               code that may depend on it (the paper's
                               rule; docs/prediction.md, the data
                               argument), so its replay may diverge */
+    int covered;           /* FT_UNKNOWN, not solved: another dynamic
+                              instance of its static property (same
+                              ft_prop.group) was violated first */
     int sync_only;         /* the violation is made of synchronisation
                               conflicts alone (no data violation exists
                               in direct mode) */
@@ -366,6 +373,10 @@ typedef struct ft_pipeline {
     size_t nskipped;      /* not solved (stop_after, total_ms), counted in
                              nunknown */
     const char *skip_why; /* "--stop-after" or "--time" when nskipped */
+    size_t ncovered;      /* not solved, another instance of their static
+                             property violated (ft_presult.covered); not
+                             in nunknown */
+    size_t ngroups;       /* static CA/CMA properties (ft_prop.group) */
     double infer_seconds, predict_seconds;
     ft_decide_stats decide;
     ft_budget *budget;    /* the command's time bound and progress, or NULL */
@@ -454,6 +465,12 @@ int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
 int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
                                const char *dir, char *path, size_t pathlen,
                                char *err, size_t errlen);
+/* groups.c: numbers the static CA/CMA properties (ft_prop.group: kind
+ * and the code of the regions) and sets ngroups; ft_pipeline_infer calls
+ * it.  0, -1 out of memory. */
+int ft_pipeline_group(ft_pipeline *pl);
+/* *r becomes FT_UNKNOWN, covered, with its reason (groups.c). */
+void ft_presult_cover(ft_presult *r);
 /* infer/'s region id (fi_property.r1/r2), NULL if out of range. */
 const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id);
 void ft_pipeline_free(ft_pipeline *pl);
