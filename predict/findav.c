@@ -518,7 +518,9 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
         for (uint32_t g = 0; g < nreg; g++)
             for (uint32_t q = p->r[g].first; q <= p->r[g].last; q++)
                 prop[n++] = ft_ctm_at(c, p->r[g].thread, q);
-        own = ft_reduce_slice(c, prop, n, o->reduce_flags);
+        /* the switch count is for --stats, not for solving (quadratic) */
+        own = ft_reduce_slice(c, prop, n,
+                              o->reduce_flags | FT_REDUCE_NO_COUNT);
         free(prop);
         r = own;
     }

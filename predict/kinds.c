@@ -389,7 +389,8 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;
     if (!k->whole_model)
-        r = own = ft_reduce_slice(c, p->tgt, p->ntgt, o->reduce_flags);
+        r = own = ft_reduce_slice(c, p->tgt, p->ntgt,
+                                  o->reduce_flags | FT_REDUCE_NO_COUNT);
     if (!r) {
         snprintf(res->reason, sizeof res->reason, "%s",
                  k->whole_model ? "no reduced model given" : "slicing failed");
