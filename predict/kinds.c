@@ -388,9 +388,17 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
     }
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;
-    if (!k->whole_model)
+    if (!k->whole_model) {
+        /* MAT only on a model the solver will be given (solve_on) */
         r = own = ft_reduce_slice(c, p->tgt, p->ntgt,
-                                  o->reduce_flags | FT_REDUCE_NO_COUNT);
+                                  o->reduce_flags | FT_REDUCE_NO_COUNT |
+                                      FT_REDUCE_NO_MAT);
+        if (own && own->nblocks <= FT_KIND_MAX_BLOCKS &&
+            ft_reduce_mat(own, o->reduce_flags) != 0) {
+            ft_reduced_free(own);
+            r = own = NULL;
+        }
+    }
     if (!r) {
         snprintf(res->reason, sizeof res->reason, "%s",
                  k->whole_model ? "no reduced model given" : "slicing failed");
