@@ -132,21 +132,21 @@ static void print_group(FILE *out, const analyze_out *ao, const instance *in,
 void analyze_print_atomicity(FILE *out, const analyze_out *ao)
 {
     const ft_pipeline *pl = ao->pl;
-    size_t n = 0, solved = pl->nprops - pl->nskipped;
-    for (size_t i = 0; i < solved; i++)
+    size_t n = 0, np = pl->nprops;
+    for (size_t i = 0; i < np; i++)
         n += pl->results[i].verdict == FT_VIOLATED;
     instance *in = calloc(n + 1, sizeof *in);
     group *gr = calloc(n + 1, sizeof *gr);
     if (!in || !gr) {
         /* out of memory: each property on its own, as the library says */
-        for (size_t i = 0; i < solved; i++)
+        for (size_t i = 0; i < np; i++)
             if (pl->results[i].verdict == FT_VIOLATED)
                 ft_report_text(out, pl->ctm, &pl->info, &pl->props[i],
                                &pl->results[i], ao->schedule[i]);
         n = 0;
     }
     size_t k = 0;
-    for (size_t i = 0; in && i < solved; i++) {
+    for (size_t i = 0; in && i < np; i++) {
         if (pl->results[i].verdict != FT_VIOLATED)
             continue;
         in[k].prop = i;
@@ -169,9 +169,11 @@ void analyze_print_atomicity(FILE *out, const analyze_out *ao)
     free(gr);
     /* what was not decided, property by property: each needs its own
      * look (a larger --timeout, a window that could not cover it) */
-    for (size_t i = 0; i < solved; i++) {
+    for (size_t i = 0; i < np; i++) {
         int v = pl->results[i].verdict;
-        if ((v == FT_UNKNOWN && !pl->results[i].covered) || v == FT_ERROR)
+        const ft_presult *r = &pl->results[i];
+        if ((v == FT_UNKNOWN && !r->covered && !r->not_solved) ||
+            v == FT_ERROR)
             ft_report_text(out, pl->ctm, &pl->info, &pl->props[i],
                            &pl->results[i], ao->schedule[i]);
     }

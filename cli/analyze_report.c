@@ -415,9 +415,9 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     analyze_json_findings(&j, ao);
     ft_json_key(&j, "unsolved");
     ft_json_begin_array(&j);
-    for (size_t i = 0; i < pl->nprops - pl->nskipped; i++)
+    for (size_t i = 0; i < pl->nprops; i++)
         if ((pl->results[i].verdict == FT_UNKNOWN &&
-             !pl->results[i].covered) ||
+             !pl->results[i].covered && !pl->results[i].not_solved) ||
             pl->results[i].verdict == FT_ERROR)
             json_prop(&j, ao, i);
     ft_json_end_array(&j);

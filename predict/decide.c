@@ -62,6 +62,8 @@ static int seen(ft_decider *d)
         }
         d->spare[d->cur_i] = r;
         d->spare_level[d->cur_i] = (uint8_t)level;
+        if (level == 2 && d->gviol)
+            d->gviol[d->cur->group] = 1;
     } else {
         d->st.unconfirmed += rc == 1;
         ft_presult_free(r);
@@ -586,10 +588,12 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
         free(cv.v);
         return -1;
     }
+    d->gviol = o->gviol;
     uint64_t tried = 0; /* the clock is read every 64 tries, first at 0 */
     for (size_t k = 0; k < cv.n; k++) {
         const cand *cd = &cv.v[k];
-        if (decided[cd->prop])
+        if (decided[cd->prop] ||
+            (o->gviol && o->gviol[props[cd->prop].group]))
             continue;
         if ((tried++ & 63) == 0 &&
             ((o->budget && ft_budget_poll(o->budget, o->stage, k, cv.n)) ||
@@ -610,6 +614,8 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
             decided[cd->prop] = 1;
             d->st.violated++;
             ndecided++;
+            if (o->gviol)
+                o->gviol[props[cd->prop].group] = 1;
         }
     }
     /* no violation through a changed read: the best other one found (a
@@ -632,6 +638,7 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
     free(d->spare);
     free(d->spare_level);
     d->spare = NULL;
+    d->gviol = NULL;
     free(cv.v);
     return ndecided;
 }

@@ -22,6 +22,10 @@ typedef struct ft_decide_opts {
     ft_budget *budget;  /* progress (stage, then tries of the search)
                            and the command's bound, or NULL */
     const char *stage;
+    uint8_t *gviol;     /* per static group (ft_prop.group, groups.c): a
+                           violation is known; the search skips such
+                           groups' instances and sets it when it violates
+                           one (NULL: every instance is searched) */
 } ft_decide_opts;
 
 /* w: the trace's window index (value order, slicing index). */

@@ -65,6 +65,9 @@ struct ft_decider {
     uint32_t cur_k, cur_s0, cur_i;
     ft_presult **spare;
     uint8_t *spare_level;
+    uint8_t *gviol; /* ft_decide_opts.gviol during a run: a data
+                       violation of an instance, kept as a spare, marks
+                       its group too */
     int stop; /* the candidate has given what it can */
     int oom;
 };

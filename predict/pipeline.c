@@ -357,15 +357,26 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     ft_decider *d = ft_decider_new(pl->ctm, w);
     if (!d)
         return 0; /* too big for the executor: everything to the solver */
+    /* instances of a static property violated already are not searched:
+     * the solver leaves them covered (groups.c) */
+    uint8_t *gviol = !o->every_instance && pl->ngroups
+                         ? calloc(pl->ngroups, 1)
+                         : NULL;
+    if (!o->every_instance && pl->ngroups && !gviol) {
+        ft_decider_free(d);
+        return -1;
+    }
     ft_decide_opts dopt = {o->no_value_order, o->no_search, o->until, 0,
-                           pl->budget, "deciding"};
+                           pl->budget, "deciding", gviol};
     long n = ft_decide_run(d, pl->props, pl->nprops, &dopt, pl->results,
                            decided);
     pl->decide = *ft_decider_stats(d);
     ft_decider_free(d);
     if (n < 0 || o->no_search || (size_t)n == pl->nprops ||
-        (o->until > 0 && ft_now() >= o->until))
+        (o->until > 0 && ft_now() >= o->until)) {
+        free(gviol);
         return n;
+    }
     /* a fresh decider: the first one's base has moved past every cut */
     uint8_t *tried = malloc(pl->nprops + 1);
     ft_presult *lr = calloc(pl->nprops + 1, sizeof *lr);
@@ -373,10 +384,14 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     long m = 0; /* no decider (too big, or no memory): no fallback */
     if (d) {
         memcpy(tried, decided, pl->nprops);
-        ft_decide_opts ropt = {1, 0, o->until, 1, pl->budget, "relaxed search"};
+        /* groups the strict search violated are skipped; the stand-ins
+         * found here mark gviol too (it is not used after) */
+        ft_decide_opts ropt = {1, 0, o->until, 1, pl->budget,
+                               "relaxed search", gviol};
         m = ft_decide_run(d, pl->props, pl->nprops, &ropt, lr, tried);
         ft_decider_free(d);
     }
+    free(gviol);
     free(tried);
     if (m > 0) {
         *loose = lr;
@@ -388,10 +403,9 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     return m < 0 ? -1 : n;
 }
 
-/* Where the solver ended unknown, the relaxed search's violation (from
- * decide_cheaply), which frees loose.  done: the properties the solver
- * took (the others were not solved). */
-static void take_loose(ft_pipeline *pl, ft_presult *loose, size_t done)
+/* Where the solver ended unknown (or never got to), the relaxed search's
+ * violation (from decide_cheaply), which frees loose. */
+static void take_loose(ft_pipeline *pl, ft_presult *loose)
 {
     for (size_t i = 0; loose && i < pl->nprops; i++) {
         ft_presult *r = &pl->results[i];
@@ -403,7 +417,6 @@ static void take_loose(ft_pipeline *pl, ft_presult *loose, size_t done)
             memset(&loose[i], 0, sizeof loose[i]);
             pl->decide.violated++;
             pl->decide.relaxed++;
-            pl->nskipped -= i >= done && pl->nskipped;
         }
         ft_presult_free(&loose[i]);
     }
@@ -630,9 +643,23 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
         unsigned secs = pl->budget && pl->budget->until > 0
                             ? (unsigned)(pl->budget->seconds + 0.5)
                             : o->total_ms / 1000;
+        /* a static property violated already covers its instances
+         * left (groups.c), as it would have had they been reached */
+        uint8_t *gviol = props == pl->props && !o->every_instance &&
+                                 pl->ngroups
+                             ? calloc(pl->ngroups, 1)
+                             : NULL;
+        for (size_t i = 0; gviol && i < done; i++)
+            if (results[i].verdict == FT_VIOLATED)
+                gviol[props[i].group] = 1;
         for (size_t i = done; i < n; i++) {
             ft_presult *r = &results[i];
+            if (gviol && gviol[props[i].group]) {
+                ft_presult_cover(r);
+                continue;
+            }
             r->verdict = FT_UNKNOWN;
+            r->not_solved = 1;
             if (abandoned && i < done + batch)
                 snprintf(r->reason, sizeof r->reason,
                          "not solved: the solver overran the analysis's "
@@ -645,6 +672,7 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
                 snprintf(r->reason, sizeof r->reason,
                          "not solved: stopped after %zu violations", viol);
         }
+        free(gviol);
         if (progress)
             progress(arg, n, n);
     }
@@ -680,7 +708,7 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     long ndecided = w ? decide_cheaply(pl, w, o, decided, &loose) : 0;
     if (ndecided < 0 ||
         order_for_solving(pl, decided, windowed, loose) < 0) {
-        take_loose(pl, loose, 0); /* frees it */
+        take_loose(pl, loose); /* frees it */
         ft_window_index_free(w);
         free(decided);
         return -1;
@@ -696,15 +724,17 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         pl, pl->props, pl->results, pl->nprops, (size_t)ndecided, &own,
         windowed ? w : NULL, w, stop_after, "solving", progress, arg);
     if (done < 0) {
-        take_loose(pl, loose, 0);
+        take_loose(pl, loose);
         return -1;
     }
-    if ((size_t)done < pl->nprops) {
+    take_loose(pl, loose);
+    pl->nskipped = 0;
+    for (size_t i = 0; i < pl->nprops; i++)
+        pl->nskipped += pl->results[i].not_solved;
+    if (pl->nskipped) {
         int spent = own.until > 0 && ft_now() >= own.until;
-        pl->nskipped = pl->nprops - (size_t)done;
         pl->skip_why = spent || pl->abandoned ? "--time" : "--stop-after";
     }
-    take_loose(pl, loose, (size_t)done);
     pl->nviolated = pl->nholds = pl->nunknown = pl->nerror = 0;
     pl->ncovered = 0;
     /* A window's witness follows a recorded prefix (res.prefix) that the

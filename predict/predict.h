@@ -152,6 +152,8 @@ typedef struct ft_presult {
                               code that may depend on it (the paper's
                               rule; docs/prediction.md, the data
                               argument), so its replay may diverge */
+    int not_solved;        /* FT_UNKNOWN: never taken up (--time,
+                              --stop-after); counted in nskipped */
     int covered;           /* FT_UNKNOWN, not solved: another dynamic
                               instance of its static property (same
                               ft_prop.group) was violated first */
@@ -371,7 +373,7 @@ typedef struct ft_pipeline {
     ft_presult *results;  /* per props[i], after ft_pipeline_predict */
     size_t nviolated, nholds, nunknown, nerror, nobserved;
     size_t nskipped;      /* not solved (stop_after, total_ms), counted in
-                             nunknown */
+                             nunknown (ft_presult.not_solved) */
     const char *skip_why; /* "--stop-after" or "--time" when nskipped */
     size_t ncovered;      /* not solved, another instance of their static
                              property violated (ft_presult.covered); not

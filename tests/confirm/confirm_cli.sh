@@ -118,14 +118,22 @@ rm -f gone/best_fig2
 "$F" analyze fig2.ft -o o4 -q --confirm -- ./no-such-program >/dev/null 2>err.txt; rc=$?
 [ $rc = 127 ] && grep -q "no-such-program" err.txt || fail "missing program: exit $rc ($(cat err.txt))"
 # one finding per static bug: counter_rmw's worker loop gives many
-# properties on one region pair; they print as one group with its count,
-# failing ones first, the others named
+# properties on one region pair; with every instance solved they print
+# as one group with its count, failing ones first, the others named
 "$F" record -o rmw.ft -- "$FT_INST/counter_rmw" >/dev/null 2>&1 || fail "record counter_rmw"
-"$F" analyze rmw.ft -o o-rmw -q >rmw.txt 2>&1
+"$F" analyze rmw.ft -o o-rmw -q --every-instance >rmw.txt 2>&1
+# by default the instances after a static property's first violation
+# are left unsolved, and counted
+"$F" analyze rmw.ft -o o-rmw1 -q --no-confirm >rmw1.txt 2>&1
+n1=$(sed -n 's/.* properties ([0-9]* CA, [0-9]* CMA): \([0-9]*\) violated.*/\1/p' rmw1.txt)
+nc=$(sed -n 's/.*, \([0-9]*\) more instances of violated static properties not solved (--every-instance).*/\1/p' rmw1.txt)
 nv=$(sed -n 's/.* properties ([0-9]* CA, [0-9]* CMA): \([0-9]*\) violated.*/\1/p' rmw.txt)
 nh=$(grep -c ": atomicity violation" rmw.txt)
 [ -n "$nv" ] && [ "$nv" -gt 2 ] && [ "$nh" -lt "$nv" ] ||
     fail "counter_rmw: $nh atomicity findings for $nv violated properties: not grouped"
+[ -n "$n1" ] && [ -n "$nc" ] && [ "$n1" -ge 1 ] && [ "$nc" -gt 0 ] &&
+    [ "$n1" -lt "$nv" ] ||
+    fail "counter_rmw: $n1 violated and $nc covered by default, $nv with every instance: $(tail -1 rmw1.txt)"
 grep -q "^/.*counter_rmw.c:[0-9]*: error: atomicity violation confirmed by replay: abort at .*(CMA property #[0-9]*, [0-9]* instances)$" rmw.txt ||
     fail "counter_rmw: no grouped, failing CMA finding: $(grep ': atomicity' rmw.txt)"
 grep -q "^  other instances: property #[0-9]* (o-rmw/cma-[0-9]*.schedule).*; [0-9]* of the [0-9]* replays fail the program$" rmw.txt ||

@@ -229,7 +229,7 @@ static void check_relaxed(ft_ctm *c, uint64_t seed, const ft_prop *props,
     uint8_t dec[AV_MAX_PROPS];
     memset(res, 0, sizeof res);
     memcpy(dec, decided, sizeof dec);
-    ft_decide_opts o = {1, 0, 0, 1, NULL, NULL};
+    ft_decide_opts o = {1, 0, 0, 1, NULL, NULL, NULL};
     assert_true(ft_decide_run(d, props, (size_t)np, &o, res, dec) >= 0);
     for (int i = 0; i < np; i++) {
         if (!dec[i] || decided[i]) {
@@ -274,7 +274,7 @@ static void check_decisions(ft_ctm *c, uint64_t seed, const ft_prop *props,
     uint8_t decided[AV_MAX_PROPS];
     memset(res, 0, sizeof res);
     memset(decided, 0, sizeof decided);
-    ft_decide_opts o = {0, 0, 0, 0, NULL, NULL};
+    ft_decide_opts o = {0, 0, 0, 0, NULL, NULL, NULL};
     assert_true(ft_decide_run(d, props, (size_t)np, &o, res, decided) >= 0);
     assert_int_equal(ft_decider_stats(d)->unconfirmed, 0);
     check_relaxed(c, seed, props, np, w, wi, decided, ty);
