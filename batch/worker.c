@@ -43,6 +43,11 @@ void fb_analyze_opts_default(fb_analyze_opts *o)
     memset(o, 0, sizeof *o);
     fi_options_default(&o->infer);
     ft_predict_opts_default(&o->predict);
+    /* a store keys atomicity findings by their violating accesses too
+     * (predict/finding.c), finer than analyze's static property: covering
+     * (predict/groups.c) would make which of them a trace shows depend
+     * on which instance was violated first, and baselines flicker */
+    o->predict.every_instance = 1;
     o->refine = 2;
     o->tails = 16;
     o->kinds = FT_KINDS_ALL;
