@@ -63,6 +63,12 @@ typedef struct analyze_confirm_opts {
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
  * cannot be run, 4 out of memory. */
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co);
+/* After analyze_confirm: the static CA/CMA properties whose replays all
+ * ran without the program failing get up to a few more of their covered
+ * instances solved (ft_pipeline_uncover), written and replayed: the
+ * instance that fails may be among them.  The exit code, as above. */
+int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
+                    ft_pipeline *pl);
 /* The replay options every confirmation shares (program, directory, run
  * time, tails). */
 struct fr_confirm_opts;

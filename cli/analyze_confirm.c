@@ -37,6 +37,37 @@ int analyze_confirm_skip(const fr_confirm_opts *o, fr_confirmation *c)
     return 1;
 }
 
+/* Replays property i's schedule into ao->confirm[i].  The exit code: 0,
+ * or what stops the analysis (the program cannot run, a write failed). */
+static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i)
+{
+    ft_error err;
+    errno = 0;
+    if (fr_confirm(ao->pl, i, ao->schedule[i], o, &ao->confirm[i], &err) >= 0)
+        return FT_EXIT_OK;
+    int e = errno;
+    fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
+            err.path[0] ? err.path : "", err.path[0] ? ": " : "",
+            err.message);
+    if (ao->confirm[i].write_errno)
+        return FT_EXIT_INTERNAL;
+    if (ao->confirm[i].outcome.exec_errno)
+        return ao->confirm[i].outcome.exec_errno == ENOENT
+                   ? FT_EXIT_NOT_FOUND
+                   : FT_EXIT_CANNOT_EXEC;
+    return e == ENOENT   ? FT_EXIT_NOT_FOUND
+           : e == EACCES ? FT_EXIT_CANNOT_EXEC
+                         : FT_EXIT_BAD_INPUT;
+}
+
+static void fill(fr_confirm_opts *o, const analyze_confirm_opts *co)
+{
+    analyze_confirm_opts_fill(o, co);
+    o->refine = co->refine;
+    o->infer = co->infer;
+    o->predict = co->predict;
+}
+
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
 {
     const ft_pipeline *pl = ao->pl;
@@ -46,10 +77,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         return FT_EXIT_INTERNAL;
     }
     fr_confirm_opts o;
-    analyze_confirm_opts_fill(&o, co);
-    o.refine = co->refine;
-    o.infer = co->infer;
-    o.predict = co->predict;
+    fill(&o, co);
     size_t total = 0, done = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         total += ao->schedule[i] != NULL;
@@ -57,24 +85,9 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     for (size_t i = 0; i < pl->nprops; i++) {
         if (!ao->schedule[i] || analyze_confirm_skip(&o, &ao->confirm[i]))
             continue;
-        ft_error err;
-        errno = 0;
-        if (fr_confirm(pl, i, ao->schedule[i], &o, &ao->confirm[i], &err) <
-            0) {
-            int e = errno;
-            fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
-                    err.path[0] ? err.path : "", err.path[0] ? ": " : "",
-                    err.message);
-            if (ao->confirm[i].write_errno)
-                return FT_EXIT_INTERNAL;
-            if (ao->confirm[i].outcome.exec_errno)
-                return ao->confirm[i].outcome.exec_errno == ENOENT
-                           ? FT_EXIT_NOT_FOUND
-                           : FT_EXIT_CANNOT_EXEC;
-            return e == ENOENT   ? FT_EXIT_NOT_FOUND
-                   : e == EACCES ? FT_EXIT_CANNOT_EXEC
-                                 : FT_EXIT_BAD_INPUT;
-        }
+        int rc = confirm_one(ao, &o, i);
+        if (rc != FT_EXIT_OK)
+            return rc;
         if (tty)
             fprintf(stderr, "\rforetell analyze: confirming %zu/%zu", ++done,
                     total);
@@ -82,6 +95,76 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     if (tty && total)
         fputc('\n', stderr);
     return FT_EXIT_OK;
+}
+
+/* How many more instances of a static property whose replays did not
+ * fail are solved and replayed (predict/groups.c). */
+#define UNCOVER_PER_GROUP 4
+
+int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
+                    ft_pipeline *pl)
+{
+    if (!ao->confirm || !pl->ncovered || !pl->ngroups)
+        return FT_EXIT_OK;
+    uint8_t *viol = calloc(pl->ngroups, 1), *fails = calloc(pl->ngroups, 1);
+    size_t *idx = malloc(sizeof *idx * (pl->nprops + 1));
+    int rc = FT_EXIT_INTERNAL;
+    if (!viol || !fails || !idx)
+        goto out;
+    for (size_t i = 0; i < pl->nprops; i++) {
+        uint32_t g = pl->props[i].group;
+        if (pl->results[i].verdict == FT_VIOLATED && ao->schedule[i])
+            viol[g] = 1;
+        fails[g] |= (uint8_t)analyze_confirm_fails(ao, i);
+    }
+    size_t need = 0;
+    for (size_t g = 0; g < pl->ngroups; g++) {
+        viol[g] &= (uint8_t)!fails[g];
+        need += viol[g];
+    }
+    rc = FT_EXIT_OK;
+    if (!need)
+        goto out;
+    fr_confirm_opts o;
+    fill(&o, co);
+    if (fr_confirm_time_up(&o))
+        goto out;
+    if (co->progress)
+        fprintf(stderr, "foretell analyze: the replays of %zu static "
+                "propert%s did not fail: solving up to %d more instances "
+                "of each\n", need, need == 1 ? "y" : "ies",
+                UNCOVER_PER_GROUP);
+    long m = ft_pipeline_uncover(pl, viol, UNCOVER_PER_GROUP, co->predict,
+                                 idx);
+    if (m < 0) {
+        rc = FT_EXIT_INTERNAL;
+        goto out;
+    }
+    for (long k = 0; k < m && rc == FT_EXIT_OK; k++) {
+        size_t i = idx[k];
+        if (pl->results[i].verdict != FT_VIOLATED)
+            continue;
+        char path[4096], msg[4200];
+        if (ft_pipeline_write_schedule(pl, i, co->dir, path, sizeof path, msg,
+                                       sizeof msg) < 0) {
+            fprintf(stderr, "foretell analyze: error: %s\n", msg);
+            rc = FT_EXIT_INTERNAL;
+            break;
+        }
+        if (!(ao->schedule[i] = strdup(path))) {
+            rc = FT_EXIT_INTERNAL;
+            break;
+        }
+        if (!analyze_confirm_skip(&o, &ao->confirm[i]))
+            rc = confirm_one(ao, &o, i);
+    }
+out:
+    if (rc == FT_EXIT_INTERNAL && !idx)
+        fprintf(stderr, "foretell analyze: out of memory\n");
+    free(viol);
+    free(fails);
+    free(idx);
+    return rc;
 }
 
 size_t analyze_confirmed(const analyze_out *ao)

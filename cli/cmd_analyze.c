@@ -664,6 +664,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
                                    a->tails, &a->fo, &a->po,
                                    !a->flag[O_QUIET], b ? b->until : 0, pl};
         exit_code = analyze_confirm(&ao, &co);
+        if (exit_code == FT_EXIT_OK && !a->po.every_instance)
+            exit_code = analyze_uncover(&ao, &co, pl);
         if (exit_code == FT_EXIT_OK)
             exit_code = analyze_confirm_kinds(&ao, &co);
         if (exit_code != FT_EXIT_OK) {

@@ -9,8 +9,15 @@
  * unsolved ("covered"): they cannot add a finding, and on real traces
  * they are the expensive ones (bench/predict/shapes/pool.c: 18 instances,
  * each ending in Z3's memory bound).  `analyze --every-instance` solves
- * them all. */
+ * them all.  What covering can lose is the instance whose replay fails
+ * (data/vb_figures.c fig. 9: the CMA instance solved first replays
+ * without failing, the one it covered aborts): ft_pipeline_uncover
+ * solves a few more instances of the static properties whose replays
+ * did not fail (cli/analyze_confirm.c). */
+#include "predict/decide.h"
+#include "predict/kind.h"
 #include "predict/predict.h"
+#include "predict/window.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,4 +105,112 @@ void ft_presult_cover(ft_presult *r)
     snprintf(r->reason, sizeof r->reason,
              "not solved: another instance of its static property (same "
              "code) is violated (--every-instance solves it)");
+}
+
+long ft_pipeline_uncover(ft_pipeline *pl, const uint8_t *need,
+                         unsigned per_group, const ft_predict_opts *o,
+                         size_t *idx)
+{
+    if (!pl->ngroups || !pl->results)
+        return 0;
+    uint32_t *taken = calloc(pl->ngroups, sizeof *taken);
+    ft_prop *sub = malloc(sizeof *sub * (pl->nprops + 1));
+    ft_presult *res = calloc(pl->nprops + 1, sizeof *res);
+    long rc = -1;
+    if (!taken || !sub || !res)
+        goto out;
+    size_t m = 0;
+    int windowed = 0;
+    for (size_t i = 0; i < pl->nprops; i++) {
+        uint32_t g = pl->props[i].group;
+        if (!pl->results[i].covered || !need[g] || taken[g] >= per_group)
+            continue;
+        taken[g]++;
+        idx[m] = i;
+        sub[m] = pl->props[i];
+        windowed |= o->window && !o->no_slice &&
+                    !ft_window_covers_all(pl->ctm, &sub[m], o->window);
+        m++;
+    }
+    if (m == 0) {
+        rc = 0;
+        goto out;
+    }
+    ft_predict_opts own = *o;
+    own.every_instance = 1;
+    own.until = ft_pipeline_solve_until(pl, o, ft_predict_now());
+    ft_window_index *w = ft_window_index_new(pl->ctm);
+    if (!w)
+        goto out;
+    /* the search first, as for every property (its witnesses are the
+     * recorded run moved by one thread: the ones that replay most like
+     * it), then the solver; the value order was asked already */
+    uint8_t *decided = calloc(m + 1, 1);
+    ft_decider *d = decided ? ft_decider_new(pl->ctm, w) : NULL;
+    long nd = 0;
+    if (d) {
+        ft_decide_opts dopt = {1, 0, own.until, 0, pl->budget,
+                               "searching more instances", NULL};
+        nd = ft_decide_run(d, sub, m, &dopt, res, decided);
+        ft_decider_free(d);
+        pl->decide.violated += nd > 0 ? (uint64_t)nd : 0;
+    }
+    if (!decided || nd < 0) {
+        free(decided);
+        ft_window_index_free(w);
+        goto out;
+    }
+    /* the decided first, as ft_pipeline_solve_bounded wants them */
+    for (size_t a = 0, b = 0; b < m; b++)
+        if (decided[b]) {
+            ft_prop tp = sub[a];
+            sub[a] = sub[b];
+            sub[b] = tp;
+            ft_presult tr = res[a];
+            res[a] = res[b];
+            res[b] = tr;
+            size_t ti = idx[a];
+            idx[a] = idx[b];
+            idx[b] = ti;
+            uint8_t td = decided[a];
+            decided[a] = decided[b];
+            decided[b] = td;
+            a++;
+        }
+    free(decided);
+    /* the job frees w */
+    if (ft_pipeline_solve_bounded(pl, sub, res, m, (size_t)nd, &own,
+                                  windowed ? w : NULL, w, 0,
+                                  "solving more instances", NULL, NULL) < 0)
+        goto out;
+    for (size_t k = 0; k < m; k++) {
+        ft_presult *r = &pl->results[idx[k]];
+        if (res[k].verdict == FT_VIOLATED && !res[k].prefix &&
+            ft_presult_trim(pl->ctm, &sub[k], &res[k]) < 0)
+            goto out;
+        ft_presult_free(r);
+        *r = res[k];
+        memset(&res[k], 0, sizeof res[k]);
+        pl->ncovered--;
+        switch (r->verdict) {
+        case FT_VIOLATED: pl->nviolated++; break;
+        case FT_HOLDS: pl->nholds++; break;
+        case FT_UNKNOWN:
+            pl->nunknown++;
+            if (r->not_solved) {
+                pl->nskipped++;
+                pl->skip_why = "--time";
+            }
+            break;
+        default: pl->nerror++; break;
+        }
+    }
+    rc = (long)m;
+out:
+    for (size_t k = 0; res && k < pl->nprops; k++)
+        ft_presult_free(&res[k]);
+    free(taken);
+    free(sub);
+    free(res);
+    return rc;
 }

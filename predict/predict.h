@@ -473,6 +473,15 @@ int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
 int ft_pipeline_group(ft_pipeline *pl);
 /* *r becomes FT_UNKNOWN, covered, with its reason (groups.c). */
 void ft_presult_cover(ft_presult *r);
+/* Solves (as every_instance would) the covered properties of the groups
+ * need[] marks, at most per_group of each in property order, within what
+ * is left of the analysis's time (o, pl->budget); their results replace
+ * the covered ones (violations trimmed) and the counts follow.  idx (room
+ * for nprops) receives their indices.  Returns how many, -1 out of
+ * memory. */
+long ft_pipeline_uncover(ft_pipeline *pl, const uint8_t *need,
+                         unsigned per_group, const ft_predict_opts *o,
+                         size_t *idx);
 /* infer/'s region id (fi_property.r1/r2), NULL if out of range. */
 const fi_region *ft_pipeline_region(const ft_pipeline *pl, uint32_t id);
 void ft_pipeline_free(ft_pipeline *pl);
