@@ -63,6 +63,9 @@ typedef struct analyze_confirm_opts {
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
  * cannot be run, 4 out of memory. */
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co);
+/* Writes violated property i's schedule into dir and its path into
+ * ao->schedule[i]; says what failed on stderr.  0, -1. */
+int analyze_write_schedule(analyze_out *ao, size_t i, const char *dir);
 /* After analyze_confirm: the static CA/CMA properties whose replays all
  * ran without the program failing get up to a few more of their covered
  * instances solved (ft_pipeline_uncover), written and replayed: the

@@ -37,6 +37,21 @@ int analyze_confirm_skip(const fr_confirm_opts *o, fr_confirmation *c)
     return 1;
 }
 
+int analyze_write_schedule(analyze_out *ao, size_t i, const char *dir)
+{
+    char path[4096], msg[4200];
+    if (ft_pipeline_write_schedule(ao->pl, i, dir, path, sizeof path, msg,
+                                   sizeof msg) < 0) {
+        fprintf(stderr, "foretell analyze: error: %s\n", msg);
+        return -1;
+    }
+    if (!(ao->schedule[i] = strdup(path))) {
+        fprintf(stderr, "foretell analyze: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* Replays property i's schedule into ao->confirm[i].  The exit code: 0,
  * or what stops the analysis (the program cannot run, a write failed). */
 static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i)
@@ -144,14 +159,7 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
         size_t i = idx[k];
         if (pl->results[i].verdict != FT_VIOLATED)
             continue;
-        char path[4096], msg[4200];
-        if (ft_pipeline_write_schedule(pl, i, co->dir, path, sizeof path, msg,
-                                       sizeof msg) < 0) {
-            fprintf(stderr, "foretell analyze: error: %s\n", msg);
-            rc = FT_EXIT_INTERNAL;
-            break;
-        }
-        if (!(ao->schedule[i] = strdup(path))) {
+        if (analyze_write_schedule(ao, i, co->dir) < 0) {
             rc = FT_EXIT_INTERNAL;
             break;
         }

@@ -612,16 +612,12 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
             unwritten++;
             continue;
         }
-        char path[4096], msg[4200];
-        if (ft_pipeline_write_schedule(pl, i, a->out, path, sizeof path, msg,
-                                       sizeof msg) < 0) {
-            /* The first failure stops the writing (a full disk would
-             * fail every later one the same way). */
-            fprintf(stderr, "foretell analyze: error: %s\n", msg);
+        /* The first failure stops the writing (a full disk would fail
+         * every later one the same way). */
+        if (analyze_write_schedule(&ao, i, a->out) < 0) {
             exit_code = FT_EXIT_INTERNAL;
             break;
         }
-        ao.schedule[i] = strdup(path);
     }
     talk_end(k);
     if (unwritten)

@@ -107,6 +107,16 @@ void ft_presult_cover(ft_presult *r)
              "code) is violated (--every-instance solves it)");
 }
 
+static void swap(void *a, void *b, size_t n)
+{
+    unsigned char *x = a, *y = b;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char t = x[i];
+        x[i] = y[i];
+        y[i] = t;
+    }
+}
+
 long ft_pipeline_uncover(ft_pipeline *pl, const uint8_t *need,
                          unsigned per_group, const ft_predict_opts *o,
                          size_t *idx)
@@ -163,18 +173,10 @@ long ft_pipeline_uncover(ft_pipeline *pl, const uint8_t *need,
     /* the decided first, as ft_pipeline_solve_bounded wants them */
     for (size_t a = 0, b = 0; b < m; b++)
         if (decided[b]) {
-            ft_prop tp = sub[a];
-            sub[a] = sub[b];
-            sub[b] = tp;
-            ft_presult tr = res[a];
-            res[a] = res[b];
-            res[b] = tr;
-            size_t ti = idx[a];
-            idx[a] = idx[b];
-            idx[b] = ti;
-            uint8_t td = decided[a];
-            decided[a] = decided[b];
-            decided[b] = td;
+            swap(&sub[a], &sub[b], sizeof *sub);
+            swap(&res[a], &res[b], sizeof *res);
+            swap(&idx[a], &idx[b], sizeof *idx);
+            swap(&decided[a], &decided[b], 1);
             a++;
         }
     free(decided);

@@ -6,7 +6,9 @@
 # (inference: loading to properties; prediction: deciding, solving,
 # trimming), the verdicts, and the per-property seconds (median, p90,
 # max) of the properties the JSON lists (violations and unknown ones; a
-# property that holds is not listed), then the ratio old/new of the
+# property that holds is not listed), the instances left covered by a
+# violated static property ("-" for a build without them, docs/
+# prediction.md), then the ratio old/new of the
 # whole command; then the other kinds' candidates (order, race, ...):
 # how many, and how many stayed unknown.  TIME (default 120) is passed as
 # --time to both, ARGS (default none, e.g. --no-confirm) too.  Not a
@@ -19,7 +21,7 @@ shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 time=${TIME:-120}
-printf 'trace\tbuild\twall_s\tinfer_s\tpredict_s\tprops\tviolated\tholds\tunknown\tprop_med_s\tprop_p90_s\tprop_max_s\texit\tkinds\tkinds_unknown\n'
+printf 'trace\tbuild\twall_s\tinfer_s\tpredict_s\tprops\tviolated\tholds\tunknown\tcovered\tprop_med_s\tprop_p90_s\tprop_max_s\texit\tkinds\tkinds_unknown\n'
 for t in "$@"; do
     name=$(basename "$t")
     for b in old new; do
@@ -47,7 +49,7 @@ print("\t".join([name, build, "%.2f" % (float(t1) - float(t0)),
                  "%.2f" % d.get("predict_seconds", 0),
                  str(d.get("properties", "-")), str(d.get("violated", "-")),
                  str(d.get("holds", "-")), str(d.get("unknown", "-")),
-                 q(0.5), q(0.9), "%.3f" % secs[-1] if secs else "-", rc,
+                 str(d.get("covered", "-")), q(0.5), q(0.9), "%.3f" % secs[-1] if secs else "-", rc,
                  str(d.get("kind_candidates", "-")),
                  str(d.get("kind_unknown", "-"))]))
 EOF

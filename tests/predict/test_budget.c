@@ -10,6 +10,7 @@
  * annotated regions (96 events), written in
  * the foretell format from RAPID's STD text. */
 #include "predict/predict.h"
+#include "stdtrace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,13 +73,7 @@ static int setup(void **state)
             fprintf(f, "T%d|begin|10\nT%d|r(x)|11\nT%d|w(x)|12\nT%d|end|13\n",
                     t, t, t, t);
     assert_int_equal(fclose(f), 0);
-    fi_trace t;
-    fi_trace_init(&t);
-    ft_error err;
-    assert_int_equal(fi_std_read_path(&t, std, &err), 0);
-    assert_int_equal(fi_trace_save(&t, trace_path, &err), 0);
-    fi_trace_free(&t);
-    unlink(std);
+    assert_int_equal(ft_test_std_to_trace(std, trace_path), 0);
     return 0;
 }
 

@@ -11,6 +11,7 @@
  * covered ones only in groups that run violates, every group it violates
  * violated here too, and nothing covered there. */
 #include "predict/predict.h"
+#include "stdtrace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,13 +43,7 @@ static int setup(void **state)
                     t, at, t, at + 1, t, at + 2, t, at + 3);
         }
     assert_int_equal(fclose(f), 0);
-    fi_trace t;
-    fi_trace_init(&t);
-    ft_error err;
-    assert_int_equal(fi_std_read_path(&t, std, &err), 0);
-    assert_int_equal(fi_trace_save(&t, trace_path, &err), 0);
-    fi_trace_free(&t);
-    unlink(std);
+    assert_int_equal(ft_test_std_to_trace(std, trace_path), 0);
     return 0;
 }
 
