@@ -62,18 +62,18 @@ static void on_progress(void *arg, const char *stage, uint64_t done,
 static int setup(void **state)
 {
     (void)state;
-    char std[64];
-    snprintf(std, sizeof std, "/tmp/ft_budget_%d.std", (int)getpid());
-    snprintf(trace_path, sizeof trace_path, "/tmp/ft_budget_%d.ftrace",
-             (int)getpid());
-    FILE *f = fopen(std, "w");
-    assert_non_null(f);
+    char text[2048];
+    size_t n = 0;
     for (int t = 1; t <= 2; t++)
         for (int i = 0; i < 12; i++)
-            fprintf(f, "T%d|begin|10\nT%d|r(x)|11\nT%d|w(x)|12\nT%d|end|13\n",
-                    t, t, t, t);
-    assert_int_equal(fclose(f), 0);
-    assert_int_equal(ft_test_std_to_trace(std, trace_path), 0);
+            n += (size_t)snprintf(
+                text + n, sizeof text - n,
+                "T%d|begin|10\nT%d|r(x)|11\nT%d|w(x)|12\nT%d|end|13\n", t,
+                t, t, t);
+    assert_true(n < sizeof text);
+    assert_int_equal(
+        ft_test_trace_from_std(text, "budget", trace_path, sizeof trace_path),
+        0);
     return 0;
 }
 
@@ -87,20 +87,13 @@ static int teardown(void **state)
 /* Runs the pipeline as cmd_analyze does; b may be NULL. */
 static void run(ft_pipeline *pl, ft_budget *b)
 {
-    ft_error err;
-    assert_int_equal(ft_pipeline_load_bounded(pl, trace_path,
-                                              FT_INPUT_FORETELL, b, &err),
-                     0);
-    fi_options fo;
-    fi_options_default(&fo);
-    assert_int_equal(ft_pipeline_infer(pl, &fo, &err), 0);
     ft_predict_opts po;
     ft_predict_opts_default(&po);
     po.timeout_ms = 20000;
     /* the regions repeat one code: solve every instance, as a run of
      * distinct code would be solved (test_groups.c covers covering) */
     po.every_instance = 1;
-    assert_true(ft_pipeline_predict(pl, &po, 0, NULL, NULL) >= 0);
+    assert_int_equal(ft_test_pipeline_run(pl, trace_path, b, &po), 0);
     assert_false(pl->abandoned);
 }
 

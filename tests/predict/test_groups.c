@@ -28,22 +28,21 @@ static char trace_path[64];
 static int setup(void **state)
 {
     (void)state;
-    char std[64];
-    snprintf(std, sizeof std, "/tmp/ft_groups_%d.std", (int)getpid());
-    snprintf(trace_path, sizeof trace_path, "/tmp/ft_groups_%d.ftrace",
-             (int)getpid());
-    FILE *f = fopen(std, "w");
-    assert_non_null(f);
+    char text[2048];
+    size_t n = 0;
     for (int i = 0; i < 6; i++)
         for (int t = 1; t <= 2; t++) {
             int at = t == 1 ? 10 : i % 2 ? 30 : 20;
-            fprintf(f,
-                    "T%d|begin|g.c:%d\nT%d|r(x)|g.c:%d\nT%d|w(x)|g.c:%d\n"
-                    "T%d|end|g.c:%d\n",
-                    t, at, t, at + 1, t, at + 2, t, at + 3);
+            n += (size_t)snprintf(
+                text + n, sizeof text - n,
+                "T%d|begin|g.c:%d\nT%d|r(x)|g.c:%d\nT%d|w(x)|g.c:%d\n"
+                "T%d|end|g.c:%d\n",
+                t, at, t, at + 1, t, at + 2, t, at + 3);
         }
-    assert_int_equal(fclose(f), 0);
-    assert_int_equal(ft_test_std_to_trace(std, trace_path), 0);
+    assert_true(n < sizeof text);
+    assert_int_equal(
+        ft_test_trace_from_std(text, "groups", trace_path, sizeof trace_path),
+        0);
     return 0;
 }
 
@@ -56,19 +55,13 @@ static int teardown(void **state)
 
 static void run(ft_pipeline *pl, int every)
 {
-    ft_error err;
-    assert_int_equal(
-        ft_pipeline_load(pl, trace_path, FT_INPUT_FORETELL, &err), 0);
-    fi_options fo;
-    fi_options_default(&fo);
-    assert_int_equal(ft_pipeline_infer(pl, &fo, &err), 0);
     ft_predict_opts po;
     ft_predict_opts_default(&po);
     po.timeout_ms = 20000;
     po.no_search = 1;
     po.no_value_order = 1;
     po.every_instance = every;
-    assert_true(ft_pipeline_predict(pl, &po, 0, NULL, NULL) >= 0);
+    assert_int_equal(ft_test_pipeline_run(pl, trace_path, NULL, &po), 0);
 }
 
 static const fi_region *region(const ft_pipeline *pl, const ft_prop *p,
