@@ -97,6 +97,24 @@ int ft_pipeline_group(ft_pipeline *pl)
     return 0;
 }
 
+uint8_t *ft_pipeline_violated_groups(const ft_pipeline *pl, const ft_prop *props,
+                                const ft_presult *res, size_t n,
+                                const ft_predict_opts *o, int *oom)
+{
+    *oom = 0;
+    if (props != pl->props || o->every_instance || !pl->ngroups)
+        return NULL;
+    uint8_t *g = calloc(pl->ngroups, 1);
+    if (!g) {
+        *oom = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (res[i].verdict == FT_VIOLATED)
+            g[props[i].group] = 1;
+    return g;
+}
+
 void ft_presult_cover(ft_presult *r)
 {
     memset(r, 0, sizeof *r);
@@ -148,13 +166,14 @@ long ft_pipeline_uncover(ft_pipeline *pl, const uint8_t *need,
     }
     ft_predict_opts own = *o;
     own.every_instance = 1;
+    own.no_value_order = 1; /* it was asked of every property already */
     own.until = ft_pipeline_solve_until(pl, o, ft_predict_now());
     ft_window_index *w = ft_window_index_new(pl->ctm);
     if (!w)
         goto out;
     /* the search first, as for every property (its witnesses are the
      * recorded run moved by one thread: the ones that replay most like
-     * it), then the solver; the value order was asked already */
+     * it), then the solver */
     uint8_t *decided = calloc(m + 1, 1);
     ft_decider *d = decided ? ft_decider_new(pl->ctm, w) : NULL;
     long nd = 0;

@@ -174,11 +174,19 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
                     const ft_window_index *w, const ft_prop *p,
                     const ft_predict_opts *o, ft_presult *res);
 
-/* pipeline.c: when the solving of pl's properties ends (o->until, the
+/* groups.c: per static group (ft_prop.group), whether one of
+ * props[0..n) is violated in res: what covers the group's other
+ * instances.  NULL when nothing is covered (o->every_instance, or props
+ * are not pl's atomicity properties) and, with *oom set, out of memory. */
+uint8_t *ft_pipeline_violated_groups(const ft_pipeline *pl,
+                                     const ft_prop *props,
+                                     const ft_presult *res, size_t n,
+                                     const ft_predict_opts *o, int *oom);
+/* solve_job.c: when the solving of pl's properties ends (o->until, the
  * command's budget less a tenth, or t0 + o->total_ms; 0 none). */
 double ft_pipeline_solve_until(const ft_pipeline *pl,
                                const ft_predict_opts *o, double t0);
-/* pipeline.c: solves props[done0..n) into results in batches, in a
+/* solve_job.c: solves props[done0..n) into results in batches, in a
  * thread of its own that is abandoned (pl->abandoned) when it overruns
  * o->until by more than a grace; w is passed to the solving, own_w (may
  * be w) freed once both let go.  What is not solved becomes FT_UNKNOWN
