@@ -4,15 +4,15 @@
  * mutual atomicity property CMA(r1, r2) per pair of open regions of
  * different threads with at least two conflicting event pairs.  Pairs whose
  * regions are ordered by must happen-before (fork, join, fixed barrier
- * generations: musthb.c) can never interleave and get no property.  Conflicts are counted on shared data
- * variables only: lock operations conflict by construction and would pair
- * every two critical sections of a lock.
+ * generations: musthb.c) can never interleave and get no property.
+ * Conflicts are counted on shared data variables only: lock operations
+ * conflict by construction and would pair every two critical sections of a
+ * lock.
  *
- * Counting goes variable by variable over the open regions that touch it,
- * so the cost is the number of (region, region) pairs that share a
- * variable, not all pairs. */
+ * Counting goes region by region, over the later touches of each variable
+ * the region touches, so the cost is the number of (region, region) pairs
+ * that share a variable, not all pairs, and the memory one region's. */
 #include "infer/internal.h"
-#include "infer/u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +22,11 @@ typedef struct touch {
     uint32_t reads, writes;
 } touch;
 
-typedef struct pair_acc {
-    uint32_t r1, r2;
+/* One variable's contribution to the pair (region being paired, r2). */
+typedef struct contrib {
+    uint32_t r2, var;
     uint64_t conflicts;
-    uint32_t *vars;
-    uint32_t nvars, capvars;
-} pair_acc;
+} contrib;
 
 /* Regions x and y can never interleave: one's last event must happen
  * before the other's first. */
@@ -53,9 +52,25 @@ static int add_prop(fi_analysis *a, size_t *cap, const fi_property *p)
     return 0;
 }
 
-/* touches of every open region, grouped by variable (CSR layout). */
-static int group_touches(const fi_analysis *a, uint32_t **start_out,
-                         touch **tl_out)
+/* The touches of the open regions: grouped by variable (CSR: tl[start[v]
+ * .. start[v+1]), in region order) and listed per region (rtouch[rstart[k]
+ * .. rstart[k+1]): positions in tl, tvar[pos] the variable of tl[pos]). */
+typedef struct touches {
+    uint32_t *start, *rstart, *rtouch, *tvar, *next;
+    touch *tl;
+} touches;
+
+static void touches_free(touches *g)
+{
+    free(g->start);
+    free(g->rstart);
+    free(g->rtouch);
+    free(g->tvar);
+    free(g->next);
+    free(g->tl);
+}
+
+static int group_touches(const fi_analysis *a, touches *g)
 {
     const fi_trace *t = a->trace;
     uint32_t nv = a->nvars;
@@ -69,24 +84,31 @@ static int group_touches(const fi_analysis *a, uint32_t **start_out,
                 count[a->regions[k].vars[j]]++;
                 total++;
             }
-    uint32_t *start = malloc(((size_t)nv + 1) * sizeof *start);
-    touch *tl = calloc(total ? total : 1, sizeof *tl);
+    g->start = malloc(((size_t)nv + 1) * sizeof *g->start);
+    g->rstart = malloc((a->nregions + 1) * sizeof *g->rstart);
+    g->rtouch = malloc((total ? total : 1) * sizeof *g->rtouch);
+    g->tvar = malloc((total ? total : 1) * sizeof *g->tvar);
+    g->next = malloc((total ? total : 1) * sizeof *g->next);
+    g->tl = calloc(total ? total : 1, sizeof *g->tl);
     uint32_t *slot = calloc(nv ? nv : 1, sizeof *slot); /* region+1 */
     uint32_t *fillpos = malloc((nv ? nv : 1) * sizeof *fillpos);
-    if (!start || !tl || !slot || !fillpos) {
+    if (!g->start || !g->rstart || !g->rtouch || !g->tvar || !g->next ||
+        !g->tl || !slot || !fillpos) {
         free(count);
-        free(start);
-        free(tl);
         free(slot);
         free(fillpos);
         return -1;
     }
+    uint32_t *start = g->start;
+    touch *tl = g->tl;
     start[0] = 0;
     for (uint32_t v = 0; v < nv; v++)
         start[v + 1] = start[v] + count[v];
     memcpy(fillpos, start, nv * sizeof *start);
+    uint32_t nr = 0;
     for (size_t k = 0; k < a->nregions; k++) {
         const fi_region *r = &a->regions[k];
+        g->rstart[k] = nr;
         if (r->status != FI_ST_OPEN)
             continue;
         for (uint64_t i = r->first; i <= r->last; i++) {
@@ -104,6 +126,8 @@ static int group_touches(const fi_analysis *a, uint32_t **start_out,
                 slot[v] = (uint32_t)k + 1;
                 pos = fillpos[v]++;
                 tl[pos].region = (uint32_t)k;
+                g->tvar[pos] = v;
+                g->rtouch[nr++] = pos;
             } else {
                 pos = fillpos[v] - 1;
             }
@@ -113,56 +137,110 @@ static int group_touches(const fi_analysis *a, uint32_t **start_out,
                 tl[pos].reads++;
         }
     }
+    g->rstart[a->nregions] = nr;
+    /* next[i]: the next touch of i's variable by another thread than touch
+     * i's (a region's thread that ran alone for long touches a variable
+     * many times in a row: skipping them one by one was quadratic) */
+    for (uint32_t v = 0; v < nv; v++)
+        for (uint32_t i = start[v + 1]; i-- > start[v];)
+            g->next[i] = i + 1 == start[v + 1] ? start[v + 1]
+                         : a->regions[tl[i + 1].region].tid !=
+                                 a->regions[tl[i].region].tid
+                             ? i + 1
+                             : g->next[i + 1];
     free(count);
     free(slot);
     free(fillpos);
-    *start_out = start;
-    *tl_out = tl;
     return 0;
 }
 
-static int note_pair(fi_u64map *map, pair_acc **pairs, size_t *npairs,
-                     size_t *cap, uint32_t x, uint32_t y, uint64_t c,
-                     uint32_t v)
+static int contrib_cmp(const void *pa, const void *pb)
 {
-    uint64_t key = ((uint64_t)x << 32) | y;
-    int added;
-    uint32_t p = fi_u64map_intern(map, key, (uint32_t)*npairs, &added);
-    if (p == UINT32_MAX)
-        return -1;
-    if (added) {
-        if (*npairs == *cap) {
-            size_t n = *cap ? 2 * *cap : 256;
-            pair_acc *np = realloc(*pairs, n * sizeof *np);
-            if (!np)
-                return -1;
-            *pairs = np;
-            *cap = n;
+    const contrib *x = pa, *y = pb;
+    if (x->r2 != y->r2)
+        return x->r2 < y->r2 ? -1 : 1;
+    return (x->var > y->var) - (x->var < y->var);
+}
+
+/* The conflicts of touch i (region x, variable v) with the later touches
+ * of v by other regions: appended to *cs.  A variable touched by a few
+ * regions: every pair.  One that long traces touch from thousands of
+ * regions: each region with the next FI_CMA_WINDOW regions of other
+ * threads (trace order); all pairs would be quadratic (10^10 on a
+ * 10^6-event lock-heavy run) and the near ones are those a schedule
+ * reaches with the fewest reorderings (docs/infer.md). */
+static int pair_touch(fi_analysis *a, const touches *g, uint32_t i,
+                      contrib **cs, size_t *ncs, size_t *capcs)
+{
+    uint32_t v = g->tvar[i], end = g->start[v + 1];
+    int windowed = end - g->start[v] > 2 * FI_CMA_WINDOW;
+    uint32_t others = 0, ti = a->regions[g->tl[i].region].tid;
+    for (uint32_t j = g->next[i]; j < end;
+         j = a->regions[g->tl[j].region].tid == ti ? g->next[j] : j + 1) {
+        const touch *x = &g->tl[i], *y = &g->tl[j];
+        if (a->regions[y->region].tid == ti)
+            continue;
+        if (windowed && ++others > FI_CMA_WINDOW) {
+            a->ncma_window_skipped += end - j;
+            break;
         }
-        (*pairs)[(*npairs)++] = (pair_acc){x, y, 0, NULL, 0, 0};
+        uint64_t c = (uint64_t)x->writes * y->writes +
+                     (uint64_t)x->writes * y->reads +
+                     (uint64_t)x->reads * y->writes;
+        if (!c)
+            continue;
+        if (*ncs == *capcs) {
+            size_t n = *capcs ? 2 * *capcs : 256;
+            contrib *nc = realloc(*cs, n * sizeof *nc);
+            if (!nc)
+                return -1;
+            *cs = nc;
+            *capcs = n;
+        }
+        (*cs)[(*ncs)++] = (contrib){y->region, v, c};
     }
-    pair_acc *pa = &(*pairs)[p];
-    pa->conflicts += c;
-    if (pa->nvars == pa->capvars) {
-        uint32_t n = pa->capvars ? 2 * pa->capvars : 4;
-        uint32_t *nv = realloc(pa->vars, n * sizeof *nv);
-        if (!nv)
-            return -1;
-        pa->vars = nv;
-        pa->capvars = n;
-    }
-    pa->vars[pa->nvars++] = v;
     return 0;
 }
 
-static int pair_cmp(const void *pa, const void *pb)
+/* Region x's CMA properties: its pairs with later regions, in region
+ * order, each with its variables in variable order.  Past max_cma a pair
+ * is only counted (ncma_dropped). */
+static int region_pairs(fi_analysis *a, const fi_mhb *m, uint32_t x,
+                        contrib *cs, size_t ncs, size_t *ncma, size_t *cap)
 {
-    const pair_acc *x = pa, *y = pb;
-    if (x->r1 != y->r1)
-        return x->r1 < y->r1 ? -1 : 1;
-    return x->r2 < y->r2 ? -1 : x->r2 > y->r2;
+    if (ncs > 1)
+        qsort(cs, ncs, sizeof *cs, contrib_cmp);
+    for (size_t s = 0, e; s < ncs; s = e) {
+        uint64_t conflicts = 0;
+        for (e = s; e < ncs && cs[e].r2 == cs[s].r2; e++)
+            conflicts += cs[e].conflicts;
+        if (conflicts < 2 || ordered(a, m, x, cs[s].r2))
+            continue;
+        if (a->opt.max_cma != 0 && (*ncma)++ >= a->opt.max_cma) {
+            a->ncma_dropped++;
+            continue;
+        }
+        uint32_t *vars = malloc((e - s) * sizeof *vars);
+        if (!vars)
+            return -1;
+        for (size_t q = s; q < e; q++)
+            vars[q - s] = cs[q].var;
+        fi_property prop = {FI_PROP_CMA, x, cs[s].r2,
+                            conflicts > UINT32_MAX ? UINT32_MAX
+                                                   : (uint32_t)conflicts,
+                            vars, (uint32_t)(e - s)};
+        if (add_prop(a, cap, &prop) < 0) {
+            free(vars);
+            return -1;
+        }
+    }
+    return 0;
 }
 
+/* Pairs are made region by region, not variable by variable: a pair's
+ * conflicts are then complete when its first region is done, and memory
+ * holds one region's candidates, not every pair's (8.9 million on the
+ * 10^6-event split trace of bench/predict: 1.4 GB). */
 int fi_properties(fi_analysis *a)
 {
     for (size_t k = 0; k < a->nprops; k++)
@@ -179,94 +257,35 @@ int fi_properties(fi_analysis *a)
             if (add_prop(a, &cap, &p) < 0)
                 return -1;
         }
-    uint32_t *start = NULL, *next = NULL;
-    touch *tl = NULL;
+    touches g = {0};
     fi_mhb mhb = {0};
-    fi_u64map map = {0};
-    pair_acc *pairs = NULL;
-    size_t npairs = 0, cappairs = 0;
+    contrib *cs = NULL;
+    size_t ncs = 0, capcs = 0, ncma = 0;
     int rc = -1;
-    if (group_touches(a, &start, &tl) < 0 || fi_mhb_build(&mhb, a->trace) < 0)
+    if (group_touches(a, &g) < 0 || fi_mhb_build(&mhb, a->trace) < 0)
         goto out;
-    next = malloc(sizeof *next * ((size_t)start[a->nvars] + 1));
-    if (!next)
-        goto out;
-    /* polled every 1024 touches (a variable may have millions) */
-    uint32_t polled = 0;
-    for (uint32_t v = 0; v < a->nvars && !a->stopped; v++) {
-        /* next[i]: the next touch of v by another thread than touch i's
-         * (a region's thread that ran alone for long touches v many
-         * times in a row: skipping them one by one was quadratic) */
-        for (uint32_t i = start[v + 1]; i-- > start[v];)
-            next[i] = i + 1 == start[v + 1] ? start[v + 1]
-                      : a->regions[tl[i + 1].region].tid !=
-                              a->regions[tl[i].region].tid
-                          ? i + 1
-                          : next[i + 1];
-        for (uint32_t i = start[v]; i < start[v + 1]; i++) {
-            if (i == 0 || i - polled >= 1024) {
-                polled = i;
-                if (ft_budget_poll(a->opt.budget, "properties", i,
-                                   start[a->nvars])) {
-                    a->stopped = 1; /* the CMA pairs so far are kept */
-                    break;
-                }
-            }
-            /* A variable touched by a few regions: every pair.  One that
-             * long traces touch from thousands of regions: each region
-             * with the next FI_CMA_WINDOW regions of other threads (trace
-             * order); all pairs would be quadratic (10^10 on a 10^6-event
-             * lock-heavy run) and the near ones are those a schedule
-             * reaches with the fewest reorderings (docs/infer.md). */
-            int windowed = start[v + 1] - start[v] > 2 * FI_CMA_WINDOW;
-            uint32_t others = 0, ti = a->regions[tl[i].region].tid;
-            for (uint32_t j = next[i]; j < start[v + 1];
-                 j = a->regions[tl[j].region].tid == ti ? next[j] : j + 1) {
-                const touch *x = &tl[i], *y = &tl[j];
-                if (a->regions[x->region].tid == a->regions[y->region].tid)
-                    continue;
-                if (windowed && ++others > FI_CMA_WINDOW) {
-                    a->ncma_window_skipped += start[v + 1] - j;
-                    break;
-                }
-                uint64_t c = (uint64_t)x->writes * y->writes +
-                             (uint64_t)x->writes * y->reads +
-                             (uint64_t)x->reads * y->writes;
-                if (c && note_pair(&map, &pairs, &npairs, &cappairs,
-                                   x->region, y->region, c, v) < 0)
-                    goto out;
+    uint32_t total = g.rstart[a->nregions], polled = 0;
+    for (size_t k = 0; k < a->nregions && !a->stopped; k++) {
+        uint32_t lo = g.rstart[k], hi = g.rstart[k + 1];
+        /* polled every 1024 touches (a region may have many) */
+        if (k == 0 || hi - polled >= 1024) {
+            polled = hi;
+            if (ft_budget_poll(a->opt.budget, "properties", lo, total)) {
+                a->stopped = 1; /* the pairs of the regions done are kept */
+                break;
             }
         }
-    }
-    if (npairs)
-        qsort(pairs, npairs, sizeof *pairs, pair_cmp);
-    size_t ncma = 0;
-    for (size_t p = 0; p < npairs; p++) {
-        pair_acc *pa = &pairs[p];
-        if (pa->conflicts < 2 || ordered(a, &mhb, pa->r1, pa->r2))
-            continue;
-        if (a->opt.max_cma != 0 && ncma++ >= a->opt.max_cma) {
-            a->ncma_dropped++;
-            continue;
-        }
-        fi_property prop = {FI_PROP_CMA, pa->r1, pa->r2,
-                            pa->conflicts > UINT32_MAX
-                                ? UINT32_MAX
-                                : (uint32_t)pa->conflicts,
-                            pa->vars, pa->nvars};
-        if (add_prop(a, &cap, &prop) < 0)
+        ncs = 0;
+        for (uint32_t q = lo; q < hi; q++)
+            if (pair_touch(a, &g, g.rtouch[q], &cs, &ncs, &capcs) < 0)
+                goto out;
+        if (region_pairs(a, &mhb, (uint32_t)k, cs, ncs, &ncma, &cap) < 0)
             goto out;
-        pa->vars = NULL; /* now owned by the property */
     }
     rc = 0;
 out:
-    for (size_t p = 0; p < npairs; p++)
-        free(pairs[p].vars);
-    free(pairs);
-    fi_u64map_free(&map);
-    free(start);
-    free(next);
-    free(tl);
+    free(cs);
+    touches_free(&g);
     fi_mhb_free(&mhb);
     return rc;
 }
