@@ -193,6 +193,11 @@ int ft_decide_witness(ft_decider *d, const ft_prop *p, uint32_t k,
                 res->vars[res->nvars++] = v;
         }
     }
+    if (res->nvars < ns) { /* a few variables of up to ns steps */
+        uint32_t *v = realloc(res->vars, sizeof *v * ((size_t)res->nvars + 1));
+        if (v)
+            res->vars = v;
+    }
     res->prefix = cut;
     res->sync_only = !data;
     /* a relaxed search's witness breaks the straight-line bound when the

@@ -262,10 +262,15 @@ static int stays_in_regions(const ft_ctm *c, const ft_prop *p,
     return 1;
 }
 
+/* The kept steps, in an array of their size: hundreds of witnesses of a
+ * long trace stay in memory until their schedules are written. */
 static ft_step *kept(const ft_presult *res, const uint8_t *keep,
                      uint32_t *n)
 {
-    ft_step *v = malloc((res->nsteps + 1) * sizeof *v);
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < res->nsteps; i++)
+        count += keep[i] != 0;
+    ft_step *v = malloc((count + 1) * sizeof *v);
     *n = 0;
     for (uint32_t i = 0; v && i < res->nsteps; i++)
         if (keep[i])
