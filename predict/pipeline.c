@@ -271,41 +271,45 @@ static int prop_key_cmp(const void *pa, const void *pb)
 
 /* Element i of each array becomes the one at k[i].index, in place: one
  * element held at a time, not a sorted copy of each array (the results
- * are 448 bytes a property: 100 MB twice over on a 10^6-event trace).
+ * are 448 bytes a property: 100 MB on a 10^6-event trace).
  * The indices of k are spent (set to i) as the cycles are followed. */
 static void permute(prop_key *k, size_t n, ft_prop *props,
-                    ft_presult *results, ft_presult *loose)
+                    ft_presult *results)
 {
     for (size_t s = 0; s < n; s++) {
         if (k[s].index == s)
             continue;
         ft_prop p = props[s];
-        ft_presult r = results[s], l;
-        if (loose)
-            l = loose[s];
+        ft_presult r = results[s];
         size_t j = s;
         while (k[j].index != s) {
             size_t from = k[j].index;
             props[j] = props[from];
             results[j] = results[from];
-            if (loose)
-                loose[j] = loose[from];
             k[j].index = j;
             j = from;
         }
         props[j] = p;
         results[j] = r;
-        if (loose)
-            loose[j] = l;
         k[j].index = j;
     }
 }
+
+/* The relaxed search's violations (decide_cheaply): property index and
+ * result, for the few properties it violated only. */
+typedef struct loose_set {
+    struct loose_one {
+        size_t index;
+        ft_presult r;
+    } *v;
+    size_t n;
+} loose_set;
 
 /* Puts the decided properties first (with their results), then the rest
  * in solving order: CMA first (map_properties), or near first on a trace
  * long enough for windows.  0 ok, -1 out of memory. */
 static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
-                             int near, ft_presult *loose)
+                             int near, loose_set *loose)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
@@ -347,7 +351,18 @@ static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
     }
     if (pl->nprops) { /* none when --time ran out before properties */
         qsort(k, pl->nprops, sizeof *k, prop_key_cmp);
-        permute(k, pl->nprops, pl->props, pl->results, loose);
+        /* the stand-ins follow their properties: where each index went */
+        if (loose && loose->n) {
+            size_t *to = malloc(sizeof *to * pl->nprops);
+            if (!to)
+                goto out;
+            for (size_t j = 0; j < pl->nprops; j++)
+                to[k[j].index] = j;
+            for (size_t i = 0; i < loose->n; i++)
+                loose->v[i].index = to[loose->v[i].index];
+            free(to);
+        }
+        permute(k, pl->nprops, pl->props, pl->results);
     }
     rc = 0;
 out:
@@ -360,14 +375,13 @@ out:
 /* The decisions made without the solver (decide.c): the value order's
  * "holds", the search's violations.  Then, for what is left, the search
  * under the paper's data rule (decide.h, relaxed): its violations go to
- * *loose (NULL when none), to stand in where the solver ends unknown (the
+ * *loose (empty when none), to stand in where the solver ends unknown (the
  * solver's own witness obeys the straight-line bound when one does).
  * Returns how many were decided, -1 OOM. */
 static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
                            const ft_predict_opts *o, uint8_t *decided,
-                           ft_presult **loose)
+                           loose_set *loose)
 {
-    *loose = NULL;
     ft_decider *d = ft_decider_new(pl->ctm, w);
     if (!d)
         return 0; /* too big for the executor: everything to the solver */
@@ -391,50 +405,71 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
         free(gviol);
         return n;
     }
+    /* the undecided properties alone (a result is 448 bytes: one for
+     * every property again was 100 MB on a 10^6-event trace) */
+    size_t left = pl->nprops - (size_t)n, k = 0;
+    size_t *idx = malloc(sizeof *idx * (left + 1));
+    ft_prop *sub = malloc(sizeof *sub * (left + 1));
+    uint8_t *tried = calloc(left + 1, 1);
+    ft_presult *lr = calloc(left + 1, sizeof *lr);
+    for (size_t i = 0; idx && sub && i < pl->nprops && k < left; i++)
+        if (!decided[i]) {
+            idx[k] = i;
+            sub[k++] = pl->props[i];
+        }
     /* a fresh decider: the first one's base has moved past every cut */
-    uint8_t *tried = malloc(pl->nprops + 1);
-    ft_presult *lr = calloc(pl->nprops + 1, sizeof *lr);
-    d = tried && lr ? ft_decider_new(pl->ctm, w) : NULL;
+    d = idx && sub && tried && lr ? ft_decider_new(pl->ctm, w) : NULL;
     long m = 0; /* no decider (too big, or no memory): no fallback */
     if (d) {
-        memcpy(tried, decided, pl->nprops);
         /* groups the strict search violated are skipped; the stand-ins
          * found here mark gviol too (it is not used after) */
         ft_decide_opts ropt = {1, 0, o->until, 1, pl->budget,
                                "relaxed search", gviol};
-        m = ft_decide_run(d, pl->props, pl->nprops, &ropt, lr, tried);
+        m = ft_decide_run(d, sub, k, &ropt, lr, tried);
         ft_decider_free(d);
     }
     free(gviol);
     free(tried);
-    if (m > 0) {
-        *loose = lr;
-        return n;
+    free(sub);
+    size_t nv = 0;
+    for (size_t j = 0; m > 0 && j < k; j++)
+        nv += lr[j].verdict == FT_VIOLATED;
+    if (nv && !(loose->v = malloc(sizeof *loose->v * nv)))
+        m = -1;
+    for (size_t j = 0; lr && j < k; j++) {
+        if (m > 0 && lr[j].verdict == FT_VIOLATED) {
+            loose->v[loose->n].index = idx[j];
+            loose->v[loose->n++].r = lr[j];
+        } else {
+            ft_presult_free(&lr[j]);
+        }
     }
-    for (size_t i = 0; lr && i < pl->nprops; i++)
-        ft_presult_free(&lr[i]);
     free(lr);
+    free(idx);
     return m < 0 ? -1 : n;
 }
 
 /* Where the solver ended unknown (or never got to), the relaxed search's
  * violation (from decide_cheaply), which frees loose. */
-static void take_loose(ft_pipeline *pl, ft_presult *loose)
+static void take_loose(ft_pipeline *pl, loose_set *loose)
 {
-    for (size_t i = 0; loose && i < pl->nprops; i++) {
-        ft_presult *r = &pl->results[i];
-        if (loose[i].verdict == FT_VIOLATED && r->verdict == FT_UNKNOWN) {
+    for (size_t i = 0; i < loose->n; i++) {
+        ft_presult *r = &pl->results[loose->v[i].index];
+        ft_presult *l = &loose->v[i].r;
+        if (r->verdict == FT_UNKNOWN) {
             double s = r->seconds;
             ft_presult_free(r);
-            *r = loose[i];
+            *r = *l;
             r->seconds += s;
-            memset(&loose[i], 0, sizeof loose[i]);
+            memset(l, 0, sizeof *l);
             pl->decide.violated++;
             pl->decide.relaxed++;
         }
-        ft_presult_free(&loose[i]);
+        ft_presult_free(l);
     }
-    free(loose);
+    free(loose->v);
+    loose->v = NULL;
+    loose->n = 0;
 }
 
 long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
@@ -462,11 +497,11 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         free(decided);
         return -1;
     }
-    ft_presult *loose = NULL;
+    loose_set loose = {NULL, 0};
     long ndecided = w ? decide_cheaply(pl, w, o, decided, &loose) : 0;
     if (ndecided < 0 ||
-        order_for_solving(pl, decided, windowed, loose) < 0) {
-        take_loose(pl, loose); /* frees it */
+        order_for_solving(pl, decided, windowed, &loose) < 0) {
+        take_loose(pl, &loose); /* frees it */
         ft_window_index_free(w);
         free(decided);
         return -1;
@@ -482,10 +517,10 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         pl, pl->props, pl->results, pl->nprops, (size_t)ndecided, &own,
         windowed ? w : NULL, w, stop_after, "solving", progress, arg);
     if (done < 0) {
-        take_loose(pl, loose);
+        take_loose(pl, &loose);
         return -1;
     }
-    take_loose(pl, loose);
+    take_loose(pl, &loose);
     pl->nskipped = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         pl->nskipped += pl->results[i].not_solved;
