@@ -434,7 +434,7 @@ static int kind_undecided(const ft_pipeline *pl, size_t i)
 {
     const ft_presult *r = &pl->kresults[i];
     return (r->verdict == FT_UNKNOWN || r->verdict == FT_ERROR) &&
-           strncmp(r->reason, "not solved", 10) != 0;
+           strncmp(ft_presult_reason(r), "not solved", 10) != 0;
 }
 
 /* Text lines are bounded: a 10^6-event trace may leave thousands. */
@@ -459,7 +459,7 @@ void analyze_print_kind_unknown(FILE *out, const analyze_out *ao)
                 ft_trace_info_site(&pl->info, pl->ctm, p->tgt[0], site,
                                    sizeof site),
                 k ? k->name : "?", p->id, pl->ctm->tid[p->tgt[0]],
-                pl->kresults[i].reason);
+                ft_presult_reason(&pl->kresults[i]));
         shown++;
     }
     if (more)
@@ -491,7 +491,7 @@ void analyze_json_kind_unknown(ft_json *j, const analyze_out *ao)
         for (uint32_t t = 0; t < p->ntgt; t++)
             ft_json_uint(j, pl->ctm->tid[p->tgt[t]]);
         ft_json_end_array(j);
-        ft_json_kstr(j, "reason", pl->kresults[i].reason);
+        ft_json_kstr(j, "reason", ft_presult_reason(&pl->kresults[i]));
         ft_json_key(j, "seconds");
         ft_json_double(j, pl->kresults[i].seconds);
         ft_json_end_object(j);

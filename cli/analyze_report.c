@@ -297,7 +297,7 @@ static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
     ft_json_key(j, "seconds");
     ft_json_double(j, res->seconds);
     if (res->verdict != FT_VIOLATED)
-        ft_json_kstr(j, "reason", res->reason);
+        ft_json_kstr(j, "reason", ft_presult_reason(res));
     ft_json_end_object(j);
 }
 

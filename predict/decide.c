@@ -625,6 +625,7 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
         ft_presult *r = d->spare[i];
         if (r && !decided[i] && ndecided >= 0) {
             r->seconds = res[i].seconds;
+            ft_presult_free(&res[i]);
             res[i] = *r;
             decided[i] = 1;
             d->st.violated++;

@@ -211,7 +211,7 @@ int ft_decide_witness(ft_decider *d, const ft_prop *p, uint32_t k,
     res->window_first = 0;
     res->window_end = c->ntrans;
     res->windows = 0;
-    res->reason[0] = 0;
+    ft_presult_why(res, NULL);
     rc = 0;
 out:
     free(seq);

@@ -9,6 +9,8 @@
 #include "predict/kind.h"
 #include "predict/window.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +39,41 @@ void ft_presult_free(ft_presult *r)
     r->steps = r->alt_steps = NULL;
     r->vars = NULL;
     r->nsteps = r->nvars = r->nalt_steps = 0;
+    ft_presult_why(r, NULL);
+}
+
+void ft_presult_why(ft_presult *r, const char *fmt, ...)
+{
+    if (r->reason_owned)
+        free((char *)r->reason);
+    r->reason = NULL;
+    r->reason_owned = 0;
+    if (!fmt)
+        return;
+    if (!strchr(fmt, '%')) {
+        r->reason = fmt;
+        return;
+    }
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *own = strdup(buf);
+    r->reason = own ? own : "out of memory";
+    r->reason_owned = own != NULL;
+}
+
+const char *ft_presult_reason(const ft_presult *r)
+{
+    return r->reason ? r->reason : "";
+}
+
+void ft_presult_why_smt(const ft_smt *e, ft_presult *r)
+{
+    char buf[256];
+    ft_smt_unknown_reason(e, buf, sizeof buf);
+    ft_presult_why(r, "%s", buf);
 }
 
 double ft_predict_now(void)
@@ -252,7 +289,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
     uint32_t *thr = malloc(sizeof *thr * (nb + 1));
     uint8_t *mark = calloc(nb + 1, 1);
     int verdict = FT_ERROR;
-    snprintf(res->reason, sizeof res->reason, "out of memory");
+    ft_presult_why(res, "out of memory");
     if (!order || !at || !thr || !mark)
         goto out;
     for (uint32_t t = 0; t < r->ctm->nthreads; t++)
@@ -269,13 +306,12 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
     for (;;) {
         if (o->max_iterations && res->iterations >= o->max_iterations) {
             verdict = FT_UNKNOWN;
-            snprintf(res->reason, sizeof res->reason,
-                     "FindAV iteration limit (%u) reached", o->max_iterations);
+            ft_presult_why(res, "FindAV iteration limit (%u) reached", o->max_iterations);
             break;
         }
         if (deadline > 0 && ft_predict_now() >= deadline) {
             verdict = FT_UNKNOWN;
-            snprintf(res->reason, sizeof res->reason, "time limit reached");
+            ft_presult_why(res, "time limit reached");
             break;
         }
         set_timeout(e, deadline);
@@ -286,18 +322,18 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
              * relaxed one */
             Z3_solver_pop(e->z, e->s, 1);
             verdict = FT_VIOLATED;
-            res->reason[0] = 0;
+            ft_presult_why(res, NULL);
             res->sync_only = relaxed_sync;
             break;
         }
         if (sat == Z3_L_FALSE) {
             verdict = FT_HOLDS;
-            res->reason[0] = 0;
+            ft_presult_why(res, NULL);
             break;
         }
         if (sat == Z3_L_UNDEF) {
             verdict = FT_UNKNOWN;
-            ft_smt_unknown_reason(e, res->reason, sizeof res->reason);
+            ft_presult_why_smt(e, res);
             break;
         }
         Z3_model m = Z3_solver_get_model(e->z, e->s);
@@ -305,7 +341,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
         long n = ft_smt_schedule(e, m, order);
         if (n < 0) {
             Z3_model_dec_ref(e->z, m);
-            snprintf(res->reason, sizeof res->reason, "unusable model");
+            ft_presult_why(res, "unusable model");
             break;
         }
         uint32_t closing = 0;
@@ -331,7 +367,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
             if (ft_witness_from_blocks(r, order, closing, mark, res))
                 break;
             verdict = FT_VIOLATED;
-            res->reason[0] = 0;
+            ft_presult_why(res, NULL);
             res->relaxed = !obeys;
             if (obeys || o->mode == FT_PREDICT_FINDAV)
                 break;
@@ -353,8 +389,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
             break;
         }
         if (o->mode != FT_PREDICT_FINDAV) {
-            snprintf(res->reason, sizeof res->reason,
-                     "internal: the direct encoding gave a serializable "
+            ft_presult_why(res, "internal: the direct encoding gave a serializable "
                      "schedule");
             break;
         }
@@ -390,7 +425,7 @@ static int solve_with(const ft_reduced *r, const ft_smt_start *start,
         ms = left <= 0.001 ? 1 : (unsigned)(left * 1000);
     }
     if (ft_smt_init_at(&e, r, start, reg, nreg, ms, flags))
-        snprintf(res->reason, sizeof res->reason, "%s", e.err);
+        ft_presult_why(res, "%s", e.err);
     else
         verdict = solve(&e, reg, nreg, o, deadline, res);
     res->size = e.st;
@@ -417,8 +452,7 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
     for (uint32_t g = 0; g < nreg; g++)
         if (region_blocks(c, r, &p->r[g], &reg[g])) {
             res->verdict = FT_HOLDS;
-            snprintf(res->reason, sizeof res->reason,
-                     "region %u has no shared access", g);
+            ft_presult_why(res, "region %u has no shared access", g);
             return res->verdict;
         }
     /* The direct encoding needs no CXT to be sound or complete (one call
@@ -487,16 +521,14 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
         const ft_pregion *pg = &p->r[g];
         if (pg->thread >= c->nthreads || pg->first > pg->last ||
             pg->last >= c->len[pg->thread]) {
-            snprintf(res->reason, sizeof res->reason,
-                     "property %u: region %u (thread %u, %u..%u) is not in "
+            ft_presult_why(res, "property %u: region %u (thread %u, %u..%u) is not in "
                      "the model",
                      p->id, g, pg->thread, pg->first, pg->last);
             return res->verdict;
         }
     }
     if (nreg == 2 && p->r[0].thread == p->r[1].thread) {
-        snprintf(res->reason, sizeof res->reason,
-                 "property %u: CMA regions must be in different threads",
+        ft_presult_why(res, "property %u: CMA regions must be in different threads",
                  p->id);
         return res->verdict;
     }
@@ -511,7 +543,7 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
             n += p->r[g].last - p->r[g].first + 1;
         uint32_t *prop = malloc(sizeof *prop * (n + 1));
         if (!prop) {
-            snprintf(res->reason, sizeof res->reason, "out of memory");
+            ft_presult_why(res, "out of memory");
             return res->verdict;
         }
         n = 0;
@@ -525,8 +557,7 @@ int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,
         r = own;
     }
     if (!r) {
-        snprintf(res->reason, sizeof res->reason,
-                 o->no_slice ? "no reduced model given" : "slicing failed");
+        ft_presult_why(res, o->no_slice ? "no reduced model given" : "slicing failed");
         return res->verdict;
     }
     ft_predict_model(c, r, NULL, p, o, deadline, res);

@@ -120,8 +120,7 @@ void ft_presult_cover(ft_presult *r)
     memset(r, 0, sizeof *r);
     r->verdict = FT_UNKNOWN;
     r->covered = 1;
-    snprintf(r->reason, sizeof r->reason,
-             "not solved: another instance of its static property (same "
+    ft_presult_why(r, "not solved: another instance of its static property (same "
              "code) is violated (--every-instance solves it)");
 }
 

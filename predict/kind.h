@@ -227,6 +227,8 @@ uint32_t ft_pkind_held_before(const ft_reduced *whole, uint32_t x);
  * before x before which the thread holds no lock, so that holding the
  * thread there blocks no lock waiter. */
 uint32_t ft_pkind_unlocked_before(const ft_reduced *whole, uint32_t x);
+/* r's reason from the solver's why of unknown (findav.c). */
+void ft_presult_why_smt(const ft_smt *e, ft_presult *r);
 /* Whether lockset s of r holds lock; *read set to its mode. */
 int ft_pkind_set_has(const ft_reduced *r, uint32_t s, uint32_t lock,
                     int *read);

@@ -322,8 +322,7 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         } else {
             res->verdict = FT_VIOLATED;
             res->window_end = c->ntrans;
-            snprintf(res->reason, sizeof res->reason,
-                     "found without the solver (a thread held back)");
+            ft_presult_why(res, "found without the solver (a thread held back)");
         }
     }
 out:

@@ -316,8 +316,7 @@ int ft_race_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         if (found > 0) {
             res->verdict = FT_VIOLATED;
             res->window_end = c->ntrans;
-            snprintf(res->reason, sizeof res->reason,
-                     "found without the solver (the recorded run, a thread "
+            ft_presult_why(res, "found without the solver (the recorded run, a thread "
                      "held back)");
         }
     }

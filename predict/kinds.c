@@ -262,8 +262,7 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
         tb[i] = block_in(r, p->tgt[i]);
     if (r->nblocks > FT_KIND_MAX_BLOCKS) {
         res->verdict = FT_UNKNOWN;
-        snprintf(res->reason, sizeof res->reason,
-                 "its model (%u blocks) is over the %u a property may have",
+        ft_presult_why(res, "its model (%u blocks) is over the %u a property may have",
                  r->nblocks, FT_KIND_MAX_BLOCKS);
         return res->verdict;
     }
@@ -274,9 +273,9 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
     }
     ft_smt e;
     uint32_t *order = NULL;
-    snprintf(res->reason, sizeof res->reason, "out of memory");
+    ft_presult_why(res, "out of memory");
     if (ft_smt_init_at(&e, r, NULL, NULL, 0, ms, FT_SMT_NO_CXT)) {
-        snprintf(res->reason, sizeof res->reason, "%s", e.err);
+        ft_presult_why(res, "%s", e.err);
         goto out;
     }
     Z3_ast goal = k->goal(&e, p, tb);
@@ -289,10 +288,10 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
     res->solve_seconds += ft_predict_now() - ts;
     if (sat == Z3_L_FALSE) {
         res->verdict = FT_HOLDS;
-        res->reason[0] = 0;
+        ft_presult_why(res, NULL);
     } else if (sat == Z3_L_UNDEF) {
         res->verdict = FT_UNKNOWN;
-        ft_smt_unknown_reason(&e, res->reason, sizeof res->reason);
+        ft_presult_why_smt(&e, res);
     } else {
         order = malloc(sizeof *order * (e.nb + 1));
         Z3_model m = Z3_solver_get_model(e.z, e.s);
@@ -300,10 +299,10 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
         long n = order ? ft_smt_schedule(&e, m, order) : -1;
         Z3_model_dec_ref(e.z, m);
         if (n < 0) {
-            snprintf(res->reason, sizeof res->reason, "unusable model");
+            ft_presult_why(res, "unusable model");
         } else if (k->witness(c, r, p, order, (uint32_t)n, tb, res) == 0) {
             res->verdict = FT_VIOLATED;
-            res->reason[0] = 0;
+            ft_presult_why(res, NULL);
         }
     }
 out:
@@ -331,25 +330,22 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
         deadline = o->until;
     if (deadline > 0 && t0 >= deadline) {
         res->verdict = FT_UNKNOWN;
-        snprintf(res->reason, sizeof res->reason,
-                 "not solved: the analysis's time was spent");
+        ft_presult_why(res, "not solved: the analysis's time was spent");
         return res->verdict;
     }
     if (!k || p->ntgt == 0 || p->ntgt > FT_PROP_MAX_TGT) {
-        snprintf(res->reason, sizeof res->reason,
-                 "property %u: no kind or no transitions", p->id);
+        ft_presult_why(res, "property %u: no kind or no transitions", p->id);
         return res->verdict;
     }
     for (uint32_t i = 0; i < p->ntgt; i++)
         if (p->tgt[i] >= c->ntrans) {
-            snprintf(res->reason, sizeof res->reason,
-                     "property %u: transition %u is not in the model", p->id,
+            ft_presult_why(res, "property %u: transition %u is not in the model", p->id,
                      p->tgt[i]);
             return res->verdict;
         }
     if (k->holds && whole && k->holds(c, whole, p)) {
         res->verdict = FT_HOLDS;
-        snprintf(res->reason, sizeof res->reason, "proved without the "
+        ft_presult_why(res, "proved without the "
                  "solver");
         res->seconds = ft_predict_now() - t0;
         return res->verdict;
@@ -363,8 +359,7 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
         ft_window_index_free(own_w);
         if (held) {
             ft_presult_value_order(c, res);
-            snprintf(res->reason, sizeof res->reason,
-                     "the recorded values leave the read no other source "
+            ft_presult_why(res, "the recorded values leave the read no other source "
                      "(value order)");
             res->seconds = ft_predict_now() - t0;
             return res->verdict;
@@ -375,7 +370,7 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
         if (found) {
             if (found < 0) {
                 res->verdict = FT_ERROR;
-                snprintf(res->reason, sizeof res->reason, "out of memory");
+                ft_presult_why(res, "out of memory");
             }
             res->seconds = ft_predict_now() - t0;
             return res->verdict;
@@ -400,7 +395,7 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
         }
     }
     if (!r) {
-        snprintf(res->reason, sizeof res->reason, "%s",
+        ft_presult_why(res, "%s",
                  k->whole_model ? "no reduced model given" : "slicing failed");
         return res->verdict;
     }
@@ -542,7 +537,7 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
         case FT_HOLDS: pl->nkholds++; break;
         default:
             pl->nkunknown++;
-            pl->nkskipped += !strncmp(pl->kresults[i].reason, "not solved", 10);
+            pl->nkskipped += !strncmp(ft_presult_reason(&pl->kresults[i]), "not solved", 10);
             break;
         }
     pl->kinds_seconds = ft_predict_now() - t0;

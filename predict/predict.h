@@ -131,7 +131,12 @@ typedef struct ft_step {
 
 typedef struct ft_presult {
     int verdict;
-    char reason[256]; /* window.c: a span and a why of up to 95 chars */
+    /* why (unknown, error, or how it was decided without the solver):
+     * set by ft_presult_why, read by ft_presult_reason; a constant format
+     * is pointed to, a formatted one owned (reason_owned).  Inline, it
+     * was 256 of the 448 bytes every property's result takes. */
+    const char *reason;
+    int reason_owned;
     uint32_t iterations;   /* SMT checks made */
     int special_case;      /* single-variable all-read/all-write regions */
     double seconds;        /* slicing, encoding and solving */
@@ -174,6 +179,13 @@ typedef struct ft_presult {
 } ft_presult;
 
 void ft_presult_free(ft_presult *r);
+/* Sets r's reason: fmt itself when it has no conversion (it must then be
+ * a string constant), else the formatted text (at most 255 characters);
+ * fmt NULL clears it.  Out of memory leaves "out of memory". */
+void ft_presult_why(ft_presult *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* r's reason, "" when none. */
+const char *ft_presult_reason(const ft_presult *r);
 
 /* Cuts a violation's witness to the causal past of its violating accesses
  * (trim.c): still a feasible prefix with the same violation, without the

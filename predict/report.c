@@ -53,15 +53,15 @@ void ft_report_text_as(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
     if (res->verdict == FT_HOLDS) {
         fprintf(out, "%s: note: %s property #%u holds: no feasible schedule "
                      "violates it%s%s\n",
-                a, kind, p->id, res->reason[0] ? " (" : "",
-                res->reason[0] ? res->reason : "");
-        if (res->reason[0])
+                a, kind, p->id, ft_presult_reason(res)[0] ? " (" : "",
+                ft_presult_reason(res)[0] ? ft_presult_reason(res) : "");
+        if (ft_presult_reason(res)[0])
             fputs(")\n", out);
         return;
     }
     if (res->verdict != FT_VIOLATED) {
         fprintf(out, "%s: warning: %s property #%u: %s: %s\n", a, kind, p->id,
-                verdict_name(res->verdict), res->reason);
+                verdict_name(res->verdict), ft_presult_reason(res));
         return;
     }
     fprintf(out, "%s: %s: %s (%s property #%u%s)\n", a, severity, headline,
@@ -151,6 +151,6 @@ void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                                                                    : "false",
             res->windows, res->window_holds ? "true" : "false", res->prefix);
     fprintf(out, ",\"reason\":");
-    json_str(out, res->reason);
+    json_str(out, ft_presult_reason(res));
     fputc('}', out);
 }

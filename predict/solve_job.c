@@ -248,16 +248,13 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
             r->verdict = FT_UNKNOWN;
             r->not_solved = 1;
             if (abandoned && i < done + batch)
-                snprintf(r->reason, sizeof r->reason,
-                         "not solved: the solver overran the analysis's "
+                ft_presult_why(r, "not solved: the solver overran the analysis's "
                          "time (%u s) and was abandoned", secs);
             else if (spent || pl->abandoned)
-                snprintf(r->reason, sizeof r->reason,
-                         "not solved: the analysis's time (%u s) was spent",
+                ft_presult_why(r, "not solved: the analysis's time (%u s) was spent",
                          secs);
             else
-                snprintf(r->reason, sizeof r->reason,
-                         "not solved: stopped after %zu violations", viol);
+                ft_presult_why(r, "not solved: stopped after %zu violations", viol);
         }
         free(gviol);
         if (progress)

@@ -583,8 +583,7 @@ void ft_presult_value_order(const ft_ctm *c, ft_presult *res)
     res->window_first = 0;
     res->window_end = c->ntrans;
     res->windows = 0;
-    snprintf(res->reason, sizeof res->reason,
-             "the recorded values order the regions (value order)");
+    ft_presult_why(res, "the recorded values order the regions (value order)");
 }
 
 int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
@@ -593,7 +592,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
 {
     ft_window_index *own = NULL;
     if (!w && !(w = own = ft_window_index_new(c))) {
-        snprintf(res->reason, sizeof res->reason, "out of memory");
+        ft_presult_why(res, "out of memory");
         return res->verdict = FT_ERROR;
     }
     uint32_t iters = 0;
@@ -622,8 +621,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                   max_terms, NULL, &size, &m)) {
             ft_presult_free(res);
             res->verdict = FT_ERROR;
-            snprintf(res->reason, sizeof res->reason,
-                     "window %u..%u: slicing failed", k, e);
+            ft_presult_why(res, "window %u..%u: slicing failed", k, e);
             break;
         }
         if (!m.r && !windows && half > 4) {
@@ -654,8 +652,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                 res->windows = 0;
                 res->window_first = k;
                 res->window_end = e;
-                snprintf(res->reason, sizeof res->reason,
-                         "not solved: %s", why);
+                ft_presult_why(res, "not solved: %s", why);
             }
             break;
         }
@@ -690,7 +687,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         cur.prefix = cur.verdict == FT_VIOLATED ? k : 0;
         if (cur.verdict == FT_UNKNOWN && held_end) {
             snprintf(why, sizeof why, "the next window (%u..%u): %.60s", k, e,
-                     cur.reason);
+                     ft_presult_reason(&cur));
             cur.window_first = held_first;
             cur.window_end = held_end;
         }
@@ -711,8 +708,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         res->window_holds = 1;
         res->window_first = held_first;
         res->window_end = held_end;
-        snprintf(res->reason, sizeof res->reason,
-                 "no violation in transitions %u..%u (of %u); the whole "
+        ft_presult_why(res, "no violation in transitions %u..%u (of %u); the whole "
                  "trace was not solved: %s",
                  held_first, held_end, c->ntrans, why);
     }

@@ -310,7 +310,7 @@ static void check_decisions(ft_ctm *c, uint64_t seed, const ft_prop *props,
             fprintf(stderr, "%s: decided %d verdict %d (%s), oracle %d, "
                     "failure %d\n",
                     av_prop_name(seed, &props[i], name, sizeof name),
-                    decided[i], res[i].verdict, res[i].reason, w->found[i],
+                    decided[i], res[i].verdict, ft_presult_reason(&res[i]), w->found[i],
                     bad);
         }
         ft_presult_free(&res[i]);

@@ -134,7 +134,7 @@ static void covered_instances(void **state)
             viol[pl.props[i].group] = 1;
         if (r->covered) {
             assert_int_equal(r->verdict, FT_UNKNOWN);
-            assert_non_null(strstr(r->reason, "--every-instance"));
+            assert_non_null(strstr(ft_presult_reason(r), "--every-instance"));
             continue;
         }
         assert_int_equal(r->verdict, all.results[k].verdict);

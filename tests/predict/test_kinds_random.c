@@ -402,7 +402,7 @@ static int judge(const struct walk *w, uint32_t i, int v,
         fprintf(stderr, "seed %llu %s candidate %u%s: predicted %d, "
                 "oracle %d%s %s\n", (unsigned long long)seed, name, i, how,
                 v, w->found[i], bad == 2 ? " (bad witness)" : "",
-                res->reason);
+                ft_presult_reason(res));
     return bad;
 }
 
@@ -557,9 +557,9 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             int v = ft_predict_one(c, whole, &cand.v[i], &o, &res);
             /* decided before the solver (kind_order_search.c,
              * kind_race_search.c) */
-            by_vorder += v == FT_HOLDS && strstr(res.reason, "value order");
+            by_vorder += v == FT_HOLDS && strstr(ft_presult_reason(&res), "value order");
             by_search += v == FT_VIOLATED &&
-                         strstr(res.reason, "without the solver");
+                         strstr(ft_presult_reason(&res), "without the solver");
             int bad = judge(&w, i, v, &res, seed, name, "");
             failures += bad != 0;
             if (bad && getenv("FT_KINDS_DEBUG"))
@@ -696,7 +696,7 @@ static void test_order_lock_holder(void **state)
         ft_presult res;
         assert_int_equal(ft_predict_one(c, whole, &cand.v[i], &o, &res),
                          FT_VIOLATED);
-        assert_non_null(strstr(res.reason, "held back"));
+        assert_non_null(strstr(ft_presult_reason(&res), "held back"));
         ft_presult_free(&res);
         checked++;
     }

@@ -79,7 +79,7 @@ static void each_property_violated(void **state)
             int v = ft_predict_one(c, whole, props[i], &o, &res);
             if (v != FT_VIOLATED)
                 fail_msg("mode %d property %d: verdict %d (%s)", mode, i, v,
-                         res.reason);
+                         ft_presult_reason(&res));
             uint32_t seq[64];
             assert_true(res.nsteps > 0 && res.nsteps <= 64);
             for (uint32_t k = 0; k < res.nsteps; k++)

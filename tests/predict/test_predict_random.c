@@ -240,7 +240,7 @@ static void test_predict_matches_oracle(void **state)
                                          "relaxed while one obeys it, or "
                                          "marked wrongly)"
                                        : "",
-                            res.reason);
+                            ft_presult_reason(&res));
                 }
                 ft_presult_free(&res);
             }
@@ -515,7 +515,7 @@ static void test_value_order_counters(void **state)
                 fprintf(stderr, "counters %s: value order %d, predicted %d, "
                         "oracle %d: %s\n",
                         av_prop_name(seed, &props[i], name, sizeof name), claim,
-                        v, w.found[i], res.reason);
+                        v, w.found[i], ft_presult_reason(&res));
             }
             ft_presult_free(&res);
         }
