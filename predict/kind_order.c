@@ -126,6 +126,103 @@ static int writes_by_var(const ft_ctm *c, uint32_t **first, uint32_t **ids)
     return 0;
 }
 
+/* The exclusive locks every write of a variable holds (at most 4), found
+ * once per variable. */
+typedef struct common_locks {
+    uint8_t done, n;
+    uint32_t lock[4];
+} common_locks;
+
+static void find_common(const ft_ctm *c, const ft_reduced *whole,
+                        const uint32_t *w, uint32_t nw, common_locks *cl)
+{
+    cl->done = 1;
+    cl->n = 0;
+    for (uint32_t i = 0; i < nw; i++) {
+        uint32_t s = ft_pkind_held_before(whole, w[i]);
+        if (i == 0) {
+            for (uint32_t k = 0; s && k < whole->ls_len[s] && cl->n < 4; k++) {
+                uint32_t en = whole->ls_pool[whole->ls_first[s] + k];
+                if (!(en & 1))
+                    cl->lock[cl->n++] = en >> 1;
+            }
+            continue;
+        }
+        uint8_t kept = 0;
+        for (uint32_t k = 0; k < cl->n; k++) {
+            int rd;
+            if (ft_pkind_set_has(whole, s, cl->lock[k], &rd) && !rd)
+                cl->lock[kept++] = cl->lock[k];
+        }
+        cl->n = kept;
+        if (!kept)
+            return;
+    }
+}
+
+/* Whether lock is held exclusively through thread t's positions from ..
+ * to (the lock set after each). */
+static int held_through(const ft_ctm *c, const ft_reduced *whole, uint32_t t,
+                        uint32_t from, uint32_t to, uint32_t lock)
+{
+    for (uint32_t q = from; q <= to; q++) {
+        int rd;
+        if (!ft_pkind_set_has(whole, whole->held_after[ft_ctm_at(c, t, q)],
+                              lock, &rd) ||
+            rd)
+            return 0;
+    }
+    return 1;
+}
+
+/* How far back a read's earlier access in its critical section is looked
+ * for: a critical section is short. */
+#define SECTION_SPAN 256
+
+/* r can read nothing but what it read: its thread's previous access of
+ * the variable, a plain read or write, lies in the same critical section
+ * of a lock that every write of the variable holds, so no other thread's
+ * write comes between them, and that access returned (or wrote) its
+ * recorded value, the value r read (the data rule holds for every read
+ * before r).  r then reads the same source, a write of its own value: no
+ * order violation, and no null (a consumer's second look at a queue's
+ * length in the section where it checked it; the value order cannot see
+ * it, the length taking the same values again and again). */
+static int determined(const ft_ctm *c, const ft_reduced *whole,
+                      const uint32_t *w, uint32_t nw, common_locks *cl,
+                      uint32_t r)
+{
+    uint32_t t = c->tid[r], q = c->pos[r], v = c->obj[r], prev = FT_CTM_NONE;
+    if (!whole || q == 0 || !nw)
+        return 0;
+    for (uint32_t i = q; i-- > 0 && q - i <= SECTION_SPAN;) {
+        uint32_t y = ft_ctm_at(c, t, i);
+        if (c->obj[y] == v) {
+            prev = y;
+            break;
+        }
+    }
+    if (prev == FT_CTM_NONE ||
+        (c->op[prev] != FT_OP_READ && c->op[prev] != FT_OP_WRITE) ||
+        (c->op[prev] == FT_OP_READ ? c->value[prev]
+                                   : ft_ctm_written(c, prev)) != c->value[r])
+        return 0;
+    for (uint32_t i = 0; i < nw; i++)
+        if (c->op[w[i]] == FT_OP_RMW) /* one whose read failed writes an
+                                          unknown value */
+            return 0;
+    if (!cl->done)
+        find_common(c, whole, w, nw, cl);
+    uint32_t sp = ft_pkind_held_before(whole, prev);
+    for (uint32_t k = 0; k < cl->n; k++) {
+        int rd;
+        if (ft_pkind_set_has(whole, sp, cl->lock[k], &rd) && !rd &&
+            held_through(c, whole, t, c->pos[prev], q - 1, cl->lock[k]))
+            return 1;
+    }
+    return 0;
+}
+
 static int candidates_of(const ft_pkind_src *s, ft_props *out, int null)
 {
     const ft_ctm *c = s->c;
@@ -136,7 +233,8 @@ static int candidates_of(const ft_pkind_src *s, ft_props *out, int null)
         if (c->site[x] + 1 > nsites)
             nsites = c->site[x] + 1;
     uint32_t *seen = calloc(nsites + 1, sizeof *seen);
-    int rc = seen ? 0 : -1;
+    common_locks *cl = calloc(c->nvars + 1, sizeof *cl);
+    int rc = seen && cl ? 0 : -1;
     for (uint32_t r = 0; rc == 0 && r < c->ntrans; r++) {
         if (!shared_read(c, r) || out->n >= s->max_props ||
             seen[c->site[r]] >= s->per_group)
@@ -144,6 +242,8 @@ static int candidates_of(const ft_pkind_src *s, ft_props *out, int null)
         uint32_t v = c->obj[r];
         const uint32_t *w = wi + wf[v];
         uint32_t nw = wf[v + 1] - wf[v];
+        if (determined(c, s->whole, w, nw, &cl[v], r))
+            continue;
         uint32_t d = deref_after(c, r);
         int pointer = d != FT_CTM_NONE && has_source(c, w, nw, r, 1, 0);
         if (pointer != null || !has_source(c, w, nw, r, null, 0))
@@ -157,6 +257,7 @@ static int candidates_of(const ft_pkind_src *s, ft_props *out, int null)
         rc = ft_props_push(out, &p);
     }
     free(seen);
+    free(cl);
     free(wf);
     free(wi);
     return rc;

@@ -56,6 +56,10 @@ void gen_small_params(uint64_t seed, gen_params *p);
  * Returns 1 when rwlocks guard the counters (with read-only peeks under
  * read holds), 0 when mutexes do. */
 int gen_counters(uint64_t seed, evbuf *b);
+/* The same with the counter read again in its critical section, half the
+ * time after the read (or, split, at the start of the second section),
+ * half the time after the write. */
+int gen_counters_reread(uint64_t seed, evbuf *b);
 uint64_t gen_counters_bound_addr(void);
 
 /* A run of nested critical sections (gen_locks.c): two workers take two

@@ -38,7 +38,7 @@ static uint64_t crnd(uint64_t *s)
 /* One worker's program: iters updates of random counters, with a peek
  * at one before each update half the time when peeks (rwlocks) are on. */
 static unsigned program(uint64_t *s, unsigned iters, unsigned nk, int peeks,
-                        cop *out)
+                        int rereads, cop *out)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < iters; i++) {
@@ -57,13 +57,17 @@ static unsigned program(uint64_t *s, unsigned iters, unsigned nk, int peeks,
             out[n++] = (cop){OP_UNLOCK, k};
             out[n++] = (cop){OP_LOCK, k};
         }
+        if (rereads && crnd(s) % 2) /* after the read, or a section on */
+            out[n++] = (cop){OP_PEEK, k};
         out[n++] = (cop){OP_WRITE, k};
+        if (rereads && crnd(s) % 2) /* after its own write */
+            out[n++] = (cop){OP_PEEK, k};
         out[n++] = (cop){OP_UNLOCK, k};
     }
     return n;
 }
 
-int gen_counters(uint64_t seed, evbuf *b)
+static int counters(uint64_t seed, evbuf *b, int rereads)
 {
     uint64_t s = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
     if (!s)
@@ -71,13 +75,17 @@ int gen_counters(uint64_t seed, evbuf *b)
     unsigned nw = 2 + (unsigned)(crnd(&s) % 2);
     unsigned nk = 1 + (unsigned)(crnd(&s) % CK);
     unsigned iters = nw == 2 ? 2 + (unsigned)(crnd(&s) % 2) : 1;
+    if (rereads) { /* small enough for the enumerator of every read */
+        nw = 2;
+        iters = 1;
+    }
     int rw = seed % 3 == 0;
     cop prog[CW][COPS];
     unsigned len[CW], pc[CW] = {0}, seen[CW] = {0}, readers[CK] = {0};
     int owner[CK] = {-1, -1};
     uint64_t val[CK] = {0};
     for (unsigned w = 0; w < nw; w++)
-        len[w] = program(&s, iters, nk, rw, prog[w]);
+        len[w] = program(&s, iters, nk, rw, rereads, prog[w]);
     /* main: the bound, the counters' initial values, the workers */
     evbuf_add(b, FT_EV_WRITE, 0, C_BOUND, 0, iters, 0, 0);
     for (unsigned k = 0; k < nk; k++)
@@ -153,4 +161,14 @@ int gen_counters(uint64_t seed, evbuf *b)
 uint64_t gen_counters_bound_addr(void)
 {
     return C_BOUND;
+}
+
+int gen_counters(uint64_t seed, evbuf *b)
+{
+    return counters(seed, b, 0);
+}
+
+int gen_counters_reread(uint64_t seed, evbuf *b)
+{
+    return counters(seed, b, 1);
 }
