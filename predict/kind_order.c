@@ -126,10 +126,11 @@ static int writes_by_var(const ft_ctm *c, uint32_t **first, uint32_t **ids)
     return 0;
 }
 
-/* The exclusive locks every write of a variable holds (at most 4), found
- * once per variable. */
+/* The exclusive locks every write of a variable holds (at most 4), and
+ * whether an atomic update writes it, found once per variable (a scan of
+ * the writes per read was quadratic: a 10^7-event run spent minutes). */
 typedef struct common_locks {
-    uint8_t done, n;
+    uint8_t done, n, rmw;
     uint32_t lock[4];
 } common_locks;
 
@@ -138,7 +139,10 @@ static void find_common(const ft_ctm *c, const ft_reduced *whole,
 {
     cl->done = 1;
     cl->n = 0;
-    for (uint32_t i = 0; i < nw; i++) {
+    cl->rmw = 0;
+    for (uint32_t i = 0; i < nw; i++)
+        cl->rmw |= c->op[w[i]] == FT_OP_RMW;
+    for (uint32_t i = 0; i < nw && !cl->rmw; i++) {
         uint32_t s = ft_pkind_held_before(whole, w[i]);
         if (i == 0) {
             for (uint32_t k = 0; s && k < whole->ls_len[s] && cl->n < 4; k++) {
@@ -207,12 +211,10 @@ static int determined(const ft_ctm *c, const ft_reduced *whole,
         (c->op[prev] == FT_OP_READ ? c->value[prev]
                                    : ft_ctm_written(c, prev)) != c->value[r])
         return 0;
-    for (uint32_t i = 0; i < nw; i++)
-        if (c->op[w[i]] == FT_OP_RMW) /* one whose read failed writes an
-                                          unknown value */
-            return 0;
     if (!cl->done)
         find_common(c, whole, w, nw, cl);
+    if (cl->rmw) /* one whose read failed writes an unknown value */
+        return 0;
     uint32_t sp = ft_pkind_held_before(whole, prev);
     for (uint32_t k = 0; k < cl->n; k++) {
         int rd;
@@ -242,11 +244,10 @@ static int candidates_of(const ft_pkind_src *s, ft_props *out, int null)
         uint32_t v = c->obj[r];
         const uint32_t *w = wi + wf[v];
         uint32_t nw = wf[v + 1] - wf[v];
-        if (determined(c, s->whole, w, nw, &cl[v], r))
-            continue;
         uint32_t d = deref_after(c, r);
         int pointer = d != FT_CTM_NONE && has_source(c, w, nw, r, 1, 0);
-        if (pointer != null || !has_source(c, w, nw, r, null, 0))
+        if (pointer != null || !has_source(c, w, nw, r, null, 0) ||
+            determined(c, s->whole, w, nw, &cl[v], r))
             continue;
         ft_prop p;
         memset(&p, 0, sizeof p);
