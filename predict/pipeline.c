@@ -270,8 +270,8 @@ static int prop_key_cmp(const void *pa, const void *pb)
 }
 
 /* Element i of each array becomes the one at k[i].index, in place: one
- * element held at a time, not a sorted copy of each array (the results
- * are 448 bytes a property: 100 MB on a 10^6-event trace).
+ * element held at a time, not a sorted copy of each array (a copy of the
+ * results was 107 MB on bench/predict's 10^6-event split trace).
  * The indices of k are spent (set to i) as the cycles are followed. */
 static void permute(prop_key *k, size_t n, ft_prop *props,
                     ft_presult *results)
@@ -405,8 +405,8 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
         free(gviol);
         return n;
     }
-    /* the undecided properties alone (a result is 448 bytes: one for
-     * every property again was 100 MB on a 10^6-event trace) */
+    /* the undecided properties alone (a second result for every
+     * property was 107 MB on the 10^6-event split trace) */
     size_t left = pl->nprops - (size_t)n, k = 0;
     size_t *idx = malloc(sizeof *idx * (left + 1));
     ft_prop *sub = malloc(sizeof *sub * (left + 1));
