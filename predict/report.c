@@ -50,18 +50,17 @@ void ft_report_text_as(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
     uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
     char a[256], b[256];
     region_site(c, ti, &p->r[0], 0, a, sizeof a);
+    const char *why = ft_presult_reason(res);
     if (res->verdict == FT_HOLDS) {
+        /* the reason inside the parentheses, on the note's line */
         fprintf(out, "%s: note: %s property #%u holds: no feasible schedule "
-                     "violates it%s%s\n",
-                a, kind, p->id, ft_presult_reason(res)[0] ? " (" : "",
-                ft_presult_reason(res)[0] ? ft_presult_reason(res) : "");
-        if (ft_presult_reason(res)[0])
-            fputs(")\n", out);
+                     "violates it%s%s%s\n",
+                a, kind, p->id, why[0] ? " (" : "", why, why[0] ? ")" : "");
         return;
     }
     if (res->verdict != FT_VIOLATED) {
         fprintf(out, "%s: warning: %s property #%u: %s: %s\n", a, kind, p->id,
-                verdict_name(res->verdict), ft_presult_reason(res));
+                verdict_name(res->verdict), why);
         return;
     }
     fprintf(out, "%s: %s: %s (%s property #%u%s)\n", a, severity, headline,
