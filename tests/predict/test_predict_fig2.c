@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -141,12 +142,55 @@ static void paper_schedules(void **state)
     ft_ctm_free(c);
 }
 
+/* A result's reason (ft_presult_why): a constant pointed to, a formatted
+ * text owned and bounded, cleared by ft_presult_free; and the text
+ * report of a property that holds puts it in parentheses on the note's
+ * own line. */
+static void reasons(void **state)
+{
+    (void)state;
+    ft_presult r;
+    memset(&r, 0, sizeof r);
+    assert_string_equal(ft_presult_reason(&r), "");
+    static const char constant[] = "value order";
+    ft_presult_why(&r, constant);
+    assert_ptr_equal(ft_presult_reason(&r), constant);
+    assert_false(r.reason_owned);
+    ft_presult_why(&r, "window %u..%u", 3u, 9u);
+    assert_string_equal(ft_presult_reason(&r), "window 3..9");
+    assert_true(r.reason_owned);
+    ft_presult_why(&r, "%0300d", 1);
+    assert_int_equal(strlen(ft_presult_reason(&r)), 255);
+    ft_presult_free(&r);
+    assert_string_equal(ft_presult_reason(&r), "");
+
+    ft_ctm *c = fig2_ctm();
+    r.verdict = FT_HOLDS;
+    ft_presult_why(&r, "proved by %s", "the value order");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    ft_report_text(out, c, NULL, &ca1, &r, NULL);
+    fclose(out);
+    assert_non_null(strstr(text, "holds: no feasible schedule violates it "
+                                 "(proved by the value order)\n"));
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    assert_int_equal(lines, 1);
+    free(text);
+    ft_presult_free(&r);
+    ft_ctm_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ctm_layout),
         cmocka_unit_test(each_property_violated),
         cmocka_unit_test(paper_schedules),
+        cmocka_unit_test(reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
