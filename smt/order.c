@@ -260,9 +260,9 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
     e->int_sort = Z3_mk_int_sort(e->z);
     e->bool_sort = Z3_mk_bool_sort(e->z);
     /* Every constraint is a difference of two positions against a
-     * constant, except the counts of semaphores and barriers and the
-     * waiter a condition variable's signal picks (an integer bounded by
-     * constants, smt/sync.c): without those, Z3's difference-logic theory
+     * constant, except the counts of semaphores and barriers (sums of
+     * indicators, smt/sync.c; a condition variable's signal picks its
+     * waiter with booleans): without those, Z3's difference-logic theory
      * decides large formulas several times faster than the general
      * arithmetic one; on small ones its setup costs more than it saves
      * (bench/predict, tests/predict).  It runs in the plain SMT kernel
@@ -278,8 +278,7 @@ int ft_smt_init_at(ft_smt *e, const ft_reduced *r, const ft_smt_start *start,
     for (uint32_t v = 0; v < e->c->nvars; v++)
         counting |= e->c->vars[v].shared &&
                     (e->c->vars[v].kind == FT_VAR_SEM ||
-                     e->c->vars[v].kind == FT_VAR_BARRIER ||
-                     e->c->vars[v].kind == FT_VAR_COND);
+                     e->c->vars[v].kind == FT_VAR_BARRIER);
     e->difflogic = !counting && e->nb >= FT_SMT_IDL_MIN_BLOCKS
                        ? FT_SMT_DL_CORE
                        : 0;

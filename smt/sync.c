@@ -10,6 +10,7 @@
  * the same table and the predict tests compare the two. */
 #include "smt/smt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,7 +271,6 @@ typedef struct waiter {
 typedef struct notifier {
     uint32_t thread, b;
     uint8_t all;
-    Z3_ast pick; /* NOTIFY: index of the woken waiter, -1 none */
 } notifier;
 
 static Z3_ast in_window(ft_smt *e, const waiter *w, uint32_t b)
@@ -281,11 +281,19 @@ static Z3_ast in_window(ft_smt *e, const waiter *w, uint32_t b)
     return Z3_mk_and(e->z, 2, a);
 }
 
+/* Whether notify n wakes waiter wi: a boolean per (notify, waiter), at
+ * most one true per signal (encode_cond), none when the signal is lost.
+ * Booleans, not an integer index: with them a model with condition
+ * variables stays in difference logic (smt/order.c), which decided the
+ * lost wake-ups of bench/predict's pool tens of times faster.  The same
+ * name is the same constant (ft_smt_woken builds them again). */
 static Z3_ast picks(ft_smt *e, const notifier *n, uint32_t wi)
 {
     if (n->all)
         return Z3_mk_true(e->z);
-    return Z3_mk_eq(e->z, n->pick, Z3_mk_int(e->z, (int)wi, e->int_sort));
+    char name[48];
+    snprintf(name, sizeof name, "pick%u_%u", n->b, wi);
+    return Z3_mk_const(e->z, Z3_mk_string_symbol(e->z, name), e->bool_sort);
 }
 
 /* The waits (in thread, then position order: a waiter's index is the
@@ -317,18 +325,11 @@ static int cond_lists(const ft_smt *e, uint32_t v, vec *ws, vec *ns)
                 notifier *n = vpush(ns);
                 if (!n)
                     return -1;
-                *n = (notifier){t, b, c->op[x] == FT_OP_NOTIFY_ALL, NULL};
+                *n = (notifier){t, b, c->op[x] == FT_OP_NOTIFY_ALL};
             }
         }
     }
     return 0;
-}
-
-/* The pick of notify n (encode_cond's: the same name is the same
- * constant). */
-static Z3_ast pick_of(ft_smt *e, const notifier *n)
-{
-    return ft_smt_int(e, "pick", n->b);
 }
 
 Z3_ast ft_smt_woken(ft_smt *e, uint32_t pre)
@@ -352,8 +353,6 @@ Z3_ast ft_smt_woken(ft_smt *e, uint32_t pre)
     for (size_t j = 0; j < ns.n && k < ws.n; j++) {
         if (n[j].thread == w[k].thread)
             continue;
-        if (!n[j].all)
-            n[j].pick = pick_of(e, &n[j]);
         Z3_ast a[3] = {ft_smt_exec(e, n[j].b), ft_smt_lt(e, pre, n[j].b),
                        picks(e, &n[j], (uint32_t)k)};
         alt[na++] = Z3_mk_and(e->z, 3, a);
@@ -375,13 +374,24 @@ static int encode_cond(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2)
     waiter *w = ws.v;
     notifier *n = ns.v;
     Z3_context z = e->z;
+    /* a signal wakes at most one waiter: "one of 0..k picked" carried
+     * along the waiters (linear, where pairs are quadratic) */
     for (size_t i = 0; i < ns.n; i++) {
         if (n[i].all)
             continue;
-        n[i].pick = pick_of(e, &n[i]);
-        ft_smt_assert(e, Z3_mk_ge(z, n[i].pick, Z3_mk_int(z, -1, e->int_sort)));
-        ft_smt_assert(e, Z3_mk_lt(z, n[i].pick,
-                                  Z3_mk_int(z, (int)ws.n, e->int_sort)));
+        Z3_ast some = NULL;
+        for (size_t k = 0; k < ws.n; k++) {
+            Z3_ast is_k = picks(e, &n[i], (uint32_t)k);
+            e->st.nbool++;
+            if (some) {
+                Z3_ast both[2] = {some, is_k};
+                ft_smt_assert(e, Z3_mk_not(z, Z3_mk_and(z, 2, both)));
+                Z3_ast either[2] = {some, is_k};
+                some = Z3_mk_or(z, 2, either);
+            } else {
+                some = is_k;
+            }
+        }
     }
     /* notified_before(w, n): an earlier notify of w's window reached it */
     for (size_t i = 0; i < ns.n; i++) {
@@ -410,7 +420,9 @@ static int encode_cond(ft_smt *e, uint32_t v, Z3_ast *tmp, Z3_ast *tmp2)
             tmp2[nfree++] = cand;
         }
         /* lost only when nobody waits unnotified */
-        Z3_ast none = Z3_mk_eq(z, n[i].pick, Z3_mk_int(z, -1, e->int_sort));
+        for (size_t k = 0; k < ws.n; k++)
+            tmp[k] = Z3_mk_not(z, picks(e, &n[i], (uint32_t)k));
+        Z3_ast none = ft_smt_and(e, tmp, (unsigned)ws.n);
         Z3_ast pre[2] = {ft_smt_exec(e, n[i].b), none};
         ft_smt_assert(e, Z3_mk_implies(z, Z3_mk_and(z, 2, pre),
                                        Z3_mk_not(z, ft_smt_or(e, tmp2, nfree))));
