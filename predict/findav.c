@@ -39,6 +39,7 @@ void ft_presult_free(ft_presult *r)
     r->steps = r->alt_steps = NULL;
     r->vars = NULL;
     r->nsteps = r->nvars = r->nalt_steps = 0;
+    r->trimmed = 0;
     ft_presult_why(r, NULL);
 }
 
@@ -428,7 +429,8 @@ static int solve_with(const ft_reduced *r, const ft_smt_start *start,
         ft_presult_why(res, "%s", e.err);
     else
         verdict = solve(&e, reg, nreg, o, deadline, res);
-    res->size = e.st;
+    res->size_blocks = ft_presult_u32(e.st.nblocks);
+    res->size_asserts = ft_presult_u32(e.st.nassert);
     ft_smt_free(&e);
     return verdict;
 }
@@ -447,7 +449,7 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
     uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
     res->slice_trans = r->ctm->ntrans;
     res->slice_blocks = r->nblocks;
-    res->slice_cxt = r->ncxt;
+    res->slice_cxt = ft_presult_u32(r->ncxt);
     ft_smt_region reg[2];
     for (uint32_t g = 0; g < nreg; g++)
         if (region_blocks(c, r, &p->r[g], &reg[g])) {

@@ -306,7 +306,8 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
         }
     }
 out:
-    res->size = e.st;
+    res->size_blocks = ft_presult_u32(e.st.nblocks);
+    res->size_asserts = ft_presult_u32(e.st.nassert);
     ft_smt_free(&e);
     free(order);
     return res->verdict;

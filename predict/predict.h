@@ -47,16 +47,17 @@ typedef struct ft_pregion {
     uint32_t thread, first, last;
 } ft_pregion;
 
+/* One per property (10^5 on a long trace): ordered for no padding. */
 typedef struct ft_prop {
     uint32_t id;      /* the caller's number, echoed in reports */
-    uint8_t kind;     /* enum ft_prop_kind */
-    ft_pregion r[2];  /* r[1] only for CMA */
-    /* The other kinds (kind.h): the transitions the property is about,
-     * a kind's own datum, and the static group (same sites, same bug). */
-    uint32_t tgt[FT_PROP_MAX_TGT];
-    uint8_t ntgt;
+    uint32_t group;   /* the static property (same sites, same bug) */
+    /* The other kinds (kind.h): a kind's own datum, and the transitions
+     * the property is about. */
     uint64_t aux;
-    uint32_t group;
+    ft_pregion r[2];  /* r[1] only for CMA */
+    uint32_t tgt[FT_PROP_MAX_TGT];
+    uint8_t kind;     /* enum ft_prop_kind */
+    uint8_t ntgt;
 } ft_prop;
 
 /* The transitions of thread tid whose trace events lie in [first_event,
@@ -129,42 +130,28 @@ typedef struct ft_step {
                           thread between (glued: a race's step) */
 } ft_step;
 
+/* One property's result.  One per property, and a long trace has 10^5
+ * of them, most decided without the solver: the fields are as narrow as
+ * what they hold (112 bytes; 448 until the reason became a pointer, 200
+ * until the flags became bytes and the solver figures 32 bits). */
 typedef struct ft_presult {
-    int verdict;
     /* why (unknown, error, or how it was decided without the solver):
      * set by ft_presult_why, read by ft_presult_reason; a constant format
-     * is pointed to, a formatted one owned (reason_owned).  Inline, it
-     * was 256 of the 448 bytes every property's result takes. */
+     * is pointed to, a formatted one owned (reason_owned). */
     const char *reason;
-    int reason_owned;
-    uint32_t iterations;   /* SMT checks made */
-    int special_case;      /* single-variable all-read/all-write regions */
-    double seconds;        /* slicing, encoding and solving */
-    double solve_seconds;
-    uint64_t slice_trans, slice_blocks, slice_cxt;
-    ft_smt_stats size;
     ft_step *steps;        /* the witness prefix, up to the violation */
-    uint32_t nsteps;
     ft_step *alt_steps;    /* after ft_presult_trim: the witness trimmed
                               keeping the writes the violating reads read
                               (NULL when that is steps) */
-    uint32_t nalt_steps;
     uint32_t *vars;        /* CTM variables of the violating accesses */
-    uint32_t nvars;
-    int relaxed;           /* no witness obeys the straight-line bound:
-                              in this one a violating read that returned
-                              another value has its thread run on past
-                              code that may depend on it (the paper's
-                              rule; docs/prediction.md, the data
-                              argument), so its replay may diverge */
-    int not_solved;        /* FT_UNKNOWN: never taken up (--time,
-                              --stop-after); counted in nskipped */
-    int covered;           /* FT_UNKNOWN, not solved: another dynamic
-                              instance of its static property (same
-                              ft_prop.group) was violated first */
-    int sync_only;         /* the violation is made of synchronisation
-                              conflicts alone (no data violation exists
-                              in direct mode) */
+    double seconds;        /* slicing, encoding and solving */
+    double solve_seconds;
+    uint32_t nsteps, nalt_steps, nvars;
+    uint32_t iterations;   /* SMT checks made */
+    /* the model solved and the formula's size (smt's nblocks, nassert,
+     * saturated at UINT32_MAX) */
+    uint32_t slice_trans, slice_blocks, slice_cxt;
+    uint32_t size_blocks, size_asserts;
     /* Windows: the last model solved was transitions window_first ..
      * window_end-1 (CTM ids, i.e. recorded order) sliced; window_first
      * 0 and window_end ntrans when the whole trace was solved.  A
@@ -175,8 +162,32 @@ typedef struct ft_presult {
     uint32_t window_first, window_end, prefix;
     uint32_t windows;      /* windows solved (0: the smallest was over
                               window_max_trans, nothing solved) */
-    int window_holds;
+    int verdict;
+    uint8_t reason_owned;
+    uint8_t special_case;  /* single-variable all-read/all-write regions */
+    uint8_t relaxed;       /* no witness obeys the straight-line bound:
+                              in this one a violating read that returned
+                              another value has its thread run on past
+                              code that may depend on it (the paper's
+                              rule; docs/prediction.md, the data
+                              argument), so its replay may diverge */
+    uint8_t not_solved;    /* FT_UNKNOWN: never taken up (--time,
+                              --stop-after); counted in nskipped */
+    uint8_t covered;       /* FT_UNKNOWN, not solved: another dynamic
+                              instance of its static property (same
+                              ft_prop.group) was violated first */
+    uint8_t sync_only;     /* the violation is made of synchronisation
+                              conflicts alone (no data violation exists
+                              in direct mode) */
+    uint8_t window_holds;
+    uint8_t trimmed;       /* ft_presult_trim ran: again, it does nothing */
 } ft_presult;
+
+/* Saturates a solver figure into a result's 32 bits. */
+static inline uint32_t ft_presult_u32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
 
 void ft_presult_free(ft_presult *r);
 /* Sets r's reason: fmt itself when it has no conversion (it must then be
@@ -190,7 +201,8 @@ const char *ft_presult_reason(const ft_presult *r);
 /* Cuts a violation's witness to the causal past of its violating accesses
  * (trim.c): still a feasible prefix with the same violation, without the
  * steps it does not need; the violating reads in the regions may then
- * read older values (alt_steps keeps their writes).  0, -1 out of memory. */
+ * read older values (alt_steps keeps their writes).  Once per result (a
+ * second call does nothing).  0, -1 out of memory. */
 int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res);
 
 /* Solves one property on c (ft_ctm_hb_prepare must have been called when
@@ -241,7 +253,8 @@ int ft_is_serializable_ex(const ft_reduced *r, const ft_smt_region *reg,
 typedef struct ft_trace_info {
     char *path, *program;
     uint32_t ntrans;
-    uint64_t *tindex;  /* per CTM transition: per-thread event index */
+    uint32_t *tindex;  /* per CTM transition: per-thread event index (a
+                          loaded trace has under 2^32 events) */
     uint16_t *kind;    /* per CTM transition: trace event kind */
     uint32_t nsites;
     char **site_file, **site_func; /* by site id, NULL unknown */

@@ -138,8 +138,7 @@ void ft_report_json(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
         fprintf(out, "null");
     fprintf(out, ",\"steps\":%u,\"iterations\":%u,\"seconds\":%.6f", res->nsteps,
             res->iterations, res->seconds);
-    fprintf(out, ",\"slice\":{\"transitions\":%" PRIu64 ",\"blocks\":%" PRIu64
-                 ",\"cxt\":%" PRIu64 "}",
+    fprintf(out, ",\"slice\":{\"transitions\":%u,\"blocks\":%u,\"cxt\":%u}",
             res->slice_trans, res->slice_blocks, res->slice_cxt);
     /* the part of the run solved: all of it, or a window after a
      * recorded prefix (docs/prediction.md, "windows") */

@@ -49,7 +49,7 @@ int ft_trace_info_load(ft_trace_info *ti, const char *path, const ft_ctm *c,
         while (j < c->ntrans && c->event[j] < ev.index)
             j++;
         while (j < c->ntrans && c->event[j] == ev.index) {
-            ti->tindex[j] = count[ev.tid];
+            ti->tindex[j] = (uint32_t)count[ev.tid];
             ti->kind[j] = ev.kind;
             j++;
         }

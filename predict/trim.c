@@ -281,6 +281,8 @@ static ft_step *kept(const ft_presult *res, const uint8_t *keep,
 int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res)
 {
     uint32_t n = res->nsteps;
+    if (res->trimmed) /* the alternative is the untrimmed witness's */
+        return 0;
     free(res->alt_steps);
     res->alt_steps = NULL;
     res->nalt_steps = 0;
@@ -319,6 +321,7 @@ int ft_presult_trim(const ft_ctm *c, const ft_prop *p, ft_presult *res)
     res->nsteps = nk;
     res->alt_steps = st;
     res->nalt_steps = ns;
+    res->trimmed = 1;
     return 0;
 }
 

@@ -117,11 +117,11 @@ static void run_config(ft_ctm *c, const ft_reduced *whole,
             fprintf(stderr, "prop %zu: verdict %d %.3f s, %u windows, "
                     "window %u..%u, %llu blocks: %s\n", i, v, r.seconds,
                     r.windows, r.window_first, r.window_end,
-                    (unsigned long long)r.size.nblocks, ft_presult_reason(&r));
+                    (unsigned long long)r.size_blocks, ft_presult_reason(&r));
         t[i] = r.seconds;
         iters += r.iterations;
-        asserts += r.size.nassert;
-        blocks += r.size.nblocks;
+        asserts += r.size_asserts;
+        blocks += r.size_blocks;
         ft_presult_free(&r);
     }
     qsort(t, n, sizeof *t, cmp_double);
