@@ -11,6 +11,9 @@
 #include "predict/window.h"
 
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +116,7 @@ static int info_from_trace(ft_pipeline *pl)
         while (j < c->ntrans && c->event[j] < i)
             j++;
         while (j < c->ntrans && c->event[j] == i) {
-            ti->tindex[j] = count[ev->tid];
+            ti->tindex[j] = (uint32_t)count[ev->tid];
             ti->kind[j] = ev->kind;
             j++;
         }
@@ -305,25 +308,56 @@ typedef struct loose_set {
     size_t n;
 } loose_set;
 
+/* The run (index into run[0..nruns), the runs' first ids) holding x. */
+static uint32_t run_of(const uint32_t *run, uint32_t nruns, uint32_t x)
+{
+    uint32_t lo = 0, hi = nruns; /* run[lo] <= x < run[hi] */
+    while (hi - lo > 1) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (run[m] <= x)
+            lo = m;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
 /* Puts the decided properties first (with their results), then the rest
  * in solving order: CMA first (map_properties), or near first on a trace
  * long enough for windows.  0 ok, -1 out of memory. */
+/* Gives the heap's free pages back to the system between stages: glibc
+ * keeps what a stage freed (its mmap threshold grows with the large
+ * arrays freed, so later ones come from the heap and stay), and the
+ * next stage's peak then adds to it in the resident size. */
+static void give_back_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
                              int near, loose_set *loose)
 {
     const ft_ctm *c = pl->ctm;
     uint32_t n = c->ntrans;
-    uint32_t *run_lo = near ? malloc(sizeof *run_lo * ((size_t)n + 1)) : NULL;
-    uint32_t *run_hi = near ? malloc(sizeof *run_hi * ((size_t)n + 1)) : NULL;
+    /* where each run of one thread's transitions begins (ids, increasing,
+     * then n): one entry per run, not two per transition, at this, the
+     * analysis's peak (issue 16) */
+    uint32_t nruns = 0;
+    for (uint32_t x = 0; near && x < n; x++)
+        nruns += x == 0 || c->tid[x - 1] != c->tid[x];
+    uint32_t *run = near ? malloc(sizeof *run * ((size_t)nruns + 1)) : NULL;
     prop_key *k = malloc(sizeof *k * (pl->nprops + 1));
     int rc = -1;
-    if ((near && (!run_lo || !run_hi)) || !k)
+    if ((near && !run) || !k)
         goto out;
-    /* run_lo[x]: first id of the run of x's thread that x is in */
+    nruns = 0;
     for (uint32_t x = 0; near && x < n; x++)
-        run_lo[x] = x > 0 && c->tid[x - 1] == c->tid[x] ? run_lo[x - 1] : x;
-    for (uint32_t x = n; near && x-- > 0;)
-        run_hi[x] = x + 1 < n && c->tid[x + 1] == c->tid[x] ? run_hi[x + 1] : x;
+        if (x == 0 || c->tid[x - 1] != c->tid[x])
+            run[nruns++] = x;
+    if (near)
+        run[nruns] = n;
     for (size_t i = 0; i < pl->nprops; i++) {
         const ft_prop *p = &pl->props[i];
         uint64_t key = 0;
@@ -342,8 +376,10 @@ static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
             uint32_t b2 = ft_ctm_at(c, p->r[1].thread, p->r[1].last);
             key = (uint64_t)(b > b2 ? b : b2) - (a < a2 ? a : a2);
         } else {
-            uint64_t before = run_lo[a] > 0 ? a - run_lo[a] + 1 : UINT32_MAX;
-            uint64_t after = run_hi[b] + 1 < n ? run_hi[b] + 1 - b : UINT32_MAX;
+            uint32_t lo = run[run_of(run, nruns, a)];
+            uint32_t hi = run[run_of(run, nruns, b) + 1] - 1;
+            uint64_t before = lo > 0 ? a - lo + 1 : UINT32_MAX;
+            uint64_t after = hi + 1 < n ? hi + 1 - b : UINT32_MAX;
             key = before < after ? before : after;
         }
         /* equal distances: CMA first, as before */
@@ -366,8 +402,7 @@ static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
     }
     rc = 0;
 out:
-    free(run_lo);
-    free(run_hi);
+    free(run);
     free(k);
     return rc;
 }
@@ -498,7 +533,9 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
         return -1;
     }
     loose_set loose = {NULL, 0};
+    give_back_memory(); /* the inference's and reduction's passes */
     long ndecided = w ? decide_cheaply(pl, w, o, decided, &loose) : 0;
+    give_back_memory(); /* the decisions' */
     if (ndecided < 0 ||
         order_for_solving(pl, decided, windowed, &loose) < 0) {
         take_loose(pl, &loose); /* frees it */

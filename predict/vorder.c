@@ -141,8 +141,13 @@ static int collect_cs(ft_value_order *v)
                                  L.h[i].excl, VO_NONE});
     }
     free(L.h);
-    if (!rc && v->ncs)
+    if (!rc && v->ncs) {
+        /* kept for the whole prediction: without the doubling's slack */
+        vo_cs *fit = realloc(v->cs, sizeof *fit * v->ncs);
+        if (fit)
+            v->cs = fit;
         qsort(v->cs, v->ncs, sizeof *v->cs, cmp_cs);
+    }
     for (size_t i = 0; !rc && i < v->ncs; i++) {
         vo_cs *s = &v->cs[i];
         int same = i && s[-1].lock == s->lock && s[-1].tid == s->tid;
