@@ -9,8 +9,9 @@
 # in KiB x 1000 / events, as docs/prediction.md's tables have it; the
 # last column is the same with x 1024), and whether the JSON verdicts of
 # the two builds agree (the JSON without its *_seconds fields).  TIME
-# (default 300) is passed as --time to both.  Not a test: prints a table
-# and leaves nothing behind.  Needs /usr/bin/time (Debian package time).
+# (default 300) is passed as --time to both, ARGS (default none, e.g.
+# --no-confirm) too.  Not a test: prints a table and leaves nothing
+# behind.  Needs /usr/bin/time (Debian package time).
 set -eu
 [ $# -ge 3 ] || { echo "usage: $0 OLD_FORETELL NEW_FORETELL TRACE..." >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "$0: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
@@ -33,9 +34,10 @@ for t in "$@"; do
         for b in old new; do
             eval bin=\$$b
             rc=0
+            # shellcheck disable=SC2086
             /usr/bin/time -o "$tmp/time" -f '%e %M' \
                 "$bin" analyze "$t" -j 2 --json -q --time "$time" \
-                -o "$tmp/out" >"$tmp/$b.json" 2>/dev/null || rc=$?
+                ${ARGS:-} -o "$tmp/out" >"$tmp/$b.json" 2>/dev/null || rc=$?
             rm -rf "$tmp/out"
             # exit 1 (found) and 5 (stopped) are answers, not failures
             tail -n 1 "$tmp/time" | sed "s/\$/ $rc/" >>"$tmp/$b.runs"
