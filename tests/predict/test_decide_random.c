@@ -297,7 +297,13 @@ static void check_decisions(ft_ctm *c, uint64_t seed, const ft_prop *props,
             free(seq);
             free(full.steps);
             if (!bad && !res[i].prefix) {
+                /* trimmed when decided (the witness checked above); a
+                 * second trim changes nothing */
+                assert_true(res[i].trimmed);
+                uint32_t ns = res[i].nsteps, na = res[i].nalt_steps;
                 assert_int_equal(ft_presult_trim(c, &props[i], &res[i]), 0);
+                assert_int_equal(res[i].nsteps, ns);
+                assert_int_equal(res[i].nalt_steps, na);
                 if (!av_witness_ok(c, &props[i], &res[i], &w->valid[i]))
                     bad = 3;
             }
