@@ -87,6 +87,10 @@ typedef struct cuts {
     const ft_reduced *w;
     uint32_t **stop, *nstop; /* per thread: positions it may stop at */
     uint32_t *cut;           /* the combination being tried */
+    uint32_t *at;            /* its stops' indices */
+    uint8_t **used;          /* NULL: stop at the first consistent one;
+                                else per thread, the stops some
+                                consistent combination has */
     semops *sem;             /* the semaphores waited on at stops */
     uint32_t nsem;
     long budget;
@@ -267,71 +271,175 @@ static int search(cuts *s, uint32_t t)
 {
     if (--s->budget < 0)
         return 1; /* no claim past the bound */
-    if (t == s->c->nthreads)
-        return consistent(s);
+    if (t == s->c->nthreads) {
+        if (!consistent(s))
+            return 0;
+        if (!s->used) /* one is enough */
+            return 1;
+        for (uint32_t u = 0; u < t; u++)
+            s->used[u][s->at[u]] = 1;
+        return 0; /* all of them: go on */
+    }
     for (uint32_t i = 0; i < s->nstop[t]; i++) {
         s->cut[t] = s->stop[t][i];
+        s->at[t] = i;
         if (apart(s, t) && search(s, t + 1))
             return 1;
     }
     return 0;
 }
 
-static int holds(const ft_ctm *c, const ft_reduced *whole, const ft_prop *p)
+static void cuts_free(cuts *s)
 {
+    for (uint32_t t = 0; t < s->c->nthreads; t++) {
+        if (s->stop)
+            free(s->stop[t]);
+        if (s->used)
+            free(s->used[t]);
+    }
+    free(s->stop);
+    free(s->nstop);
+    free(s->cut);
+    free(s->at);
+    free(s->used);
+    sems_free(s);
+}
+
+/* Every thread's stops (c->len[t]: finished, UNSTARTED, or the position
+ * of an operation it may wait at for good), the waiting thread's fixed
+ * at p's wait.  0 ok, -1 out of memory. */
+static int make_stops(cuts *s, const ft_prop *p)
+{
+    const ft_ctm *c = s->c;
     uint32_t nt = c->nthreads, wt = c->tid[p->tgt[0]];
-    cuts s = {c, whole, calloc(nt, sizeof *s.stop),
-              calloc(nt, sizeof *s.nstop), calloc(nt, sizeof *s.cut), NULL,
-              0, CUT_BUDGET};
-    int proved = 0;
-    if (!s.stop || !s.nstop || !s.cut)
-        goto out;
+    s->stop = calloc(nt, sizeof *s->stop);
+    s->nstop = calloc(nt, sizeof *s->nstop);
+    s->cut = calloc(nt, sizeof *s->cut);
+    s->at = calloc(nt, sizeof *s->at);
+    if (!s->stop || !s->nstop || !s->cut || !s->at)
+        return -1;
     for (uint32_t t = 0; t < nt; t++) {
-        if (!(s.stop[t] = malloc(sizeof **s.stop * (c->len[t] + 2))))
-            goto out;
+        if (!(s->stop[t] = malloc(sizeof **s->stop * (c->len[t] + 2))))
+            return -1;
         if (t == wt) {
-            s.stop[t][s.nstop[t]++] = c->pos[p->tgt[0]];
+            s->stop[t][s->nstop[t]++] = c->pos[p->tgt[0]];
             continue;
         }
-        s.stop[t][s.nstop[t]++] = c->len[t];
+        s->stop[t][s->nstop[t]++] = c->len[t];
         if (c->fork_trans[t] != FT_CTM_NONE)
-            s.stop[t][s.nstop[t]++] = UNSTARTED;
+            s->stop[t][s->nstop[t]++] = UNSTARTED;
         for (uint32_t q = 0; q < c->len[t]; q++) {
             uint32_t x = ft_ctm_at(c, t, q), v = c->obj[x];
             if (ft_ctm_blocking(c, x) &&
                 (c->op[x] == FT_OP_JOIN || (v < c->nvars && c->vars[v].shared)))
-                s.stop[t][s.nstop[t]++] = q;
+                s->stop[t][s->nstop[t]++] = q;
         }
     }
-    proved = !search(&s, 0);
-out:
-    for (uint32_t t = 0; s.stop && t < nt; t++)
-        free(s.stop[t]);
-    free(s.stop);
-    free(s.nstop);
-    free(s.cut);
-    sems_free(&s);
+    return 0;
+}
+
+static int holds(const ft_ctm *c, const ft_reduced *whole, const ft_prop *p)
+{
+    cuts s = {.c = c, .w = whole, .budget = CUT_BUDGET};
+    int proved = make_stops(&s, p) == 0 && !search(&s, 0);
+    cuts_free(&s);
     return proved;
 }
 
+/* Which stops a final state may have, every combination searched:
+ * s->used[t][i] for stop i of thread t.  A stop in no consistent
+ * combination is no place a thread stays for good, and the solver is
+ * not offered it (on bench/predict's pool, every lock a thread could
+ * wait at: nobody holds one when all wait).  1 with s->used filled, 0
+ * past the bound (no claim), -1 out of memory. */
+static int used_stops(cuts *s, const ft_prop *p)
+{
+    if (make_stops(s, p) < 0 ||
+        !(s->used = calloc(s->c->nthreads, sizeof *s->used)))
+        return -1;
+    for (uint32_t t = 0; t < s->c->nthreads; t++)
+        if (!(s->used[t] = calloc(s->nstop[t] + 1, 1)))
+            return -1;
+    search(s, 0);
+    return s->budget >= 0;
+}
+
+/* Where some final state may leave the threads (used_stops): per block,
+ * a thread may stay at its key; per thread, finished, not begun.  NULL
+ * arrays: anywhere. */
+typedef struct allowed {
+    uint8_t *block, *finished, *unstarted;
+} allowed;
+
+static void allowed_free(allowed *a)
+{
+    free(a->block);
+    free(a->finished);
+    free(a->unstarted);
+}
+
+/* 0 ok (a->block NULL when the search was past its bound), -1 OOM. */
+static int allowed_make(ft_smt *e, const ft_prop *p, allowed *a)
+{
+    const ft_ctm *c = e->c;
+    memset(a, 0, sizeof *a);
+    cuts s = {.c = c, .w = e->r, .budget = CUT_BUDGET};
+    int rc = used_stops(&s, p);
+    if (rc == 1) {
+        a->block = calloc(e->nb + 1, 1);
+        a->finished = calloc(c->nthreads + 1, 1);
+        a->unstarted = calloc(c->nthreads + 1, 1);
+        if (!a->block || !a->finished || !a->unstarted) {
+            rc = -1;
+        } else {
+            for (uint32_t t = 0; t < c->nthreads; t++)
+                for (uint32_t i = 0; i < s.nstop[t]; i++) {
+                    uint32_t q = s.stop[t][i];
+                    if (!s.used[t][i])
+                        continue;
+                    if (q == UNSTARTED)
+                        a->unstarted[t] = 1;
+                    else if (q == c->len[t])
+                        a->finished[t] = 1;
+                    else
+                        a->block[e->r->block_of[ft_ctm_at(c, t, q)]] = 1;
+                }
+        }
+    }
+    cuts_free(&s);
+    if (rc < 0) {
+        allowed_free(a);
+        return -1;
+    }
+    if (rc == 0) { /* past the bound: every stop stays */
+        allowed_free(a);
+        memset(a, 0, sizeof *a);
+    }
+    return 0;
+}
+
 /* Thread t can never run again: finished, not begun, or standing at an
- * operation it waits for that cannot run. */
-static Z3_ast settled(ft_smt *e, uint32_t t)
+ * operation it waits for that cannot run; only where a allows. */
+static Z3_ast settled(ft_smt *e, uint32_t t, const allowed *a)
 {
     const ft_reduced *r = e->r;
     Z3_ast *alt = malloc(sizeof *alt * (r->bcount[t] + 3));
     if (!alt)
         return NULL;
     unsigned n = 0;
-    alt[n++] = ft_smt_finished(e, t);
-    alt[n++] = Z3_mk_not(e->z, ft_smt_started(e, t));
+    if (!a->block || a->finished[t])
+        alt[n++] = ft_smt_finished(e, t);
+    if (!a->block || a->unstarted[t])
+        alt[n++] = Z3_mk_not(e->z, ft_smt_started(e, t));
     for (uint32_t k = 0; k < r->bcount[t]; k++) {
         uint32_t b = r->bfirst[t] + k;
+        if (a->block && !a->block[b])
+            continue;
         Z3_ast blocked = ft_smt_blocked_at_end(e, b);
         if (!blocked)
             continue;
-        Z3_ast a[2] = {ft_smt_at(e, b), blocked};
-        alt[n++] = Z3_mk_and(e->z, 2, a);
+        Z3_ast at[2] = {ft_smt_at(e, b), blocked};
+        alt[n++] = Z3_mk_and(e->z, 2, at);
     }
     Z3_ast res = ft_smt_or(e, alt, n);
     free(alt);
@@ -345,25 +453,28 @@ static Z3_ast goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
     Z3_ast blocked = bw == FT_CTM_NONE ? NULL : ft_smt_blocked_at_end(e, bw);
     if (!blocked)
         return Z3_mk_false(e->z);
+    allowed a;
+    if (allowed_make(e, p, &a) < 0)
+        return NULL;
     /* every read that ran returned its recorded value */
     for (uint32_t b = 0; b < e->nb; b++)
         if (e->match[b])
             ft_smt_assert(e, Z3_mk_implies(e->z, ft_smt_exec(e, b),
                                            e->match[b]));
     Z3_ast *all = malloc(sizeof *all * (c->nthreads + 2));
+    Z3_ast res = NULL;
     if (!all)
-        return NULL;
+        goto out;
     unsigned n = 0;
     all[n++] = ft_smt_at(e, bw);
     all[n++] = blocked;
     for (uint32_t t = 0; t < c->nthreads; t++)
-        if (!(all[n++] = settled(e, t))) {
-            free(all);
-            return NULL;
-        }
-    Z3_ast res = ft_smt_and(e, all, n);
+        if (!(all[n++] = settled(e, t, &a)))
+            goto out;
+    res = ft_smt_and(e, all, n);
+out:
     free(all);
-    (void)p;
+    allowed_free(&a);
     return res;
 }
 
