@@ -143,5 +143,12 @@ Z3_lbool ft_smt_check(ft_smt *e, double deadline)
         r = check_once(e, deadline, &fired);
         e->tainted |= fired;
     }
+    /* sat, but the interrupt landed as it returned: the context is
+     * cancelled and its model cannot be read (the kinds' tests saw
+     * "unusable model" errors with 1 ms timeouts): out of time */
+    if (r == Z3_L_TRUE && fired) {
+        e->late = 1;
+        r = Z3_L_UNDEF;
+    }
     return r;
 }

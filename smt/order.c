@@ -195,6 +195,10 @@ static void set_memory_bound(void)
 
 void ft_smt_unknown_reason(const ft_smt *e, char *buf, size_t len)
 {
+    if (e->late) {
+        snprintf(buf, len, "solver: timeout (as it found a model)");
+        return;
+    }
     const char *why = Z3_solver_get_reason_unknown(e->z, e->s);
     if (why && strstr(why, "memout") && memory_mb)
         snprintf(buf, len, "solver: %s (Z3's memory bound, %lu MB: "

@@ -91,6 +91,8 @@ typedef struct ft_smt {
     const ft_smt_start *start; /* NULL: the initial state */
     int tainted; /* a check was interrupted or unknown: the context is
                     not reused */
+    int late;    /* a check found a model as its deadline interrupted
+                    it: ft_smt_check said unknown */
     /* s runs the difference-logic theory, which gives up ("incomplete")
      * on some formulas: ft_smt_check then asks the next solver.
      * FT_SMT_DL_CORE: the theory in the SMT core; FT_SMT_DL_TACTIC:
