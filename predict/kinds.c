@@ -494,6 +494,81 @@ int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
     return 0;
 }
 
+/* The first pass's timeout per candidate (ft_predict_opts.kind_first_ms
+ * 0).  Most kind candidates the solver decides at all take well under it
+ * (bench/predict's shapes and data/); pool's lost wake-ups take 1.5-2.7
+ * s, and on pigz a candidate Z3 cannot decide reaches its memory bound
+ * only after about 4.4 s.  1 s cost pool 2.6 s more than 2.5 s did. */
+#define FT_KIND_FIRST_PASS_MS 2500u
+
+/* Solves the undecided candidates kprops[done0..) in two passes: every
+ * one with a short timeout first, then the ones that ran into it with
+ * the full one, after the others.  In candidate order with the full
+ * timeout, a few hard candidates early on used the kinds' share of
+ * --time and left the later ones not reached (docs/prediction.md).
+ * A candidate that gave up before the short timeout (out of memory, a
+ * theory's incompleteness) is not tried again.  0 ok, -1 OOM. */
+static int solve_short_first(ft_pipeline *pl, size_t done0,
+                             const ft_predict_opts *o)
+{
+    size_t n = pl->nkprops;
+    const char *stage = "solving other kinds";
+    unsigned first_ms =
+        o->kind_first_ms ? o->kind_first_ms : FT_KIND_FIRST_PASS_MS;
+    if ((o->timeout_ms && o->timeout_ms <= first_ms) || n - done0 < 2)
+        return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n,
+                                         done0, o, NULL, NULL, 0, stage,
+                                         NULL, NULL) < 0
+                   ? -1
+                   : 0;
+    ft_predict_opts first = *o;
+    first.timeout_ms = first_ms;
+    if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n, done0,
+                                  &first, NULL, NULL, 0, stage, NULL,
+                                  NULL) < 0)
+        return -1;
+    uint8_t *again = calloc(n + 1, 1);
+    ft_prop *p2 = malloc(sizeof *p2 * (n + 1));
+    ft_presult *r2 = malloc(sizeof *r2 * (n + 1));
+    if (!again || !p2 || !r2) {
+        free(again);
+        free(p2);
+        free(r2);
+        return -1;
+    }
+    size_t nagain = 0;
+    for (size_t i = done0; i < n && !pl->abandoned; i++) {
+        const ft_presult *r = &pl->kresults[i];
+        again[i] = r->verdict == FT_UNKNOWN && !r->not_solved &&
+                   r->seconds >= 0.9 * first_ms / 1000.0;
+        nagain += again[i];
+    }
+    /* the decided first, as ft_pipeline_solve_bounded wants them */
+    size_t j = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (again[i] == pass) {
+                p2[j] = pl->kprops[i];
+                r2[j++] = pl->kresults[i];
+            }
+    memcpy(pl->kprops, p2, sizeof *p2 * n);
+    memcpy(pl->kresults, r2, sizeof *r2 * n);
+    free(again);
+    free(p2);
+    free(r2);
+    for (size_t i = n - nagain; i < n; i++) {
+        ft_presult_free(&pl->kresults[i]);
+        memset(&pl->kresults[i], 0, sizeof pl->kresults[i]);
+    }
+    if (!nagain)
+        return 0;
+    return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n,
+                                     n - nagain, o, NULL, NULL, 0, stage,
+                                     NULL, NULL) < 0
+               ? -1
+               : 0;
+}
+
 long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
 {
     double t0 = ft_predict_now();
@@ -510,10 +585,10 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     if (pl->nkprops && !w)
         return -1;
     long nd = pl->nkprops ? decide_kinds(pl, w, &own) : 0;
-    if (nd < 0) {
-        ft_window_index_free(w);
+    /* the solving uses neither the value order nor the search */
+    ft_window_index_free(w);
+    if (nd < 0)
         return -1;
-    }
     /* asked already: the solver's turn.  The kinds are solved before the
      * atomicity properties (ft_pipeline_predict), within the same bound:
      * when those are still to come, the kinds' solving gets half of what
@@ -527,9 +602,7 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
         if (own.until > now)
             own.until = now + (own.until - now) / 2;
     }
-    if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, pl->nkprops,
-                                  (size_t)nd, &own, w, w, 0,
-                                  "solving other kinds", NULL, NULL) < 0)
+    if (solve_short_first(pl, (size_t)nd, &own) < 0)
         return -1;
     pl->nkviolated = pl->nkholds = pl->nkunknown = pl->nkskipped = 0;
     for (size_t i = 0; i < pl->nkprops; i++)

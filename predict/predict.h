@@ -107,6 +107,10 @@ typedef struct ft_predict_opts {
      * violated; by default those are left (ft_presult.covered). */
     int every_instance;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
+    /* the other kinds' first pass: every candidate with this timeout
+     * (ms), then those that reached it with timeout_ms (kinds.c);
+     * 0: 2500 */
+    unsigned kind_first_ms;
 } ft_predict_opts;
 
 void ft_predict_opts_default(ft_predict_opts *o);
