@@ -415,6 +415,31 @@ int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
 
 /* ---- the pipeline step ----------------------------------------------- */
 
+/* Moves the candidates with last[i] set after the others, properties
+ * and results together, each group in its order.  0 ok, -1 OOM. */
+static int put_last(ft_pipeline *pl, const uint8_t *last)
+{
+    size_t n = pl->nkprops, j = 0;
+    ft_prop *p2 = malloc(sizeof *p2 * (n + 1));
+    ft_presult *r2 = malloc(sizeof *r2 * (n + 1));
+    if (!p2 || !r2) {
+        free(p2);
+        free(r2);
+        return -1;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (!last[i] == !pass) {
+                p2[j] = pl->kprops[i];
+                r2[j++] = pl->kresults[i];
+            }
+    memcpy(pl->kprops, p2, sizeof *p2 * n);
+    memcpy(pl->kresults, r2, sizeof *r2 * n);
+    free(p2);
+    free(r2);
+    return 0;
+}
+
 /* The cheap decisions (holds, value order, search) for every candidate,
  * then the decided ones moved first (candidates and results together):
  * the solver then gets only the rest, and a hard candidate early in the
@@ -426,37 +451,22 @@ static long decide_kinds(ft_pipeline *pl, const ft_window_index *w,
                          const ft_predict_opts *o)
 {
     size_t n = pl->nkprops, nd = 0;
-    uint8_t *dec = calloc(n + 1, 1);
-    ft_prop *p2 = malloc(sizeof *p2 * (n + 1));
-    ft_presult *r2 = malloc(sizeof *r2 * (n + 1));
-    if (!dec || !p2 || !r2) {
-        free(dec);
-        free(p2);
-        free(r2);
+    uint8_t *undecided = malloc(n + 1);
+    if (!undecided)
         return -1;
-    }
+    memset(undecided, 1, n + 1);
     for (size_t i = 0; i < n; i++) {
         if (ft_budget_poll(pl->budget, "deciding other kinds", i, n) ||
             (o->until > 0 && ft_predict_now() >= o->until))
             break;
         int v = predict_kind(pl->ctm, pl->reduced, w, &pl->kprops[i], o,
                              &pl->kresults[i], 1);
-        dec[i] = v != -2;
-        nd += dec[i];
+        undecided[i] = v == -2;
+        nd += !undecided[i];
     }
-    size_t j = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++)
-            if (dec[i] == !pass) {
-                p2[j] = pl->kprops[i];
-                r2[j++] = pl->kresults[i];
-            }
-    memcpy(pl->kprops, p2, sizeof *p2 * n);
-    memcpy(pl->kresults, r2, sizeof *r2 * n);
-    free(dec);
-    free(p2);
-    free(r2);
-    return (long)nd;
+    int rc = put_last(pl, undecided);
+    free(undecided);
+    return rc < 0 ? -1 : (long)nd;
 }
 
 
@@ -528,14 +538,8 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
                                   NULL) < 0)
         return -1;
     uint8_t *again = calloc(n + 1, 1);
-    ft_prop *p2 = malloc(sizeof *p2 * (n + 1));
-    ft_presult *r2 = malloc(sizeof *r2 * (n + 1));
-    if (!again || !p2 || !r2) {
-        free(again);
-        free(p2);
-        free(r2);
+    if (!again)
         return -1;
-    }
     size_t nagain = 0;
     for (size_t i = done0; i < n && !pl->abandoned; i++) {
         const ft_presult *r = &pl->kresults[i];
@@ -544,18 +548,10 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
         nagain += again[i];
     }
     /* the decided first, as ft_pipeline_solve_bounded wants them */
-    size_t j = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++)
-            if (again[i] == pass) {
-                p2[j] = pl->kprops[i];
-                r2[j++] = pl->kresults[i];
-            }
-    memcpy(pl->kprops, p2, sizeof *p2 * n);
-    memcpy(pl->kresults, r2, sizeof *r2 * n);
+    int rc = put_last(pl, again);
     free(again);
-    free(p2);
-    free(r2);
+    if (rc < 0)
+        return -1;
     for (size_t i = n - nagain; i < n; i++) {
         ft_presult_free(&pl->kresults[i]);
         memset(&pl->kresults[i], 0, sizeof pl->kresults[i]);
