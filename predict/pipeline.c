@@ -322,9 +322,6 @@ static uint32_t run_of(const uint32_t *run, uint32_t nruns, uint32_t x)
     return lo;
 }
 
-/* Puts the decided properties first (with their results), then the rest
- * in solving order: CMA first (map_properties), or near first on a trace
- * long enough for windows.  0 ok, -1 out of memory. */
 /* Gives the heap's free pages back to the system between stages: glibc
  * keeps what a stage freed (its mmap threshold grows with the large
  * arrays freed, so later ones come from the heap and stay), and the
@@ -336,6 +333,9 @@ static void give_back_memory(void)
 #endif
 }
 
+/* Puts the decided properties first (with their results), then the rest
+ * in solving order: CMA first (map_properties), or near first on a trace
+ * long enough for windows.  0 ok, -1 out of memory. */
 static int order_for_solving(ft_pipeline *pl, const uint8_t *decided,
                              int near, loose_set *loose)
 {
