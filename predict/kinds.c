@@ -614,12 +614,17 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     return (long)pl->nkviolated;
 }
 
-int ft_pipeline_kind_schedule(const ft_pipeline *pl, size_t i,
-                              const ft_presult *res, ft_schedule *s)
+/* The header of kind candidate i's schedule; with_steps: its steps too. */
+static int kind_schedule(const ft_pipeline *pl, size_t i,
+                         const ft_presult *res, ft_schedule *s,
+                         int with_steps)
 {
     const ft_prop *p = &pl->kprops[i];
     const ft_pkind *k = ft_pkind_of(p->kind);
-    if (!k || ft_schedule_from_result(s, pl->ctm, &pl->info, p, res) < 0)
+    if (!k ||
+        (with_steps ? ft_schedule_from_result(s, pl->ctm, &pl->info, p, res)
+                    : ft_schedule_head_from_result(s, pl->ctm, &pl->info, p,
+                                                   res)) < 0)
         return -1;
     ft_kevent ev[FT_KEVENTS_MAX];
     char msg[400];
@@ -628,6 +633,12 @@ int ft_pipeline_kind_schedule(const ft_pipeline *pl, size_t i,
     snprintf(s->kind, sizeof s->kind, "%s", k->name);
     snprintf(s->property, sizeof s->property, "#%u %s", p->id, msg);
     return 0;
+}
+
+int ft_pipeline_kind_schedule(const ft_pipeline *pl, size_t i,
+                              const ft_presult *res, ft_schedule *s)
+{
+    return kind_schedule(pl, i, res, s, 1);
 }
 
 static int write_kind(const ft_pipeline *pl, size_t i, const ft_presult *res,
@@ -643,13 +654,12 @@ static int write_kind(const ft_pipeline *pl, size_t i, const ft_presult *res,
     }
     snprintf(path, pathlen, "%s/%s-%u%s", dir, k->name, p->id, suffix);
     ft_schedule s;
-    if (ft_pipeline_kind_schedule(pl, i, res, &s) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (kind_schedule(pl, i, res, &s, 0) < 0) {
+        snprintf(err, errlen, "%s: too many steps", path);
         return -1;
     }
-    int rc = ft_schedule_save(&s, path, err, errlen);
-    ft_schedule_free(&s);
-    return rc;
+    return ft_schedule_save_result(&s, pl->ctm, &pl->info, res, path, err,
+                                   errlen);
 }
 
 int ft_pipeline_write_kind_schedule(const ft_pipeline *pl, size_t i,

@@ -316,6 +316,11 @@ void ft_schedule_free(ft_schedule *s);
 int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
                             const ft_trace_info *ti, const ft_prop *p,
                             const ft_presult *res);
+/* The same without the steps (s->steps NULL, s->nsteps their number),
+ * for ft_schedule_save_result; -1 when they would be 2^32 or more. */
+int ft_schedule_head_from_result(ft_schedule *s, const ft_ctm *c,
+                                 const ft_trace_info *ti, const ft_prop *p,
+                                 const ft_presult *res);
 /* A race witness's other order (as kind_race.c writes its .alt.schedule):
  * its last two steps, the two marked accesses of two threads, swapped.
  * 0 when s does not end so (nothing changed), 1 swapped. */
@@ -323,6 +328,12 @@ int ft_schedule_other_order(ft_schedule *s);
 /* Writes s to path; -1 with err (path and what) set. */
 int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
                      size_t errlen);
+/* Writes head's header and res's steps, made one at a time as they are
+ * written (ft_schedule_from_result's, without holding them): the same
+ * file ft_schedule_save writes of ft_schedule_from_result's schedule. */
+int ft_schedule_save_result(const ft_schedule *head, const ft_ctm *c,
+                            const ft_trace_info *ti, const ft_presult *res,
+                            const char *path, char *err, size_t errlen);
 
 /* ---- reports (predict/report.c) ------------------------------------ */
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int ft_schedule_write(FILE *out, const ft_schedule *s)
+static void write_head(FILE *out, const ft_schedule *s)
 {
     fprintf(out, "%s %d\n", FT_SCHED_MAGIC, FT_SCHED_VERSION);
     fprintf(out, "trace: %s\n", s->trace);
@@ -25,11 +25,19 @@ int ft_schedule_write(FILE *out, const ft_schedule *s)
     fprintf(out, "steps: %u\n", s->nsteps);
     fprintf(out, "# tid thread-event-index kind mark(! = violating, + = runs "
                  "with the next) site\n");
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        const ft_sched_step *p = &s->steps[i];
-        fprintf(out, "%u %" PRIu64 " %s %c %s\n", p->tid, p->tindex, p->kind,
-                p->mark ? '!' : p->with_next ? '+' : '-', p->site);
-    }
+}
+
+static void write_step(FILE *out, const ft_sched_step *p)
+{
+    fprintf(out, "%u %" PRIu64 " %s %c %s\n", p->tid, p->tindex, p->kind,
+            p->mark ? '!' : p->with_next ? '+' : '-', p->site);
+}
+
+int ft_schedule_write(FILE *out, const ft_schedule *s)
+{
+    write_head(out, s);
+    for (uint32_t i = 0; i < s->nsteps; i++)
+        write_step(out, &s->steps[i]);
     fprintf(out, "end\n");
     return ferror(out) ? -1 : 0;
 }
@@ -129,9 +137,9 @@ static const char *kind_name(const ft_ctm *c, const ft_trace_info *ti,
     return ft_op_name(c->op[x]);
 }
 
-int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
-                            const ft_trace_info *ti, const ft_prop *p,
-                            const ft_presult *res)
+int ft_schedule_head_from_result(ft_schedule *s, const ft_ctm *c,
+                                 const ft_trace_info *ti, const ft_prop *p,
+                                 const ft_presult *res)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->trace, sizeof s->trace, "%s", ti && ti->path ? ti->path : "");
@@ -159,24 +167,42 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
                                     b, sizeof b));
     /* a window's witness: the recorded prefix first, in recorded order */
     uint64_t total = (uint64_t)res->prefix + res->nsteps;
-    s->steps = calloc(total + 1, sizeof *s->steps);
-    if (!s->steps)
+    if (total >= UINT32_MAX)
         return -1;
-    for (uint64_t i = 0; i < total; i++) {
-        int pre = i < res->prefix;
-        uint32_t x = pre ? (uint32_t)i : res->steps[i - res->prefix].trans;
-        ft_sched_step *q = &s->steps[i];
-        q->tid = c->tid[x];
-        q->tindex = ti && ti->tindex ? ti->tindex[x] : c->pos[x];
-        snprintf(q->kind, sizeof q->kind, "%s", kind_name(c, ti, x));
-        for (char *k = q->kind; *k; k++)
-            if (*k == ' ')
-                *k = '_';
-        ft_trace_info_site(ti, c, x, q->site, sizeof q->site);
-        q->mark = pre ? 0 : res->steps[i - res->prefix].mark;
-        q->with_next = pre ? 0 : res->steps[i - res->prefix].with_next;
-    }
     s->nsteps = (uint32_t)total;
+    return 0;
+}
+
+/* Step i of a result's schedule (the recorded prefix, then its steps). */
+static void result_step(const ft_ctm *c, const ft_trace_info *ti,
+                        const ft_presult *res, uint64_t i, ft_sched_step *q)
+{
+    int pre = i < res->prefix;
+    uint32_t x = pre ? (uint32_t)i : res->steps[i - res->prefix].trans;
+    q->tid = c->tid[x];
+    q->tindex = ti && ti->tindex ? ti->tindex[x] : c->pos[x];
+    snprintf(q->kind, sizeof q->kind, "%s", kind_name(c, ti, x));
+    for (char *k = q->kind; *k; k++)
+        if (*k == ' ')
+            *k = '_';
+    ft_trace_info_site(ti, c, x, q->site, sizeof q->site);
+    q->mark = pre ? 0 : res->steps[i - res->prefix].mark;
+    q->with_next = pre ? 0 : res->steps[i - res->prefix].with_next;
+}
+
+int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
+                            const ft_trace_info *ti, const ft_prop *p,
+                            const ft_presult *res)
+{
+    if (ft_schedule_head_from_result(s, c, ti, p, res) < 0)
+        return -1;
+    s->steps = calloc((size_t)s->nsteps + 1, sizeof *s->steps);
+    if (!s->steps) {
+        s->nsteps = 0;
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->nsteps; i++)
+        result_step(c, ti, res, i, &s->steps[i]);
     return 0;
 }
 
@@ -223,8 +249,31 @@ int ft_schedule_other_order(ft_schedule *s)
     return 1;
 }
 
-int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
-                     size_t errlen)
+/* The steps of a schedule being saved: its own, or made from a result as
+ * they are written (a window's witness holds the recorded prefix: 10^5
+ * steps of 256 bytes each would be held at once). */
+typedef struct step_source {
+    const ft_ctm *c;
+    const ft_trace_info *ti;
+    const ft_presult *res; /* NULL: the schedule's own steps */
+} step_source;
+
+static int write_from(FILE *f, const ft_schedule *s, const step_source *src)
+{
+    if (!src->res)
+        return ft_schedule_write(f, s);
+    write_head(f, s);
+    ft_sched_step q;
+    for (uint32_t i = 0; i < s->nsteps && !ferror(f); i++) {
+        result_step(src->c, src->ti, src->res, i, &q);
+        write_step(f, &q);
+    }
+    fprintf(f, "end\n");
+    return ferror(f) ? -1 : 0;
+}
+
+static int save_from(const ft_schedule *s, const step_source *src,
+                     const char *path, char *err, size_t errlen)
 {
     /* Beside path, then renamed: a failed write leaves no partial (or
      * empty) schedule, and an older one whole. */
@@ -235,7 +284,7 @@ int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
         return -1;
     }
     errno = 0;
-    int rc = ft_schedule_write(f, s);
+    int rc = write_from(f, s, src);
     int e = errno;
     if (rc < 0) {
         fclose(f);
@@ -249,6 +298,21 @@ int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
         return -1;
     }
     return 0;
+}
+
+int ft_schedule_save(const ft_schedule *s, const char *path, char *err,
+                     size_t errlen)
+{
+    step_source own = {0};
+    return save_from(s, &own, path, err, errlen);
+}
+
+int ft_schedule_save_result(const ft_schedule *head, const ft_ctm *c,
+                            const ft_trace_info *ti, const ft_presult *res,
+                            const char *path, char *err, size_t errlen)
+{
+    step_source src = {c, ti, res};
+    return save_from(head, &src, path, err, errlen);
 }
 
 int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
@@ -265,13 +329,12 @@ int ft_pipeline_write_alt_schedule(const ft_pipeline *pl, size_t i,
     alt.steps = r->alt_steps;
     alt.nsteps = r->nalt_steps;
     ft_schedule s;
-    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p, &alt) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (ft_schedule_head_from_result(&s, pl->ctm, &pl->info, p, &alt) < 0) {
+        snprintf(err, errlen, "%s: too many steps", path);
         return -1;
     }
-    int rc = ft_schedule_save(&s, path, err, errlen);
-    ft_schedule_free(&s);
-    return rc < 0 ? -1 : 1;
+    return ft_schedule_save_result(&s, pl->ctm, &pl->info, &alt, path, err,
+                                   errlen) < 0 ? -1 : 1;
 }
 
 int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
@@ -287,12 +350,11 @@ int ft_pipeline_write_schedule(const ft_pipeline *pl, size_t i,
     snprintf(path, pathlen, "%s/%s-%u.schedule", dir,
              p->kind == FT_PROP_CMA ? "cma" : "ca", p->id);
     ft_schedule s;
-    if (ft_schedule_from_result(&s, pl->ctm, &pl->info, p,
-                                &pl->results[i]) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (ft_schedule_head_from_result(&s, pl->ctm, &pl->info, p,
+                                     &pl->results[i]) < 0) {
+        snprintf(err, errlen, "%s: too many steps", path);
         return -1;
     }
-    int rc = ft_schedule_save(&s, path, err, errlen);
-    ft_schedule_free(&s);
-    return rc;
+    return ft_schedule_save_result(&s, pl->ctm, &pl->info, &pl->results[i],
+                                   path, err, errlen);
 }
