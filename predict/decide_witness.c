@@ -184,7 +184,7 @@ int ft_decide_witness(ft_decider *d, const ft_prop *p, uint32_t k,
     res->nsteps = res->nvars = 0;
     for (uint32_t i = cut; i <= close; i++) {
         uint32_t x = seq[i], v = c->obj[x];
-        res->steps[res->nsteps++] = (ft_step){x, mark[i], 0};
+        res->steps[res->nsteps++] = (ft_step){x, mark[i], 0, 0};
         if (mark[i] && v < c->nvars && c->vars[v].kind == FT_VAR_MEMORY) {
             uint32_t q = 0;
             while (q < res->nvars && res->vars[q] != v)

@@ -39,7 +39,7 @@ void ft_presult_free(ft_presult *r)
     r->steps = r->alt_steps = NULL;
     r->vars = NULL;
     r->nsteps = r->nvars = r->nalt_steps = 0;
-    r->trimmed = 0;
+    r->trimmed = r->packed = 0;
     ft_presult_why(r, NULL);
 }
 
@@ -266,7 +266,7 @@ int ft_witness_from_blocks(const ft_reduced *r, const uint32_t *order,
             uint32_t x = ft_ctm_at(c, x0, p);
             int m = mark[b] && x == r->bkey[b];
             uint32_t orig = r->orig ? r->orig[x] : x;
-            res->steps[res->nsteps++] = (ft_step){orig, (uint8_t)m, 0};
+            res->steps[res->nsteps++] = (ft_step){orig, (uint8_t)m, 0, 0};
             if (m && c->obj[x] < c->nvars &&
                 c->vars[c->obj[x]].kind == FT_VAR_MEMORY) {
                 uint32_t v = c->obj[x], dup = 0;

@@ -324,11 +324,14 @@ static int predicted_findings(const ft_pipeline *pl, ft_source_cache *src,
         if (!f->message || (r1 && add_region(pl, src, &b, r1) < 0) ||
             (cma && r2 && add_region(pl, src, &b, r2) < 0))
             return -1;
-        for (uint32_t s = 0; s < res->nsteps; s++)
-            if (res->steps[s].mark && res->steps[s].trans < c->ntrans &&
-                add_event(pl, src, &b, "access", 0,
-                          c->event[res->steps[s].trans]) < 0)
+        ft_step_iter it;
+        ft_steps_begin(&it, res->steps, res->nsteps, res->packed);
+        while (it.left > 0) {
+            ft_step st = ft_steps_next(&it);
+            if (st.mark && st.trans < c->ntrans &&
+                add_event(pl, src, &b, "access", 0, c->event[st.trans]) < 0)
                 return -1;
+        }
         ft_schedule sc;
         if (ft_schedule_from_result(&sc, c, &pl->info, p, res) < 0 ||
             !(f->witness = schedule_text(&sc)))

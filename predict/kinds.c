@@ -143,7 +143,7 @@ int ft_presult_append(ft_presult *res, uint32_t x, int mark)
     if (!s)
         return -1;
     res->steps = s;
-    res->steps[res->nsteps++] = (ft_step){x, (uint8_t)(mark != 0), 0};
+    res->steps[res->nsteps++] = (ft_step){x, (uint8_t)(mark != 0), 0, 0};
     return 0;
 }
 

@@ -132,7 +132,49 @@ typedef struct ft_step {
     uint8_t mark;
     uint8_t with_next; /* runs with its thread's next step, no other
                           thread between (glued: a race's step) */
+    uint16_t run;      /* packed steps only (ft_presult.packed): `run`
+                          more steps follow this one, the recorded
+                          transitions trans+1 .. trans+run, unmarked and
+                          unglued */
 } ft_step;
+
+/* Reads a witness's steps in order, packed or not. */
+typedef struct ft_step_iter {
+    const ft_step *at;
+    uint32_t left; /* steps still to read */
+    uint32_t off;  /* of at's run, already read */
+    int packed;
+} ft_step_iter;
+
+static inline void ft_steps_begin(ft_step_iter *it, const ft_step *s,
+                                  uint32_t n, int packed)
+{
+    it->at = s;
+    it->left = n;
+    it->off = 0;
+    it->packed = packed;
+}
+
+/* The next step (it->left must be positive). */
+static inline ft_step ft_steps_next(ft_step_iter *it)
+{
+    ft_step st = *it->at;
+    it->left--;
+    if (!it->packed) {
+        it->at++;
+        return st;
+    }
+    if (it->off > 0)
+        st = (ft_step){st.trans + it->off, 0, 0, 0};
+    if (it->off == it->at->run) {
+        it->at++;
+        it->off = 0;
+    } else {
+        it->off++;
+    }
+    st.run = 0;
+    return st;
+}
 
 /* One property's result.  One per property, and a long trace has 10^5
  * of them, most decided without the solver: the fields are as narrow as
@@ -184,7 +226,11 @@ typedef struct ft_presult {
                               conflicts alone (no data violation exists
                               in direct mode) */
     uint8_t window_holds;
-    uint8_t trimmed;       /* ft_presult_trim ran: again, it does nothing */
+    uint8_t trimmed : 1;   /* ft_presult_trim ran: again, it does nothing */
+    uint8_t packed : 1;    /* steps and alt_steps are packed (ft_step.run;
+                              nsteps and nalt_steps count the steps, not
+                              the array's entries): read them with
+                              ft_steps_next or ft_presult_steps */
 } ft_presult;
 
 /* Saturates a solver figure into a result's 32 bits. */
@@ -194,6 +240,12 @@ static inline uint32_t ft_presult_u32(uint64_t v)
 }
 
 void ft_presult_free(ft_presult *r);
+/* r's steps (alt: its alt_steps) one per entry: the array itself when r
+ * is not packed, else a copy unpacked into *owned, which the caller
+ * frees (NULL when not made).  NULL out of memory (and when there are no
+ * steps). */
+const ft_step *ft_presult_steps(const ft_presult *r, int alt,
+                                ft_step **owned);
 /* Sets r's reason: fmt itself when it has no conversion (it must then be
  * a string constant), else the formatted text (at most 255 characters);
  * fmt NULL clears it.  Out of memory leaves "out of memory". */

@@ -74,12 +74,15 @@ void ft_report_text_as(FILE *out, const ft_ctm *c, const ft_trace_info *ti,
                      "in their order,\n", res->prefix);
     fprintf(out, "  interleaving that breaks it (violating accesses marked "
                  "'!'):\n");
-    for (uint32_t i = 0; i < res->nsteps; i++) {
-        uint32_t x = res->steps[i].trans;
-        if (!res->steps[i].mark && !ft_ctm_is_shared(c, x))
+    ft_step_iter it;
+    ft_steps_begin(&it, res->steps, res->nsteps, res->packed);
+    while (it.left > 0) {
+        ft_step st = ft_steps_next(&it);
+        uint32_t x = st.trans;
+        if (!st.mark && !ft_ctm_is_shared(c, x))
             continue;
-        fprintf(out, "    %c thread %-3u %-12s %s\n",
-                res->steps[i].mark ? '!' : ' ', c->tid[x], ft_op_name(c->op[x]),
+        fprintf(out, "    %c thread %-3u %-12s %s\n", st.mark ? '!' : ' ',
+                c->tid[x], ft_op_name(c->op[x]),
                 ft_trace_info_site(ti, c, x, a, sizeof a));
     }
     fprintf(out, "  variables:");

@@ -173,12 +173,11 @@ int ft_schedule_head_from_result(ft_schedule *s, const ft_ctm *c,
     return 0;
 }
 
-/* Step i of a result's schedule (the recorded prefix, then its steps). */
+/* A schedule's step of transition x: the result's step st, or one of
+ * the recorded prefix (st NULL). */
 static void result_step(const ft_ctm *c, const ft_trace_info *ti,
-                        const ft_presult *res, uint64_t i, ft_sched_step *q)
+                        uint32_t x, const ft_step *st, ft_sched_step *q)
 {
-    int pre = i < res->prefix;
-    uint32_t x = pre ? (uint32_t)i : res->steps[i - res->prefix].trans;
     q->tid = c->tid[x];
     q->tindex = ti && ti->tindex ? ti->tindex[x] : c->pos[x];
     snprintf(q->kind, sizeof q->kind, "%s", kind_name(c, ti, x));
@@ -186,8 +185,34 @@ static void result_step(const ft_ctm *c, const ft_trace_info *ti,
         if (*k == ' ')
             *k = '_';
     ft_trace_info_site(ti, c, x, q->site, sizeof q->site);
-    q->mark = pre ? 0 : res->steps[i - res->prefix].mark;
-    q->with_next = pre ? 0 : res->steps[i - res->prefix].with_next;
+    q->mark = st ? st->mark : 0;
+    q->with_next = st ? st->with_next : 0;
+}
+
+/* Steps of a result's schedule in order: the recorded prefix, then the
+ * result's own steps (packed or not). */
+typedef struct result_steps {
+    const ft_presult *res;
+    uint32_t i;
+    ft_step_iter it;
+} result_steps;
+
+static void result_steps_begin(result_steps *r, const ft_presult *res)
+{
+    r->res = res;
+    r->i = 0;
+    ft_steps_begin(&r->it, res->steps, res->nsteps, res->packed);
+}
+
+static void result_steps_next(result_steps *r, const ft_ctm *c,
+                              const ft_trace_info *ti, ft_sched_step *q)
+{
+    if (r->i < r->res->prefix) {
+        result_step(c, ti, r->i++, NULL, q);
+        return;
+    }
+    ft_step st = ft_steps_next(&r->it);
+    result_step(c, ti, st.trans, &st, q);
 }
 
 int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
@@ -201,8 +226,10 @@ int ft_schedule_from_result(ft_schedule *s, const ft_ctm *c,
         s->nsteps = 0;
         return -1;
     }
+    result_steps r;
+    result_steps_begin(&r, res);
     for (uint32_t i = 0; i < s->nsteps; i++)
-        result_step(c, ti, res, i, &s->steps[i]);
+        result_steps_next(&r, c, ti, &s->steps[i]);
     return 0;
 }
 
@@ -264,8 +291,10 @@ static int write_from(FILE *f, const ft_schedule *s, const step_source *src)
         return ft_schedule_write(f, s);
     write_head(f, s);
     ft_sched_step q;
+    result_steps r;
+    result_steps_begin(&r, src->res);
     for (uint32_t i = 0; i < s->nsteps && !ferror(f); i++) {
-        result_step(src->c, src->ti, src->res, i, &q);
+        result_steps_next(&r, src->c, src->ti, &q);
         write_step(f, &q);
     }
     fprintf(f, "end\n");

@@ -303,16 +303,20 @@ const char *av_prop_name(uint64_t seed, const ft_prop *p, char *buf, size_t n)
 int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                   const av_hset *valid)
 {
+    ft_step *own; /* packed steps (ft_presult_trim) read unpacked */
+    const ft_step *steps = ft_presult_steps(res, 0, &own);
     uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
+    if (!seq || (res->nsteps && !steps))
+        abort();
     for (uint32_t i = 0; i < res->nsteps; i++)
-        seq[i] = res->steps[i].trans;
+        seq[i] = steps[i].trans;
     uint64_t h = av_seq_hash(seq, res->nsteps);
     int ok = bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL &&
              av_data_ok_paper(c, p, seq, res->nsteps) &&
              av_violates(c, p, seq, res->nsteps);
     int marked = 0;
     for (uint32_t i = 0; i < res->nsteps; i++)
-        marked += res->steps[i].mark;
+        marked += steps[i].mark;
     if (getenv("FT_PREDICT_DEBUG") && !(ok && marked >= 2)) {
         fprintf(stderr, "witness: known %d data %d violates %d marked %d:",
                 bsearch(&h, valid->k, valid->n, sizeof h, u64cmp) != NULL,
@@ -320,7 +324,7 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                 av_violates(c, p, seq, res->nsteps), marked);
         for (uint32_t i = 0; i < res->nsteps; i++)
             fprintf(stderr, " t%u.%u:%s%s", c->tid[seq[i]], c->pos[seq[i]],
-                    ft_op_name(c->op[seq[i]]), res->steps[i].mark ? "!" : "");
+                    ft_op_name(c->op[seq[i]]), steps[i].mark ? "!" : "");
         fprintf(stderr, "\n");
         for (uint32_t x = 0; x < c->ntrans; x++)
             fprintf(stderr, "  x%u t%u.%u %s obj %u val %llu/%llu shared %d "
@@ -334,6 +338,7 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                     (unsigned long long)c->vars[c->obj[x]].init : 0ull);
     }
     free(seq);
+    free(own);
     return ok && marked >= 2;
 }
 
@@ -341,16 +346,23 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
  * the steps (tmp->steps allocated). */
 void av_expand_prefix(const ft_presult *res, ft_presult *tmp)
 {
+    ft_step *own;
+    const ft_step *steps = ft_presult_steps(res, 0, &own);
     *tmp = *res;
     tmp->steps = malloc(sizeof *tmp->steps * (res->prefix + res->nsteps + 1));
-    if (!tmp->steps)
+    if (!tmp->steps || (res->nsteps && !steps))
         abort();
     for (uint32_t i = 0; i < res->prefix; i++)
-        tmp->steps[i] = (ft_step){i, 0, 0};
-    memcpy(tmp->steps + res->prefix, res->steps,
-           sizeof *res->steps * res->nsteps);
+        tmp->steps[i] = (ft_step){i, 0, 0, 0};
+    if (res->nsteps)
+        memcpy(tmp->steps + res->prefix, steps,
+               sizeof *steps * res->nsteps);
+    free(own);
     tmp->nsteps = res->prefix + res->nsteps;
     tmp->prefix = 0;
+    tmp->packed = 0;
+    tmp->alt_steps = NULL; /* not tmp's to free */
+    tmp->nalt_steps = 0;
 }
 
 

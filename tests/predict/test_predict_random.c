@@ -60,13 +60,19 @@ static uint32_t max_trans(void)
  * out of memory. */
 static int steps_obey(const ft_ctm *c, const ft_prop *p, const ft_presult *r)
 {
+    ft_step *own; /* packed steps (ft_presult_trim) read unpacked */
+    const ft_step *steps = ft_presult_steps(r, 0, &own);
     uint32_t *seq = malloc(sizeof *seq * (r->nsteps + 1));
-    if (!seq)
+    if (!seq || (r->nsteps && !steps)) {
+        free(seq);
+        free(own);
         return -1;
+    }
     for (uint32_t k = 0; k < r->nsteps; k++)
-        seq[k] = r->steps[k].trans;
+        seq[k] = steps[k].trans;
     int ok = av_data_ok(c, p, seq, r->nsteps);
     free(seq);
+    free(own);
     return ok;
 }
 
