@@ -12,6 +12,7 @@
  *   open      - everything else: these become CA and CMA properties. */
 #define _GNU_SOURCE /* qsort_r */
 #include "infer/internal.h"
+#include "infer/u32pool.h"
 #include "infer/u64map.h"
 
 #include <stdlib.h>
@@ -182,7 +183,7 @@ static int fill_regions(fi_analysis *a, const fi_mhb *m, const fi_by_var *g)
             r->line_hi = hi;
         }
         r->nvars = nv;
-        r->vars = malloc((nv ? nv : 1) * sizeof *r->vars);
+        r->vars = fi_u32pool_alloc(&a->region_vars, nv);
         if (!r->vars)
             goto out;
         memcpy(r->vars, buf, nv * sizeof *buf);
@@ -422,10 +423,8 @@ long fi_prove_by_find(fi_analysis *a, fi_itx_find find, const void *arg)
 
 void fi_analysis_free(fi_analysis *a)
 {
-    for (size_t k = 0; k < a->nregions; k++)
-        free(a->regions[k].vars);
-    for (size_t k = 0; k < a->nprops; k++)
-        free(a->props[k].vars);
+    fi_u32pool_free(&a->region_vars);
+    fi_u32pool_free(&a->prop_vars);
     free(a->regions);
     free(a->props);
     free(a->vars);

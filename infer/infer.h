@@ -238,6 +238,9 @@ typedef struct fi_analysis {
     size_t nregions, capregions;
     fi_property *props;
     size_t nprops, ncma_dropped;
+    /* where the regions' and the properties' variable lists live
+     * (infer/u32pool.h): freed with the analysis, not one by one */
+    struct fi_u32pool *region_vars, *prop_vars;
     uint64_t ncma_window_skipped; /* region pairs past FI_CMA_WINDOW */
     int itx_applied; /* fi_prove_by_itx was called */
     int stopped;     /* the budget ran out: regions or properties partial */

@@ -13,6 +13,7 @@
  * the region touches, so the cost is the number of (region, region) pairs
  * that share a variable, not all pairs, and the memory one region's. */
 #include "infer/internal.h"
+#include "infer/u32pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +221,7 @@ static int region_pairs(fi_analysis *a, const fi_mhb *m, uint32_t x,
             a->ncma_dropped++;
             continue;
         }
-        uint32_t *vars = malloc((e - s) * sizeof *vars);
+        uint32_t *vars = fi_u32pool_alloc(&a->prop_vars, e - s);
         if (!vars)
             return -1;
         for (size_t q = s; q < e; q++)
@@ -229,10 +230,8 @@ static int region_pairs(fi_analysis *a, const fi_mhb *m, uint32_t x,
                             conflicts > UINT32_MAX ? UINT32_MAX
                                                    : (uint32_t)conflicts,
                             vars, (uint32_t)(e - s)};
-        if (add_prop(a, cap, &prop) < 0) {
-            free(vars);
+        if (add_prop(a, cap, &prop) < 0)
             return -1;
-        }
     }
     return 0;
 }
@@ -243,8 +242,7 @@ static int region_pairs(fi_analysis *a, const fi_mhb *m, uint32_t x,
  * 10^6-event split trace of bench/predict: 1.4 GB). */
 int fi_properties(fi_analysis *a)
 {
-    for (size_t k = 0; k < a->nprops; k++)
-        free(a->props[k].vars);
+    fi_u32pool_free(&a->prop_vars);
     free(a->props);
     a->props = NULL;
     a->nprops = a->ncma_dropped = 0;
