@@ -32,28 +32,35 @@ typedef struct fi_name {
 } fi_name;
 
 /* One event of an in-memory trace: an ft_event without what is implicit
- * or rare, 40 bytes instead of 88, because every stage holds the trace
+ * or rare, 32 bytes instead of 88, because every stage holds the trace
  * (a 10^6-event trace, issue 16).  Its index is its position in
  * fi_trace.ev; obj2, value2 and value3, zero for most kinds, are in the
- * trace's side table (fi_trace_extra); wide contents are not kept.  The
- * other fields are ft_event's, with the same names and meanings. */
+ * trace's side table (fi_trace_extra), and so is a return code outside
+ * int16_t (rc is then FI_RC_WIDE: the analysis asks only whether it is
+ * 0); wide contents are not kept.  tid and kind are narrower than
+ * ft_event's because every reader bounds them (FT_TRACE_MAX_THREADS
+ * threads, opcodes below 0x80).  The other fields are ft_event's, with
+ * the same names and meanings. */
 typedef struct fi_event {
     uint64_t addr;
     uint64_t value;
-    uint32_t tid;
     uint32_t site;
     uint32_t arg;
-    int32_t rc;
-    uint16_t kind;
+    uint16_t tid;
     uint16_t size;
+    int16_t rc;
+    uint8_t kind;
     uint8_t mo;
 } fi_event;
 
-/* The rare fields of event `index`, for the events where one is not 0,
- * in index order. */
+#define FI_RC_WIDE INT16_MIN
+
+/* The rare fields of event `index`, for the events where one is not 0
+ * (rc: where it does not fit fi_event's), in index order. */
 typedef struct fi_extra {
     uint64_t index;
     uint64_t obj2, value2, value3;
+    int32_t rc;
 } fi_extra;
 
 typedef struct fi_trace {

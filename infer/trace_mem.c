@@ -6,6 +6,7 @@
  * the object-name table that lets STD round trips keep the user's names. */
 #include "infer/infer.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,21 +76,34 @@ static int add_extra(fi_trace *t, const ft_event *ev)
         t->capextra = cap;
     }
     t->extra[t->nextra++] =
-        (fi_extra){t->nev, ev->obj2, ev->value2, ev->value3};
+        (fi_extra){t->nev, ev->obj2, ev->value2, ev->value3, ev->rc};
     return 0;
+}
+
+static int rc_fits(int32_t rc)
+{
+    return rc > FI_RC_WIDE && rc <= INT16_MAX;
 }
 
 int fi_trace_add(fi_trace *t, const ft_event *ev)
 {
+    /* the readers never give more (fi_event) */
+    if (ev->tid > UINT16_MAX || ev->kind > UINT8_MAX) {
+        errno = ERANGE;
+        return -1;
+    }
     if (t->nev == t->capev &&
         fi_trace_reserve(t, t->capev ? 2 * t->capev : 1024) < 0)
         return -1;
-    if ((ev->obj2 || ev->value2 || ev->value3) && add_extra(t, ev) < 0)
+    int wide = !rc_fits(ev->rc);
+    if ((ev->obj2 || ev->value2 || ev->value3 || wide) &&
+        add_extra(t, ev) < 0)
         return -1;
     t->ev[t->nev++] = (fi_event){
-        .addr = ev->addr, .value = ev->value, .tid = ev->tid,
-        .site = ev->site, .arg = ev->arg, .rc = ev->rc,
-        .kind = ev->kind, .size = ev->size, .mo = ev->mo};
+        .addr = ev->addr, .value = ev->value, .tid = (uint16_t)ev->tid,
+        .site = ev->site, .arg = ev->arg,
+        .rc = wide ? FI_RC_WIDE : (int16_t)ev->rc,
+        .kind = (uint8_t)ev->kind, .size = ev->size, .mo = ev->mo};
     if (ev->tid >= t->nthreads)
         t->nthreads = ev->tid + 1;
     return 0;
@@ -116,7 +130,8 @@ void fi_trace_get(const fi_trace *t, size_t i, ft_event *out)
     *out = (ft_event){.index = i, .tid = e->tid, .kind = e->kind,
                       .size = e->size, .site = e->site, .arg = e->arg,
                       .addr = e->addr, .obj2 = x->obj2, .value = e->value,
-                      .value2 = x->value2, .value3 = x->value3, .rc = e->rc,
+                      .value2 = x->value2, .value3 = x->value3,
+                      .rc = e->rc == FI_RC_WIDE ? x->rc : e->rc,
                       .mo = e->mo};
 }
 

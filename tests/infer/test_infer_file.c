@@ -108,7 +108,14 @@ static void compact_events(void **state)
          .value2 = 3},
         {.kind = FT_EV_REALLOC, .site = 1, .obj2 = 0x4000, .addr = 0x5000,
          .value = 128, .value2 = 1},
-        {.kind = FT_EV_THREAD_EXIT},
+        /* return codes beyond int16_t go to the side table */
+        {.kind = FT_EV_MUTEX_UNLOCK, .site = 1, .addr = 0x1000, .rc = 70000},
+        {.kind = FT_EV_MUTEX_UNLOCK, .site = 1, .addr = 0x1000,
+         .rc = INT16_MIN},
+        {.kind = FT_EV_MUTEX_UNLOCK, .site = 1, .addr = 0x1000,
+         .rc = INT16_MAX},
+        {.kind = FT_EV_MUTEX_UNLOCK, .site = 1, .addr = 0x1000, .rc = -5},
+        {.kind = FT_EV_THREAD_EXIT, .tid = 1023},
     };
     size_t n = sizeof in / sizeof *in;
     fi_trace a, b;
@@ -121,7 +128,16 @@ static void compact_events(void **state)
         assert_int_equal(fi_trace_add(&a, &e), 0);
     }
     assert_int_equal(a.nev, n);
-    assert_int_equal(a.nextra, 4); /* CAS, COND_WAIT, MALLOC, REALLOC */
+    /* CAS, COND_WAIT, MALLOC, REALLOC, the two wide return codes */
+    assert_int_equal(a.nextra, 6);
+    for (size_t i = 0; i < n; i++) /* the analysis reads rc == 0 */
+        assert_int_equal(a.ev[i].rc == 0, in[i].rc == 0);
+    /* more threads or kinds than fi_event holds: refused, not cut */
+    ft_event big = {.kind = FT_EV_WRITE, .tid = 70000};
+    assert_int_equal(fi_trace_add(&a, &big), -1);
+    big = (ft_event){.kind = 300};
+    assert_int_equal(fi_trace_add(&a, &big), -1);
+    assert_int_equal(a.nev, n);
     fi_trace_shrink(&a);
     assert_int_equal(a.capev, n);
     char path[512];
