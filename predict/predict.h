@@ -178,8 +178,9 @@ static inline ft_step ft_steps_next(ft_step_iter *it)
 
 /* One property's result.  One per property, and a long trace has 10^5
  * of them, most decided without the solver: the fields are as narrow as
- * what they hold (112 bytes; 448 until the reason became a pointer, 200
- * until the flags became bytes and the solver figures 32 bits). */
+ * what they hold (104 bytes; 448 until the reason became a pointer, 200
+ * until the flags became bytes and the solver figures 32 bits, 112 until
+ * the times became single precision). */
 typedef struct ft_presult {
     /* why (unknown, error, or how it was decided without the solver):
      * set by ft_presult_why, read by ft_presult_reason; a constant format
@@ -190,8 +191,10 @@ typedef struct ft_presult {
                               keeping the writes the violating reads read
                               (NULL when that is steps) */
     uint32_t *vars;        /* CTM variables of the violating accesses */
-    double seconds;        /* slicing, encoding and solving */
-    double solve_seconds;
+    /* slicing, encoding and solving; single precision is a microsecond
+     * up to 8 s, a millisecond up to 2 hours */
+    float seconds;
+    float solve_seconds;
     uint32_t nsteps, nalt_steps, nvars;
     uint32_t iterations;   /* SMT checks made */
     /* the model solved and the formula's size (smt's nblocks, nassert,
