@@ -46,10 +46,10 @@ void analyze_print_observed(FILE *out, const ft_pipeline *pl)
             continue;
         fprintf(out, "%s: warning: atomicity violation observed in the "
                      "recorded run: region R%u of thread %u (%s, %s)\n",
-                event_site(t, r->witness.out, s1, sizeof s1), r->id, r->tid,
+                event_site(t, fi_region_witness(a, r)->out, s1, sizeof s1), r->id, r->tid,
                 r->function ? r->function : "?",
                 region_lines(r, s2, sizeof s2));
-        const fi_witness *w = &r->witness;
+        const fi_witness *w = fi_region_witness(a, r);
         fprintf(out, "  thread %u event %" PRIu64 " at %s\n"
                      "    conflicts with thread %u event %" PRIu64 " at %s\n"
                      "    which conflicts with thread %u event %" PRIu64
@@ -327,8 +327,8 @@ static void json_observed(ft_json *j, const ft_pipeline *pl)
             ft_json_str(j, var_name(pl, a->vars[r->vars[v]].key, buf,
                                     sizeof buf));
         ft_json_end_array(j);
-        const uint64_t ev[3] = {r->witness.out, r->witness.via,
-                                r->witness.in};
+        const fi_witness *w = fi_region_witness(&pl->infer, r);
+        const uint64_t ev[3] = {w->out, w->via, w->in};
         static const char *const role[3] = {"out", "via", "in"};
         for (int e = 0; e < 3; e++) {
             ft_json_key(j, role[e]);

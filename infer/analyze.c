@@ -233,11 +233,22 @@ static int observe(fi_analysis *a)
         spans[k] = (fi_span){a->regions[k].tid, a->regions[k].first,
                              a->regions[k].last};
     rc = fi_serial_check(sev, n, t->nthreads, a->nvars, spans, nr, bad, wit);
+    size_t nbad = 0;
+    for (size_t k = 0; rc > 0 && k < nr; k++)
+        nbad += bad[k] != 0;
+    free(a->witnesses);
+    a->witnesses = nbad ? malloc(nbad * sizeof *a->witnesses) : NULL;
+    a->nwitnesses = 0;
+    if (nbad && !a->witnesses) {
+        rc = -1;
+        goto out;
+    }
     for (size_t k = 0; rc > 0 && k < nr; k++)
         if (bad[k]) {
             a->regions[k].status = FI_ST_OBSERVED;
             a->regions[k].proof = FI_PROOF_NONE;
-            a->regions[k].witness = wit[k];
+            a->regions[k].witness = a->nwitnesses;
+            a->witnesses[a->nwitnesses++] = wit[k];
         }
 out:
     free(sev);
@@ -425,11 +436,20 @@ void fi_analysis_free(fi_analysis *a)
 {
     fi_u32pool_free(&a->region_vars);
     fi_u32pool_free(&a->prop_vars);
+    free(a->witnesses);
     free(a->regions);
     free(a->props);
     free(a->vars);
     free(a->var_of);
     memset(a, 0, sizeof *a);
+}
+
+const fi_witness *fi_region_witness(const fi_analysis *a, const fi_region *r)
+{
+    static const fi_witness none;
+    return r->status == FI_ST_OBSERVED && r->witness < a->nwitnesses
+               ? &a->witnesses[r->witness]
+               : &none;
 }
 
 void fi_summarize(const fi_analysis *a, fi_summary *s)

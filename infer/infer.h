@@ -179,8 +179,11 @@ typedef struct fi_region {
     uint32_t line_lo, line_hi;
     uint32_t *vars; /* shared data variables (fi_analysis.vars indices) */
     uint32_t nvars;
+    /* status == FI_ST_OBSERVED: its witness is fi_analysis.witnesses[
+     * witness] (fi_region_witness), kept apart because 10^5 regions of a
+     * long trace have a handful of them */
+    uint32_t witness;
     uint8_t source, status, proof;
-    fi_witness witness; /* valid when status == FI_ST_OBSERVED */
 } fi_region;
 
 /* A variable: a data address or a synchronisation object. */
@@ -245,6 +248,8 @@ typedef struct fi_analysis {
     size_t nregions, capregions;
     fi_property *props;
     size_t nprops, ncma_dropped;
+    fi_witness *witnesses; /* of the observed regions (fi_region) */
+    uint32_t nwitnesses;
     /* where the regions' and the properties' variable lists live
      * (infer/u32pool.h): freed with the analysis, not one by one */
     struct fi_u32pool *region_vars, *prop_vars;
@@ -279,6 +284,8 @@ long fi_prove_by_reduce(fi_analysis *a, const struct ft_reduced *r);
  * ordered by fork/join.  Replaces earlier properties.  0 ok, -1 no memory. */
 int fi_properties(fi_analysis *a);
 void fi_analysis_free(fi_analysis *a);
+/* An observed region's witness (r->status FI_ST_OBSERVED). */
+const fi_witness *fi_region_witness(const fi_analysis *a, const fi_region *r);
 
 /* Everything above in order (infer/pipeline.c): fi_analyze; with use_mat,
  * a CTM of the same events, ft_reduce and fi_prove_by_reduce (if the CTM

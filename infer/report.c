@@ -126,7 +126,8 @@ static void print_region_json(FILE *out, namer *nm, const fi_analysis *a,
         fprintf(out,
                 ",\"witness\":{\"out\":%" PRIu64 ",\"via\":%" PRIu64
                 ",\"in\":%" PRIu64 "}",
-                r->witness.out, r->witness.via, r->witness.in);
+                fi_region_witness(a, r)->out, fi_region_witness(a, r)->via,
+                fi_region_witness(a, r)->in);
     fputc('}', out);
 }
 
@@ -163,7 +164,8 @@ void fi_print_regions(FILE *out, const fi_analysis *a, int json)
             fprintf(out,
                     ": event %" PRIu64 " -> event %" PRIu64
                     " (other thread) -> event %" PRIu64,
-                    r->witness.out, r->witness.via, r->witness.in);
+                    fi_region_witness(a, r)->out, fi_region_witness(a, r)->via,
+                fi_region_witness(a, r)->in);
         fputc('\n', out);
     }
     fi_u64map_free(&nm.map);

@@ -159,7 +159,7 @@ static uint32_t trans_of(const ft_ctm *c, uint64_t ev)
 static char *observed_witness(const ft_pipeline *pl, const fi_region *r)
 {
     const ft_ctm *c = pl->ctm;
-    const fi_witness *w = &r->witness;
+    const fi_witness *w = fi_region_witness(&pl->infer, r);
     uint32_t from = trans_of(c, r->first), to = trans_of(c, w->in);
     if (from == FT_CTM_NONE) {
         from = 0;
@@ -231,7 +231,7 @@ static int observed_findings(const ft_pipeline *pl, ft_source_cache *src,
         char rn[300], vars[300], msg[900];
         region_name(r, rn, sizeof rn);
         var_list(pl, r->vars, r->nvars, 0, vars, sizeof vars);
-        const fi_witness *w = &r->witness;
+        const fi_witness *w = fi_region_witness(&pl->infer, r);
         snprintf(msg, sizeof msg, "atomicity violation observed in the "
                  "recorded run: thread %u interleaved region %s of thread "
                  "%u%s%s%s",

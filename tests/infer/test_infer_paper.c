@@ -166,9 +166,10 @@ static void observed_when_interleaved(void **state)
     const fi_region *r1 = find_region(&a, 0, 2, 7);
     assert_non_null(r1);
     assert_int_equal(r1->status, FI_ST_OBSERVED);
-    assert_int_equal(r1->witness.out, 3);
-    assert_int_equal(r1->witness.via, 5);
-    assert_int_equal(r1->witness.in, 7);
+    const fi_witness *w1 = fi_region_witness(&a, r1);
+    assert_int_equal(w1->out, 3);
+    assert_int_equal(w1->via, 5);
+    assert_int_equal(w1->in, 7);
     /* mb's region reads z after ma wrote it and x before: serializable on
      * its own (CA holds), so it stays open.  y is touched by mb only here,
      * so it is not shared and not part of the region. */
