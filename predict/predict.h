@@ -178,9 +178,9 @@ static inline ft_step ft_steps_next(ft_step_iter *it)
 
 /* One property's result.  One per property, and a long trace has 10^5
  * of them, most decided without the solver: the fields are as narrow as
- * what they hold (104 bytes; 448 until the reason became a pointer, 200
+ * what they hold (96 bytes; 448 until the reason became a pointer, 200
  * until the flags became bytes and the solver figures 32 bits, 112 until
- * the times became single precision). */
+ * the times became single precision, 104 until the flags became bits). */
 typedef struct ft_presult {
     /* why (unknown, error, or how it was decided without the solver):
      * set by ft_presult_why, read by ft_presult_reason; a constant format
@@ -211,24 +211,25 @@ typedef struct ft_presult {
     uint32_t window_first, window_end, prefix;
     uint32_t windows;      /* windows solved (0: the smallest was over
                               window_max_trans, nothing solved) */
-    int verdict;
-    uint8_t reason_owned;
-    uint8_t special_case;  /* single-variable all-read/all-write regions */
-    uint8_t relaxed;       /* no witness obeys the straight-line bound:
+    int8_t verdict;        /* enum ft_verdict */
+    /* one bit each */
+    uint8_t reason_owned : 1;
+    uint8_t special_case : 1; /* single-variable all-read/all-write regions */
+    uint8_t relaxed : 1;   /* no witness obeys the straight-line bound:
                               in this one a violating read that returned
                               another value has its thread run on past
                               code that may depend on it (the paper's
                               rule; docs/prediction.md, the data
                               argument), so its replay may diverge */
-    uint8_t not_solved;    /* FT_UNKNOWN: never taken up (--time,
+    uint8_t not_solved : 1; /* FT_UNKNOWN: never taken up (--time,
                               --stop-after); counted in nskipped */
-    uint8_t covered;       /* FT_UNKNOWN, not solved: another dynamic
+    uint8_t covered : 1;   /* FT_UNKNOWN, not solved: another dynamic
                               instance of its static property (same
                               ft_prop.group) was violated first */
-    uint8_t sync_only;     /* the violation is made of synchronisation
+    uint8_t sync_only : 1; /* the violation is made of synchronisation
                               conflicts alone (no data violation exists
                               in direct mode) */
-    uint8_t window_holds;
+    uint8_t window_holds : 1;
     uint8_t trimmed : 1;   /* ft_presult_trim ran: again, it does nothing */
     uint8_t packed : 1;    /* steps and alt_steps are packed (ft_step.run;
                               nsteps and nalt_steps count the steps, not
