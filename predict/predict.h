@@ -315,7 +315,8 @@ typedef struct ft_trace_info {
     uint32_t ntrans;
     uint32_t *tindex;  /* per CTM transition: per-thread event index (a
                           loaded trace has under 2^32 events) */
-    uint16_t *kind;    /* per CTM transition: trace event kind */
+    uint8_t *kind;     /* per CTM transition: trace event kind (below
+                          0x80, as every reader bounds them) */
     uint32_t nsites;
     char **site_file, **site_func; /* by site id, NULL unknown */
     uint32_t *site_line;
