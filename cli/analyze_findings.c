@@ -418,7 +418,7 @@ void analyze_json_findings(ft_json *j, const analyze_out *ao)
         }
         ft_json_kuint(j, "steps", pl->kresults[x->i].nsteps);
         ft_json_key(j, "seconds");
-        ft_json_double(j, pl->kresults[x->i].seconds);
+        ft_json_float(j, pl->kresults[x->i].seconds);
         ft_json_end_object(j);
     }
     ft_json_end_array(j);
@@ -493,7 +493,7 @@ void analyze_json_kind_unknown(ft_json *j, const analyze_out *ao)
         ft_json_end_array(j);
         ft_json_kstr(j, "reason", ft_presult_reason(&pl->kresults[i]));
         ft_json_key(j, "seconds");
-        ft_json_double(j, pl->kresults[i].seconds);
+        ft_json_float(j, pl->kresults[i].seconds);
         ft_json_end_object(j);
     }
     ft_json_end_array(j);

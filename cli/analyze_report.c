@@ -295,7 +295,7 @@ static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
     ft_json_kbool(j, "relaxed", res->relaxed != 0);
     ft_json_kuint(j, "iterations", res->iterations);
     ft_json_key(j, "seconds");
-    ft_json_double(j, res->seconds);
+    ft_json_float(j, res->seconds);
     if (res->verdict != FT_VIOLATED)
         ft_json_kstr(j, "reason", ft_presult_reason(res));
     ft_json_end_object(j);

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ft_json_init(ft_json *j, FILE *out)
@@ -148,13 +149,36 @@ void ft_json_int(ft_json *j, int64_t v)
     fprintf(j->out, "%" PRId64, v);
 }
 
+/* The shortest of digits_lo..17 significant digits that reads back as
+ * v (as a float when as_float): 0.1, not 0.10000000000000001. */
+static void shortest(FILE *out, double v, int digits_lo, int as_float)
+{
+    char buf[40];
+    for (int d = digits_lo; d <= 17; d++) {
+        snprintf(buf, sizeof buf, "%.*g", d, v);
+        double back = strtod(buf, NULL);
+        if (as_float ? (float)back == (float)v : back == v)
+            break;
+    }
+    fputs(buf, out);
+}
+
 void ft_json_double(ft_json *j, double v)
 {
     before_value(j);
     if (isfinite(v))
-        fprintf(j->out, "%.17g", v);
+        shortest(j->out, v, 15, 0);
     else
         fputs("null", j->out); /* JSON has no NaN or infinity */
+}
+
+void ft_json_float(ft_json *j, float v)
+{
+    before_value(j);
+    if (isfinite(v))
+        shortest(j->out, v, 6, 1);
+    else
+        fputs("null", j->out);
 }
 
 void ft_json_bool(ft_json *j, int v)

@@ -34,7 +34,12 @@ void ft_json_str(ft_json *j, const char *s); /* NULL -> null */
 void ft_json_strn(ft_json *j, const char *s, size_t n);
 void ft_json_uint(ft_json *j, uint64_t v);
 void ft_json_int(ft_json *j, int64_t v);
+/* The shortest text that reads back as v (null for NaN and infinities):
+ * 0.1, not 0.10000000000000001. */
 void ft_json_double(ft_json *j, double v);
+/* The same for a single-precision value (a result's times): 4.489e-05,
+ * not the 17 digits of its double. */
+void ft_json_float(ft_json *j, float v);
 void ft_json_bool(ft_json *j, int v);
 void ft_json_null(ft_json *j);
 void ft_json_hex(ft_json *j, uint64_t v); /* "0x1f" */
