@@ -244,12 +244,11 @@ static inline uint32_t ft_presult_u32(uint64_t v)
 }
 
 void ft_presult_free(ft_presult *r);
-/* r's steps (alt: its alt_steps) one per entry: the array itself when r
- * is not packed, else a copy unpacked into *owned, which the caller
- * frees (NULL when not made).  NULL out of memory (and when there are no
- * steps). */
-const ft_step *ft_presult_steps(const ft_presult *r, int alt,
-                                ft_step **owned);
+/* r's steps one per entry: the array itself when r is not packed, else
+ * a copy unpacked into *owned, which the caller frees (NULL when not
+ * made).  NULL out of memory (and when there are no steps).  For the
+ * alternative, a copy of r with alt_steps as its steps. */
+const ft_step *ft_presult_steps(const ft_presult *r, ft_step **owned);
 /* Sets r's reason: fmt itself when it has no conversion (it must then be
  * a string constant), else the formatted text (at most 255 characters);
  * fmt NULL clears it.  Out of memory leaves "out of memory". */

@@ -340,20 +340,17 @@ static int pack_result(ft_presult *res)
     return 0;
 }
 
-const ft_step *ft_presult_steps(const ft_presult *r, int alt,
-                                ft_step **owned)
+const ft_step *ft_presult_steps(const ft_presult *r, ft_step **owned)
 {
-    const ft_step *s = alt ? r->alt_steps : r->steps;
-    uint32_t n = alt ? r->nalt_steps : r->nsteps;
     *owned = NULL;
-    if (!r->packed || !s)
-        return s;
-    ft_step *v = malloc(sizeof *v * ((size_t)n + 1));
+    if (!r->packed || !r->steps)
+        return r->steps;
+    ft_step *v = malloc(sizeof *v * ((size_t)r->nsteps + 1));
     if (!v)
         return NULL;
     ft_step_iter it;
-    ft_steps_begin(&it, s, n, 1);
-    for (uint32_t i = 0; i < n; i++)
+    ft_steps_begin(&it, r->steps, r->nsteps, 1);
+    for (uint32_t i = 0; i < r->nsteps; i++)
         v[i] = ft_steps_next(&it);
     *owned = v;
     return v;

@@ -304,7 +304,7 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
                   const av_hset *valid)
 {
     ft_step *own; /* packed steps (ft_presult_trim) read unpacked */
-    const ft_step *steps = ft_presult_steps(res, 0, &own);
+    const ft_step *steps = ft_presult_steps(res, &own);
     uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
     if (!seq || (res->nsteps && !steps))
         abort();
@@ -347,7 +347,7 @@ int av_witness_ok(const ft_ctm *c, const ft_prop *p, const ft_presult *res,
 void av_expand_prefix(const ft_presult *res, ft_presult *tmp)
 {
     ft_step *own;
-    const ft_step *steps = ft_presult_steps(res, 0, &own);
+    const ft_step *steps = ft_presult_steps(res, &own);
     *tmp = *res;
     tmp->steps = malloc(sizeof *tmp->steps * (res->prefix + res->nsteps + 1));
     if (!tmp->steps || (res->nsteps && !steps))

@@ -61,7 +61,7 @@ static uint32_t max_trans(void)
 static int steps_obey(const ft_ctm *c, const ft_prop *p, const ft_presult *r)
 {
     ft_step *own; /* packed steps (ft_presult_trim) read unpacked */
-    const ft_step *steps = ft_presult_steps(r, 0, &own);
+    const ft_step *steps = ft_presult_steps(r, &own);
     uint32_t *seq = malloc(sizeof *seq * (r->nsteps + 1));
     if (!seq || (r->nsteps && !steps)) {
         free(seq);
