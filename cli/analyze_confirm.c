@@ -212,6 +212,8 @@ void analyze_print_confirm_one(FILE *out, const analyze_out *ao, size_t i)
                 (unsigned long long)c->outcome.steps_total);
     if (c->status != FR_SPURIOUS && c->outcome.failure == FR_OK)
         fprintf(out, "; the run then finished without failure");
+    else if (c->status != FR_SPURIOUS && c->outcome.failure == FR_UNFINISHED)
+        fprintf(out, "; the run was then stopped before it ended");
     else if (c->status != FR_SPURIOUS) {
         fprintf(out, "; the run then failed: %s", failure_of(&c->outcome));
         if (c->outcome.site[0])
@@ -237,7 +239,8 @@ int analyze_confirm_fails(const analyze_out *ao, size_t i)
     return ao->confirm && ao->schedule[i] &&
            ao->confirm[i].status != FR_SPURIOUS &&
            ao->confirm[i].status != FR_NOT_RUN &&
-           ao->confirm[i].outcome.failure != FR_OK;
+           ao->confirm[i].outcome.failure != FR_OK &&
+           ao->confirm[i].outcome.failure != FR_UNFINISHED;
 }
 
 void analyze_print_confirm(FILE *out, const analyze_out *ao)

@@ -53,7 +53,8 @@ static int status_of(const analyze_out *ao, const finding *f)
         return S_SPURIOUS;
     if (c->status == FR_NOT_REPRODUCED)
         return S_NOT_REPRODUCED;
-    if (f->k->expect == FT_EXPECT_FOLLOWED && c->outcome.failure == FR_OK)
+    if (f->k->expect == FT_EXPECT_FOLLOWED &&
+        (c->outcome.failure == FR_OK || c->outcome.failure == FR_UNFINISHED))
         return S_REACHED;
     return S_BUG;
 }
@@ -233,7 +234,10 @@ static const char *status_phrase(const analyze_out *ao, const finding *f,
                  c->outcome.site[0] ? " at " : "", c->outcome.site);
         break;
     case S_REACHED:
-        snprintf(buf, len, "reached on replay; the program did not fail");
+        snprintf(buf, len, "reached on replay; %s",
+                 c->outcome.failure == FR_UNFINISHED
+                     ? "the run was stopped before it ended (--time ran out)"
+                     : "the program did not fail");
         break;
     case S_NOT_REPRODUCED:
         snprintf(buf, len, "not reproduced: the replay followed the schedule "

@@ -139,7 +139,8 @@ size_t analyze_kind_bugs(const analyze_out *ao)
         int reached = c->status == FR_CONFIRMED ||
                       c->status == FR_FAILED_EARLY;
         n += reached && (!k || k->expect != FT_EXPECT_FOLLOWED ||
-                         c->outcome.failure != FR_OK);
+                         (c->outcome.failure != FR_OK &&
+                          c->outcome.failure != FR_UNFINISHED));
     }
     return n;
 }

@@ -28,8 +28,8 @@
 static const ft_opt opts[] = {
     {"output", 'o', "DIR",
      "write one schedule file per violation, and report.json (the "
-     "--json document, for 'foretell report'), into DIR (default "
-     DEFAULT_OUT ")"},
+     "--json document, for 'foretell report'), into DIR (default " DEFAULT_OUT
+     ")"},
     {"json", 0, NULL, "print one JSON document instead of text"},
     {"jobs", 'j', "N", "solve N properties in parallel (default 1)"},
     {"timeout", 0, "S",
@@ -49,8 +49,9 @@ static const ft_opt opts[] = {
      "bound the whole analysis (loading, model, inference, properties, "
      "solving) to this wall time (default " DEFAULT_TIME_S ", 0 = none): "
      "it then reports what it decided and exits 5 if nothing was found"},
-    {"maxd", 0, "N", "inference: max source-line span of a region (default "
-                     "10)"},
+    {"maxd", 0, "N",
+     "inference: max source-line span of a region (default "
+     "10)"},
     {"spec", 0, "FILE", "functions whose bodies are atomic, one per line"},
     {"suppressions", 0, "FILE",
      "leave out the findings a KIND:PATTERN rule of FILE covers (by "
@@ -79,7 +80,8 @@ static const ft_opt opts[] = {
      "--confirm: a confirmed violation whose run did not fail is replayed "
      "with up to N random tails after the schedule (default 16; 0: none)"},
     {"run-timeout", 0, "S",
-     "--confirm: seconds a replayed run may take (default 30)"},
+     "--confirm: a replayed run without progress (key points, CPU) this "
+     "long is hung (default 30)"},
     {"quiet", 'q', NULL, "no progress on stderr"},
     {"stats", 0, NULL, "print the model and reduction figures (tables IV, V)"},
     {"mats", 0, NULL, "with --stats: list the mutually atomic pairs"},

@@ -33,8 +33,8 @@ static double now(void)
 /* ---- batch analyze ----------------------------------------------------- */
 
 static const ft_opt analyze_opts[] = {
-    {"store", 's', "S.db", "the results store (default " DEFAULT_STORE
-                           "; created when missing)"},
+    {"store", 's', "S.db",
+     "the results store (default " DEFAULT_STORE "; created when missing)"},
     {"jobs", 'j', "N", "analyze N traces at once (default 1)"},
     {"shard", 0, "I/N",
      "analyze only the traces whose hash is I modulo N (default: from "
@@ -71,9 +71,10 @@ static const ft_opt analyze_opts[] = {
      "replay each finding's witness against PROG (given after --)"},
     {"refine", 0, "N", "--confirm: refinement rounds (default 2)"},
     {"tails", 0, "N", "--confirm: random tails (default 16)"},
-    {"run-timeout", 0, "S", "--confirm: seconds a replayed run may take"},
-    {"work", 0, "DIR",
-     "--confirm: keep schedules and replayed runs under DIR"},
+    {"run-timeout", 0, "S",
+     "--confirm: a replayed run without progress "
+     "(key points, CPU) this long is hung"},
+    {"work", 0, "DIR", "--confirm: keep schedules and replayed runs under DIR"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -504,15 +505,16 @@ static int batch_merge(int argc, char **argv)
 static int batch_confirm(int argc, char **argv)
 {
     static const ft_opt opts[] = {
-        {"store", 's', "S.db", "the results store (default " DEFAULT_STORE
-                               ")"},
+        {"store", 's', "S.db", "the results store (default " DEFAULT_STORE ")"},
         {"program", 0, "NAME",
          "only findings of traces of this program (basename)"},
         {"all", 0, NULL, "also findings a replay found spurious before"},
         {"run-timeout", 0, "S",
-         "seconds a replayed run may take (default 30)"},
-        {"tails", 0, "N", "random tails after a run that did not fail "
-                          "(default 16)"},
+         "a replayed run without progress (key points, CPU) this long is "
+         "hung (default 30)"},
+        {"tails", 0, "N",
+         "random tails after a run that did not fail "
+         "(default 16)"},
         {"work", 0, "DIR", "keep schedules and replayed runs under DIR"},
         {"quiet", 'q', NULL, "no progress lines on stderr"},
         {NULL, 0, NULL, NULL},

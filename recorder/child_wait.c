@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* child_wait.c - waiting for a program under test with a wall-clock bound
- * (SIGTERM at the bound, SIGKILL after a grace period), shared by
- * `foretell record` and the replay harness.  It sleeps in poll(2) on a
- * pidfd, so the caller learns of the exit at once; polling waitpid with
- * growing naps cost `record` up to 32 ms per run.  Kernels without
- * pidfd_open (before 5.3) get the nap loop.
+/* child_wait.c - waiting for a program under test with a bound (SIGTERM
+ * at the bound, SIGKILL after a grace period), shared by `foretell record`
+ * and the replay harness: a wall-clock bound, or the caller's own rule
+ * looked at periodically (the replay harness judges a hang by progress).  It
+ * sleeps in poll(2) on a pidfd, so the caller learns of the exit at once;
+ * polling waitpid with growing naps cost `record` up to 32 ms per run.  Kernels
+ * without pidfd_open (before 5.3) get the nap loop.
  *
  * Also what every launcher does in its child before exec: die with the
  * parent (PR_SET_PDEATHSIG), and hand the program the runtime's report
@@ -60,14 +61,15 @@ static void sleep_on(int pidfd, int bounded, double seconds, long *nap_ns)
         *nap_ns *= 2;
 }
 
-int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
-                  int *timed_out)
+int ft_child_watch(pid_t pid, double grace_s, double look_s,
+                   int (*stop)(void *arg, double now), void *arg, int *status,
+                   int *stopped)
 {
-    double start = now_s(), kill_at = 0;
+    double kill_at = 0;
     int sent_term = 0, sent_kill = 0, rc = 0;
     long nap_ns = 200000;
     int pidfd = open_pidfd(pid);
-    *timed_out = 0;
+    *stopped = 0;
     for (;;) {
         pid_t w = waitpid(pid, status, WNOHANG);
         if (w == pid)
@@ -77,17 +79,18 @@ int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
             break;
         }
         double t = now_s();
-        if (timeout_s > 0 && !sent_term && t - start >= timeout_s) {
+        int why = !sent_term && stop ? stop(arg, t) : 0;
+        if (why) {
             kill(pid, SIGTERM);
             sent_term = 1;
-            *timed_out = 1;
+            *stopped = why;
             kill_at = t + grace_s;
         } else if (sent_term && !sent_kill && t >= kill_at) {
             kill(pid, SIGKILL);
             sent_kill = 1;
         }
-        if (timeout_s > 0 && !sent_term)
-            sleep_on(pidfd, 1, start + timeout_s - t, &nap_ns);
+        if (stop && !sent_term)
+            sleep_on(pidfd, 1, look_s, &nap_ns);
         else if (sent_term && !sent_kill)
             sleep_on(pidfd, 1, kill_at - t, &nap_ns);
         else
@@ -96,6 +99,25 @@ int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
     if (pidfd >= 0)
         close(pidfd);
     return rc;
+}
+
+struct wall_bound {
+    double end;
+};
+
+static int past_wall_bound(void *arg, double now)
+{
+    return now >= ((struct wall_bound *)arg)->end;
+}
+
+int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
+                  int *timed_out)
+{
+    struct wall_bound b = {now_s() + timeout_s};
+    /* the pidfd wakes the wait at an exit; the looks only find the bound */
+    return ft_child_watch(pid, grace_s, timeout_s < 0.25 ? timeout_s : 0.25,
+                          timeout_s > 0 ? past_wall_bound : NULL, &b, status,
+                          timed_out);
 }
 
 int ft_report_open(int fds[2])

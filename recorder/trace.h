@@ -653,6 +653,13 @@ int ft_file_move(const char *from, const char *to);
  * 0 with *status filled, or -1 (errno) when waitpid fails. */
 int ft_child_wait(pid_t pid, double timeout_s, double grace_s, int *status,
                   int *timed_out);
+/* Waits for the child pid as ft_child_wait does, asking stop(arg, now)
+ * (CLOCK_MONOTONIC seconds) at least every look_s seconds whether to stop
+ * it: a non-zero answer sends SIGTERM, SIGKILL grace_s later, and lands in
+ * *stopped (0 when it ended on its own).  stop NULL: no bound. */
+int ft_child_watch(pid_t pid, double grace_s, double look_s,
+                   int (*stop)(void *arg, double now), void *arg, int *status,
+                   int *stopped);
 
 /* How a run ended, for people: "exit 3", "signal 11 (SIGSEGV)", with the
  * END reason in front when it says more ("deadlock: exit 86", "timeout:

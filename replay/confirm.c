@@ -145,8 +145,17 @@ static int replay_tail(const fr_confirm_opts *o, fr_confirmation *c,
     ro.schedule = schedule;
     ro.strategy = tail;
     ro.diverge = diverge;
-    ro.timeout_s = o->timeout_s;
+    /* a hang is judged by progress, not wall time: a long program
+     * controlled step by step is slow, not hung (a 10^7-event work queue
+     * was reported hung at 30 s); a livelock, whose key points go on, ends
+     * at the key-point bound; --time's end stops the run (unfinished) */
+    ro.stall_s = o->timeout_s;
+    ro.until = o->until;
     ro.max_steps = o->max_steps;
+    if (!ro.max_steps) { /* and at least 4 times the recorded run's */
+        uint64_t rec = o->recorded ? 4 * (uint64_t)o->recorded->trace.nev : 0;
+        ro.max_steps = rec > FR_CONFIRM_MAX_STEPS ? rec : FR_CONFIRM_MAX_STEPS;
+    }
     ro.quiet = 1;
     int rc = fr_run(&ro, out, err);
     if (out->write_errno)
@@ -170,7 +179,22 @@ int fr_failed_early(const fr_outcome *o)
 {
     return o->diverged && o->ended_early && o->failure != FR_OK &&
            o->failure != FR_DIVERGED && o->failure != FR_HANG &&
-           o->failure != FR_EXIT;
+           o->failure != FR_EXIT && o->failure != FR_UNFINISHED;
+}
+
+int fr_confirm_cut(fr_confirmation *c, int shown)
+{
+    const fr_outcome *out = &c->outcome;
+    if (out->failure != FR_UNFINISHED || (shown && !out->diverged))
+        return 0;
+    c->status = FR_NOT_RUN;
+    snprintf(c->note, sizeof c->note,
+             "not finished: the analysis's time "
+             "(--time) ran out during the replay (%.1f s, %llu of %llu "
+             "steps followed)",
+             out->seconds, (unsigned long long)out->steps_followed,
+             (unsigned long long)out->steps_total);
+    return 1;
 }
 
 /* The violation happened but the run went on without failing under the
@@ -191,7 +215,8 @@ int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
                         err) < 0)
             return -1;
         c->tails_tried = k;
-        if (out.diverged || out.failure == FR_OK)
+        if (out.diverged || out.failure == FR_OK ||
+            out.failure == FR_UNFINISHED)
             continue;
         c->outcome = out;
         snprintf(c->trace, sizeof c->trace, "%s", trace);
@@ -230,6 +255,8 @@ static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
     fr_outcome out;
     if (fr_confirm_replay(o, c, path, trace, FR_DIVERGE_STOP, &out, err) < 0)
         return -1;
+    if (out.failure == FR_UNFINISHED)
+        return 0; /* --time ran out: c stays as it was */
     fr_confirmation alt = *c;
     alt.outcome = out;
     snprintf(alt.schedule, sizeof alt.schedule, "%s", path);
@@ -246,7 +273,8 @@ static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
             c->write_errno = alt.write_errno;
             return -1;
         }
-        if (alt.outcome.failure == FR_OK)
+        if (alt.outcome.failure == FR_OK ||
+            alt.outcome.failure == FR_UNFINISHED)
             return 0;
     }
     snprintf(alt.note, sizeof alt.note, "the witness's violating reads see "
@@ -312,6 +340,8 @@ int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
         return -1;
     }
     c->first = c->outcome;
+    if (fr_confirm_cut(c, 1))
+        return 0;
     if (fr_failed_early(&c->outcome)) {
         c->status = FR_FAILED_EARLY;
         return 0;
@@ -390,6 +420,8 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         if (fr_confirm_replay(o, c, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
                    err) < 0)
             return -1;
+        if (fr_confirm_cut(c, 1))
+            return 0;
         if (fr_failed_early(&c->outcome)) {
             c->status = FR_FAILED_EARLY;
             snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "

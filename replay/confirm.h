@@ -19,21 +19,30 @@
 typedef struct fr_confirm_opts {
     char *const *argv;        /* the program and its arguments */
     const char *dir;          /* where replay traces and schedules go */
-    double timeout_s;         /* per replay run, 0 = none */
-    uint64_t max_steps;       /* per replay run, 0 = none */
+    double timeout_s;         /* a replayed run without progress this
+                                 long is hung (fr_run_opts.stall_s), 0 =
+                                 no such bound */
+    uint64_t max_steps;       /* key points per replayed run, 0 = the
+                                 larger of FR_CONFIRM_MAX_STEPS and 4
+                                 times the recorded run's events */
     unsigned refine;          /* refinement rounds after a divergence */
     unsigned tails;           /* confirmed but no failure: replays with a
                                  random tail after the schedule, at most */
     const fi_options *infer;  /* for re-analyzing a diverged run */
     const ft_predict_opts *predict;
-    double until;             /* CLOCK_MONOTONIC s (ft_now), 0 none: no
-                                 replay (tail, refinement) starts after
-                                 it; one started keeps its timeout_s */
+    double until;                /* CLOCK_MONOTONIC s (ft_now), 0 none: no
+                                    replay (tail, refinement) starts after
+                                    it, and one running then is stopped
+                                    (FR_UNFINISHED: fr_confirm_cut) */
     const ft_pipeline *recorded; /* the recorded run's analysis, or NULL:
                                  a replay's API misuse at a call where the
                                  recorded run misused it too is not a
                                  failure the schedule caused */
 } fr_confirm_opts;
+
+/* A replayed run reaching this many key points is a livelock (hang),
+ * as explore's --max-run-events default. */
+#define FR_CONFIRM_MAX_STEPS 20000000ull
 
 void fr_confirm_opts_default(fr_confirm_opts *o);
 
@@ -92,6 +101,11 @@ int fr_confirm_replay(const fr_confirm_opts *o, fr_confirmation *c,
                       const char *schedule, const char *trace, int diverge,
                       fr_outcome *out, ft_error *err);
 int fr_failed_early(const fr_outcome *o);
+/* A replay of c stopped when the analysis's time ran out (FR_UNFINISHED)
+ * before it showed anything: before the schedule's end, or after it when
+ * !shown (the state a kind expects did not come in time).  Then c is
+ * FR_NOT_RUN, its note says so, and 1 is returned; else 0. */
+int fr_confirm_cut(fr_confirmation *c, int shown);
 int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
                      const char *base, int blen, ft_error *err);
 

@@ -25,7 +25,8 @@ static int shows(int expect, int failure)
     case FT_EXPECT_DEADLOCK:
         return failure == FR_DEADLOCK;
     case FT_EXPECT_BLOCKED:
-        return failure != FR_OK && failure != FR_DIVERGED;
+        return failure != FR_OK && failure != FR_DIVERGED &&
+               failure != FR_UNFINISHED;
     case FT_EXPECT_UAF:
         return failure == FR_USE_AFTER_FREE;
     case FT_EXPECT_NULL:
@@ -47,6 +48,9 @@ static int one(const fr_confirm_opts *o, int expect, const char *schedule,
         c->status = FR_NOT_RUN;
         return -1;
     }
+    /* a state other than "followed" must show before --time ends */
+    if (fr_confirm_cut(c, expect == FT_EXPECT_FOLLOWED))
+        return 0;
     if (fr_failed_early(&c->outcome))
         c->status = shows(expect, c->outcome.failure) ? FR_FAILED_EARLY
                                                        : FR_NOT_REPRODUCED;
@@ -92,7 +96,7 @@ int fr_confirm_expect(int expect, const char *schedule, const char *alt,
     if (one(o, expect, alt, abase, (int)strlen(abase), &a, err) < 0)
         return -1;
     if ((a.status == FR_CONFIRMED || a.status == FR_FAILED_EARLY) &&
-        a.outcome.failure != FR_OK) {
+        a.outcome.failure != FR_OK && a.outcome.failure != FR_UNFINISHED) {
         a.first = c->first;
         snprintf(a.note, sizeof a.note, "the first order (%.400s) did not "
                  "fail; the other order (%.400s) does", schedule, alt);

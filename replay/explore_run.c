@@ -317,9 +317,6 @@ void fx_reclassify(const char *trace, fr_outcome *out)
 #define TERM_GRACE_S 1.0
 /* Seconds between looks at a run's progress page. */
 #define LOOK_EVERY_S 0.25
-/* A run without key points for this many stall periods is hung even
- * while it burns CPU (uninstrumented code looping). */
-#define NO_KEYPOINTS_STALLS 6
 
 static void stop_run(fx_child *c, double now)
 {
@@ -349,9 +346,7 @@ int fx_child_poll(fx_child *c, double stall_s, double deadline,
             }
             if (c->prog.last_look == 0 || now - c->prog.last_look >= LOOK_EVERY_S)
                 fr_progress_look(&c->prog, now);
-            if (stall_s <= 0 ||
-                (now - c->prog.last_progress < stall_s &&
-                 now - c->prog.last_kp_time < NO_KEYPOINTS_STALLS * stall_s))
+            if (!fr_progress_stalled(&c->prog, now, stall_s))
                 return 0;
             c->hung = 1;
             stop_run(c, now);

@@ -15,8 +15,19 @@
 #include <sys/wait.h>
 
 static const char *const failure_names[FR_NFAILURES] = {
-    "ok", "abort", "crash", "null-deref", "use-after-free", "double-free",
-    "deadlock", "hang", "exit", "diverged", "heap-corruption", "misuse",
+    "ok",
+    "abort",
+    "crash",
+    "null-deref",
+    "use-after-free",
+    "double-free",
+    "deadlock",
+    "hang",
+    "exit",
+    "diverged",
+    "heap-corruption",
+    "misuse",
+    "unfinished",
 };
 
 void fr_detail_prepend(fr_outcome *o, const char *head)
@@ -274,7 +285,14 @@ static void classify(scan *sc, const ft_reader *r, int wait_status, int hung,
         out->failure = FR_DIVERGED;
         snprintf(out->detail, sizeof out->detail, "the schedule could not be "
                  "followed: %s", out->divergence);
-    } else if (hung || !strcmp(reason, "max-steps") || !strcmp(reason, "timeout")) {
+    } else if (!strcmp(reason, "stopped")) {
+        /* the harness's deadline (fr_run_opts.until), not the program's */
+        out->failure = FR_UNFINISHED;
+        snprintf(out->detail, sizeof out->detail,
+                 "stopped before it "
+                 "ended: the caller's time ran out");
+    } else if (hung || !strcmp(reason, "max-steps") ||
+               !strcmp(reason, "timeout")) {
         out->failure = FR_HANG;
         snprintf(out->detail, sizeof out->detail, "%s",
                  hung ? "the run did not end within the time limit"

@@ -99,6 +99,13 @@ void fr_progress_look(fr_progress *r, double now)
     r->last_look = now;
 }
 
+int fr_progress_stalled(const fr_progress *r, double now, double stall_s)
+{
+    return stall_s > 0 &&
+           (now - r->last_progress >= stall_s ||
+            now - r->last_kp_time >= FR_NO_KEYPOINTS_STALLS * stall_s);
+}
+
 int fr_child_keep_fd(int fd)
 {
     int fl = fcntl(fd, F_GETFD);

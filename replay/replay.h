@@ -49,6 +49,12 @@ typedef struct fr_run_opts {
     int diverge;            /* enum fr_diverge */
     double timeout_s;       /* wall-clock bound, 0 = none (a hang is
                                reported as FR_HANG) */
+    double stall_s;         /* a run without progress (key points, CPU:
+                               fr_progress_stalled) this long is hung
+                               (FR_HANG), 0 = no such bound */
+    double until;           /* CLOCK_MONOTONIC seconds (ft_now), 0 none:
+                               the caller's own deadline; a run still
+                               going then is stopped as FR_UNFINISHED */
     uint64_t max_steps;     /* key-point bound, 0 = none */
     int quiet;              /* program's stdout/stderr to /dev/null */
 } fr_run_opts;
@@ -74,6 +80,9 @@ enum fr_failure {
                            unlock by a thread that does not hold the
                            mutex, a destroy of a held one), the run
                            otherwise fine */
+    FR_UNFINISHED,      /* stopped at the caller's deadline
+                           (fr_run_opts.until) before it ended: no
+                           verdict of the program's */
     FR_NFAILURES
 };
 
@@ -274,6 +283,12 @@ int fr_progress_started(const fr_progress *r);
  * last_progress is when key points or CPU time last moved, last_kp_time
  * when key points last moved (the first look is the baseline). */
 void fr_progress_look(fr_progress *r, double now);
+/* Whether the run is hung at time now, as of the last look: no progress
+ * for stall_s seconds, or no key points for FR_NO_KEYPOINTS_STALLS times
+ * that while it burns CPU (uninstrumented code looping).  stall_s <= 0:
+ * never. */
+#define FR_NO_KEYPOINTS_STALLS 6
+int fr_progress_stalled(const fr_progress *r, double now, double stall_s);
 /* In a forked child before exec: keep fd open across exec. */
 int fr_child_keep_fd(int fd);
 

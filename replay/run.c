@@ -99,7 +99,35 @@ static void child(const fr_run_opts *o, const char *trace, int errfd,
     _exit(127);
 }
 
-/* The runtime's END reason, kept in the END we append (the last wins). */
+/* Why the harness stopped a run (ft_child_watch's answer). */
+enum { STOP_NONE, STOP_WALL, STOP_STALL, STOP_UNTIL };
+
+struct watch {
+    const fr_run_opts *o;
+    fr_progress *prog;
+    double start;
+};
+
+/* Seconds between looks at a run (its progress page, the bounds). */
+#define LOOK_EVERY_S 0.25
+
+static int why_stop(void *arg, double now)
+{
+    struct watch *w = arg;
+    if (w->o->until > 0 && now >= w->o->until)
+        return STOP_UNTIL;
+    if (w->o->timeout_s > 0 && now - w->start >= w->o->timeout_s)
+        return STOP_WALL;
+    if (w->o->stall_s > 0) {
+        fr_progress_look(w->prog, now);
+        if (fr_progress_stalled(w->prog, now, w->o->stall_s))
+            return STOP_STALL;
+    }
+    return STOP_NONE;
+}
+
+/* The runtime's END reason, kept in the END we append (the last wins);
+ * hung is why the harness stopped the run (STOP_*). */
 static const char *end_reason(ft_reader *r, int status, int hung,
                               char *buf, size_t len, uint64_t *events)
 {
@@ -114,7 +142,7 @@ static const char *end_reason(ft_reader *r, int status, int hung,
             snprintf(buf, len, "%s", end->reason), rt_reason = buf;
     }
     if (hung)
-        return "timeout";
+        return hung == STOP_UNTIL ? "stopped" : "timeout";
     if (rt_reason && strcmp(rt_reason, "exit") && strcmp(rt_reason, "signal"))
         return rt_reason; /* deadlock, diverged, max-steps, exec */
     if (WIFSIGNALED(status))
@@ -341,7 +369,10 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         ;
     close(pfd[0]);
     int status = 0, hung = 0;
-    if (ft_child_wait(pid, o->timeout_s, GRACE_S, &status, &hung) < 0) {
+    struct watch watch = {o, &prog, start};
+    int bounded = o->timeout_s > 0 || o->stall_s > 0 || o->until > 0;
+    if (ft_child_watch(pid, GRACE_S, LOOK_EVERY_S, bounded ? why_stop : NULL,
+                       &watch, &status, &hung) < 0) {
         int we = errno;
         close(rfd[0]);
         unlink(tmp);
@@ -400,6 +431,13 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     if (orc < 0)
         return -1;
     out->seconds = seconds;
+    if (out->failure == FR_UNFINISHED) {
+        snprintf(out->detail, sizeof out->detail, "stopped after %.1f s, "
+                 "before it ended: the time bound (--time) ran out", seconds);
+    } else if (out->failure == FR_HANG && hung == STOP_STALL) {
+        snprintf(out->detail, sizeof out->detail, "no progress (key points, "
+                 "CPU) for %.1f s (stopped)", o->stall_s);
+    }
     if (o->schedule) {
         char msg[512];
         FILE *f = ft_fopen_regular(o->schedule, msg, sizeof msg);

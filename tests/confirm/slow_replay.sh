@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# slow_replay.sh - analyze's replays judge a hang by progress, not wall
+# time, and stop at --time's end.  progs/slow_after.c loses an update,
+# then computes for as many seconds as it is told before main's check:
+#  - computing 3 s under --run-timeout 1: every replay reaches the check
+#    and aborts (a slow run is not a hung one; before 2026-11-28 each was
+#    reported "hang" after 1 s);
+#  - sleeping for good under --run-timeout 1: a hang, said to be one;
+#  - computing 60 s under --time 4: the command returns near 4 s (before,
+#    a started replay kept its --run-timeout, 30 s), and a replay it
+#    stopped is "unfinished" (its violation reached) or "not_run" with
+#    why, never a hang.
+NAME=slow_replay
+. "$(dirname "$0")/lib.sh"
+now() { date +%s.%N; }
+build sa "$P/slow_after.c" -O1
+record_passing sa.ft ./sa 0
+
+"$F" analyze -q --json --run-timeout 1 -o slow sa.ft --confirm -- ./sa 3 \
+    >slow.json 2>slow.err
+rc=$?
+[ $rc = 1 ] || fail "slow: exit $rc, expected 1: $(tail -3 slow.err)"
+python3 - slow.json <<'PY' || fail "slow: $(head -c 1500 slow.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["violations"]
+assert v and d["confirmed"] == len(v), d
+for x in v:
+    c = x["confirmation"]
+    assert c["status"] == "confirmed" and c["failure"] == "abort", c
+PY
+
+"$F" analyze -q --json --run-timeout 1 -o hung sa.ft --confirm -- ./sa -1 \
+    >hung.json 2>hung.err
+python3 - hung.json <<'PY' || fail "hung: $(head -c 1500 hung.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["violations"]
+assert v, d
+for x in v:
+    c = x["confirmation"]
+    assert c["failure"] == "hang" and "no progress" in c["detail"], c
+PY
+
+t0=$(now)
+"$F" analyze -q --json --time 4 -o cut sa.ft --confirm -- ./sa 60 \
+    >cut.json 2>cut.err
+rc=$?
+el=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+# 4 s, the program's SIGTERM grace (2 s) and a margin for a loaded machine
+awk -v e="$el" 'BEGIN { exit !(e <= 10) }' || fail "--time 4 took $el s"
+case $rc in 1|5) ;; *) fail "cut: exit $rc: $(tail -3 cut.err)" ;; esac
+python3 - cut.json <<'PY' || fail "cut: $(head -c 1500 cut.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cs = [x["confirmation"] for x in d["violations"]]
+cs += [f["confirmation"] for f in d["findings"] if f.get("confirmation")]
+assert cs, d
+seen = set()
+for c in cs:
+    assert c["failure"] != "hang", c
+    if c["failure"] == "unfinished":
+        assert c["status"] == "confirmed" and "--time" in c["detail"], c
+        seen.add("unfinished")
+    else:
+        assert c["status"] == "not_run", c
+        assert "--time" in c["refinement"], c
+assert "unfinished" in seen, cs
+PY
+pgrep -f "sa 60" >/dev/null && fail "the program stopped at --time still runs"
+[ $fails = 0 ] || exit 1
+echo "slow_replay: ok"
