@@ -188,12 +188,17 @@ int fr_confirm_cut(fr_confirmation *c, int shown)
     if (out->failure != FR_UNFINISHED || (shown && !out->diverged))
         return 0;
     c->status = FR_NOT_RUN;
-    snprintf(c->note, sizeof c->note,
-             "not finished: the analysis's time "
-             "(--time) ran out during the replay (%.1f s, %llu of %llu "
-             "steps followed)",
-             out->seconds, (unsigned long long)out->steps_followed,
-             (unsigned long long)out->steps_total);
+    if (!out->steps_total) /* stopped before its trace began */
+        snprintf(c->note, sizeof c->note,
+                 "not finished: the analysis's "
+                 "time (--time) ran out as the replay began");
+    else
+        snprintf(c->note, sizeof c->note,
+                 "not finished: the analysis's "
+                 "time (--time) ran out during the replay (%.1f s, %llu of "
+                 "%llu steps followed)",
+                 out->seconds, (unsigned long long)out->steps_followed,
+                 (unsigned long long)out->steps_total);
     return 1;
 }
 

@@ -230,6 +230,20 @@ const char *fr_which(const char *prog, char *buf, size_t len)
     return fr_find_program(prog, buf, len, &err) == 0 ? buf : NULL;
 }
 
+/* Whether the runtime left nothing readable at tmp. */
+static int no_trace(const char *tmp)
+{
+    struct stat st;
+    ft_error e;
+    if (stat(tmp, &st) != 0 || st.st_size == 0)
+        return 1;
+    ft_reader *r = ft_reader_open(tmp, &e);
+    if (!r)
+        return 1;
+    ft_reader_close(r);
+    return 0;
+}
+
 /* After the run: symbols and the END with the real status on the
  * temporary trace tmp, then tmp replaces o->trace_out.  A trace the
  * runtime could not write whole is kept without END, and said so
@@ -412,6 +426,21 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
                 rep.refusal);
         errno = 0;
         return -1;
+    }
+    if (hung == STOP_UNTIL && !rep.write_errno && no_trace(tmp)) {
+        /* stopped at the caller's deadline before the runtime wrote
+         * anything (it had just started): nothing was followed, and no
+         * error of the program's or ours */
+        unlink(tmp);
+        out->failure = FR_UNFINISHED;
+        out->seconds = seconds;
+        out->diverged = o->schedule != NULL;
+        out->ended_early = 1;
+        snprintf(out->detail, sizeof out->detail,
+                 "stopped after %.1f s, "
+                 "before its trace began: the time bound (--time) ran out",
+                 seconds);
+        return 0;
     }
     int trc = run_trace(o, tmp, status, hung, started, &rep, out, err);
     if (trc < 0)
