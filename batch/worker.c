@@ -207,12 +207,14 @@ const char *fb_confirm_status(const char *kind, const fr_confirmation *c,
 /* Replays each group's witness against the program as `analyze
  * --confirm` does: fr_confirm (with refinement) for atomicity,
  * fr_confirm_kind (with a race's other order) for the other kinds.  dir
- * is this trace's own. */
+ * is this trace's own; until (ft_now, 0 none) is --trace-time's end, when
+ * no replay starts and a running one is stopped (unfinished). */
 static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
-                          fb_result *r, const char *dir)
+                          fb_result *r, const char *dir, double until)
 {
     fr_confirm_opts co;
     fr_confirm_opts_default(&co);
+    co.until = until;
     co.argv = o->prog;
     co.dir = dir;
     co.timeout_s = o->run_timeout;
@@ -369,7 +371,10 @@ static void analyze(const fb_analyze_opts *o, ft_pipeline *pl, fb_result *r)
             r->exit_code = 4;
             return;
         }
-        rc = confirm_groups(o, pl, r, dir);
+        /* --trace-time's end stops the replays too (a replay is judged
+         * hung by progress only, so a slow one would run on until the
+         * trace's analysis was killed, and everything found lost) */
+        rc = confirm_groups(o, pl, r, dir, po.until);
         nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
         if (rc < 0) {
             r->exit_code = 4;

@@ -10,7 +10,9 @@
 #  - computing 60 s under --time 4: the command returns near 4 s (before,
 #    a started replay kept its --run-timeout, 30 s), and a replay it
 #    stopped is "unfinished" (its violation reached) or "not_run" with
-#    why, never a hang.
+#    why, never a hang;
+#  - the same under `batch analyze --trace-time 4`: the trace analyzed,
+#    its findings stored, near 4 s.
 NAME=slow_replay
 . "$(dirname "$0")/lib.sh"
 now() { date +%s.%N; }
@@ -67,6 +69,23 @@ for c in cs:
         assert c["status"] == "not_run", c
         assert "--time" in c["refinement"], c
 assert "unfinished" in seen, cs
+PY
+# batch: --trace-time's end stops the replays too; before, a replay
+# judged by progress alone ran on until the trace's analysis was killed
+# (status timeout, its findings lost)
+t0=$(now)
+"$F" batch analyze -q -s b.db --trace-time 4 --confirm --work bw sa.ft \
+    -- ./sa 60 2>batch.err
+rc=$?
+el=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+[ $rc = 1 ] || fail "batch: exit $rc, expected 1: $(tail -3 batch.err)"
+awk -v e="$el" 'BEGIN { exit !(e <= 10) }' || fail "batch --trace-time 4 took $el s"
+python3 - b.db <<'PY' || fail "batch: the trace's analysis was not stored whole"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+(status, msg), = db.execute("SELECT status, message FROM traces").fetchall()
+assert status == "analyzed", (status, msg)
+assert db.execute("SELECT COUNT(*) FROM findings").fetchone()[0] > 0
 PY
 pgrep -f "sa 60" >/dev/null && fail "the program stopped at --time still runs"
 [ $fails = 0 ] || exit 1
