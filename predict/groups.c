@@ -167,7 +167,11 @@ long ft_pipeline_uncover(ft_pipeline *pl, const uint8_t *need,
     own.every_instance = 1;
     own.no_value_order = 1; /* it was asked of every property already */
     own.until = ft_pipeline_solve_until(pl, o, ft_predict_now());
-    ft_window_index *w = ft_window_index_new(pl->ctm);
+    if (own.until > 0 && ft_predict_now() >= own.until) {
+        rc = 0; /* nothing could be solved: no index to build */
+        goto out;
+    }
+    ft_window_index *w = ft_window_index_new_until(pl->ctm, own.until);
     if (!w)
         goto out;
     /* the search first, as for every property (its witnesses are the

@@ -577,10 +577,15 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
      * they left of it), not a fresh --time of their own */
     own.until = ft_pipeline_solve_until(pl, o, t0);
     /* one value order for every property (order and null use it) */
-    ft_window_index *w = pl->nkprops ? ft_window_index_new(pl->ctm) : NULL;
-    if (pl->nkprops && !w)
+    /* none when the bound is spent already (the index takes seconds at
+     * 10^7 events, and nothing would be decided) */
+    int spent = own.until > 0 && ft_predict_now() >= own.until;
+    ft_window_index *w = pl->nkprops && !spent
+                             ? ft_window_index_new_until(pl->ctm, own.until)
+                             : NULL;
+    if (pl->nkprops && !spent && !w)
         return -1;
-    long nd = pl->nkprops ? decide_kinds(pl, w, &own) : 0;
+    long nd = pl->nkprops && !spent ? decide_kinds(pl, w, &own) : 0;
     /* the solving uses neither the value order nor the search */
     ft_window_index_free(w);
     if (nd < 0)

@@ -528,7 +528,11 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     int windowed = 0;
     for (size_t i = 0; i < pl->nprops && o->window && !o->no_slice; i++)
         windowed |= !ft_window_covers_all(pl->ctm, &pl->props[i], o->window);
-    if (pl->nprops && !o->no_slice && !(w = ft_window_index_new(pl->ctm))) {
+    /* none when the bound is spent already: nothing will be decided,
+     * and at 10^7 events the index takes seconds */
+    int gone = own.until > 0 && ft_now() >= own.until;
+    if (pl->nprops && !o->no_slice && !gone &&
+        !(w = ft_window_index_new_until(pl->ctm, own.until))) {
         free(decided);
         return -1;
     }

@@ -274,6 +274,10 @@ int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
  * workers (window.c): the slicing index and where a cut may fall. */
 typedef struct ft_window_index ft_window_index;
 ft_window_index *ft_window_index_new(ft_ctm *c);
+/* The same under a bound (ft_now seconds, 0 none): past it, the value
+ * order is given up and the index has none (ft_window_index_vorder NULL,
+ * as when it is too big to keep); the rest is linear and kept. */
+ft_window_index *ft_window_index_new_until(ft_ctm *c, double until);
 void ft_window_index_free(ft_window_index *w);
 /* ft_predict_one with a window index (NULL: built when needed). */
 int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,

@@ -35,6 +35,11 @@ struct ft_window_index {
 
 ft_window_index *ft_window_index_new(ft_ctm *c)
 {
+    return ft_window_index_new_until(c, 0);
+}
+
+ft_window_index *ft_window_index_new_until(ft_ctm *c, double until)
+{
     ft_window_index *w = calloc(1, sizeof *w);
     int32_t *diff = calloc((size_t)c->ntrans + 2, sizeof *diff);
     if (!w || !diff || (!c->hb_vc && ft_ctm_hb_prepare(c)))
@@ -76,7 +81,7 @@ ft_window_index *ft_window_index_new(ft_ctm *c)
         w->cut_ok[k] = run == 0 && !(k > 0 && ft_ctm_binds(c, k - 1));
     }
     free(diff);
-    w->vorder = ft_value_order_new(c, w->slice);
+    w->vorder = ft_value_order_new_until(c, w->slice, until);
     return w;
 fail:
     free(diff);

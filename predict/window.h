@@ -44,6 +44,11 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
  * ix (kept, not owned) lists each object's transitions.  NULL when out
  * of memory or too big to keep. */
 ft_value_order *ft_value_order_new(const ft_ctm *c, const ft_slice_index *ix);
+/* The same, given up (NULL) when until (ft_predict_now seconds, 0 none)
+ * passes while it is built. */
+ft_value_order *ft_value_order_new_until(const ft_ctm *c,
+                                         const ft_slice_index *ix,
+                                         double until);
 void ft_value_order_free(ft_value_order *v);
 /* The first position of thread t that must follow thread a's
  * transition at position q (len[t] if none). */

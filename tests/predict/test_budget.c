@@ -10,6 +10,7 @@
  * annotated regions (96 events), written in
  * the foretell format from RAPID's STD text. */
 #include "predict/predict.h"
+#include "predict/window.h"
 #include "stdtrace.h"
 
 #include <setjmp.h>
@@ -170,10 +171,37 @@ static void stops_in_every_stage(void **state)
     ft_pipeline_free(&whole);
 }
 
+/* The value order under a bound (3 s at 10^7 events, built after the
+ * bound had run out, made `--time 8` take 10.7 s): given up when the
+ * bound is past, the window index kept without it; built whole
+ * without a bound. */
+static void value_order_bounded(void **state)
+{
+    (void)state;
+    ft_pipeline pl;
+    run(&pl, NULL);
+    ft_window_index *w = ft_window_index_new_until(pl.ctm, 1.0);
+    assert_non_null(w);
+    assert_null(ft_window_index_vorder(w));
+    assert_null(
+        ft_value_order_new_until(pl.ctm, ft_window_index_slice(w), 1.0));
+    ft_window_index_free(w);
+    w = ft_window_index_new_until(pl.ctm, ft_now() + 3600);
+    assert_non_null(w);
+    assert_non_null(ft_window_index_vorder(w));
+    ft_window_index_free(w);
+    w = ft_window_index_new_until(pl.ctm, 0);
+    assert_non_null(w);
+    assert_non_null(ft_window_index_vorder(w));
+    ft_window_index_free(w);
+    ft_pipeline_free(&pl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stops_in_every_stage),
+        cmocka_unit_test(value_order_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
