@@ -45,6 +45,20 @@ void analyze_print_text(FILE *out, const analyze_out *ao);
 /* Everything as one JSON document. */
 void analyze_print_json(FILE *out, const analyze_out *ao);
 
+/* What the replays say on stderr (analyze_confirm.c): on a terminal one
+ * line rewritten (which replay, of how many, its seconds so far),
+ * elsewhere (a CI log) a line when a replay starts 10 s or more after
+ * the last line and every 10 s during a long one, once the command has
+ * run 2 s, so that the slow replay of a long program is not silence. */
+typedef struct analyze_talk {
+    int on, tty, open;
+    double t0, last, start; /* the command's start, the last line, this
+                               replay's start (ft_now) */
+    const char *what;       /* "confirming", "replaying findings" */
+    size_t done, total;
+    const char *schedule; /* the one being replayed */
+} analyze_talk;
+
 /* --confirm (analyze_confirm.c): replay every schedule written. */
 typedef struct analyze_confirm_opts {
     char *const *prog;        /* PROG and ARGS after -- */
@@ -58,7 +72,14 @@ typedef struct analyze_confirm_opts {
     double until;             /* --time's end (ft_now), 0 none: findings
                                  not replayed by then stay unconfirmed */
     const ft_pipeline *recorded; /* its API misuse is no replay's failure */
+    analyze_talk *talk;          /* progress (progress and t0 set), or NULL */
 } analyze_confirm_opts;
+
+/* The talker of a stage of replays: what, how many; and one replay's
+ * start, and the stage's end (the pending terminal line). */
+void analyze_talk_begin(analyze_talk *t, const char *what, size_t total);
+void analyze_talk_replay(analyze_talk *t, const char *schedule);
+void analyze_talk_end(analyze_talk *t);
 
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
  * cannot be run, 4 out of memory. */

@@ -14,6 +14,63 @@
 #include <string.h>
 #include <unistd.h>
 
+static void talk_line(analyze_talk *t, double now)
+{
+    char where[128] = "";
+    if (t->schedule) {
+        const char *b = strrchr(t->schedule, '/');
+        snprintf(where, sizeof where, ": %.80s, %.0f s",
+                 b ? b + 1 : t->schedule, now - t->start);
+    }
+    fprintf(stderr, "%sforetell analyze: %.0f s: %s %zu/%zu%s%s",
+            t->tty ? "\r" : "", now - t->t0, t->what, t->done, t->total, where,
+            t->tty ? "\033[K" : "\n");
+    t->open = t->tty;
+    t->last = now;
+}
+
+static void talk_maybe(analyze_talk *t, int starting)
+{
+    if (!t || !t->on)
+        return;
+    double now = ft_now();
+    if (t->tty ? starting || now - t->last >= 0.25
+               : now - t->t0 >= 2 && now - t->last >= 10)
+        talk_line(t, now);
+}
+
+static void talk_tick(void *arg) { talk_maybe(arg, 0); }
+
+void analyze_talk_begin(analyze_talk *t, const char *what, size_t total)
+{
+    if (!t)
+        return;
+    t->what = what;
+    t->total = total;
+    t->done = 0;
+    t->schedule = NULL;
+}
+
+void analyze_talk_replay(analyze_talk *t, const char *schedule)
+{
+    if (!t)
+        return;
+    t->done++;
+    t->schedule = schedule;
+    t->start = ft_now();
+    talk_maybe(t, 1);
+}
+
+void analyze_talk_end(analyze_talk *t)
+{
+    if (t && t->open)
+        fputc('\n', stderr);
+    if (t) {
+        t->open = 0;
+        t->schedule = NULL;
+    }
+}
+
 void analyze_confirm_opts_fill(fr_confirm_opts *o,
                                const analyze_confirm_opts *co)
 {
@@ -24,6 +81,10 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     o->tails = co->tails;
     o->until = co->until;
     o->recorded = co->recorded;
+    if (co->talk && co->talk->on) {
+        o->tick = talk_tick;
+        o->tick_arg = co->talk;
+    }
 }
 
 int analyze_confirm_skip(const fr_confirm_opts *o, fr_confirmation *c)
@@ -54,13 +115,15 @@ int analyze_write_schedule(analyze_out *ao, size_t i, const char *dir)
 
 /* Replays property i's schedule into ao->confirm[i].  The exit code: 0,
  * or what stops the analysis (the program cannot run, a write failed). */
-static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i)
+static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i,
+                       analyze_talk *talk)
 {
     ft_error err;
     errno = 0;
     if (fr_confirm(ao->pl, i, ao->schedule[i], o, &ao->confirm[i], &err) >= 0)
         return FT_EXIT_OK;
     int e = errno;
+    analyze_talk_end(talk);
     fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
             err.path[0] ? err.path : "", err.path[0] ? ": " : "",
             err.message);
@@ -93,23 +156,19 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     }
     fr_confirm_opts o;
     fill(&o, co);
-    size_t total = 0, done = 0;
+    size_t total = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         total += ao->schedule[i] != NULL;
-    int tty = co->progress && isatty(2);
-    for (size_t i = 0; i < pl->nprops; i++) {
+    analyze_talk_begin(co->talk, "confirming", total);
+    int rc = FT_EXIT_OK;
+    for (size_t i = 0; i < pl->nprops && rc == FT_EXIT_OK; i++) {
         if (!ao->schedule[i] || analyze_confirm_skip(&o, &ao->confirm[i]))
             continue;
-        int rc = confirm_one(ao, &o, i);
-        if (rc != FT_EXIT_OK)
-            return rc;
-        if (tty)
-            fprintf(stderr, "\rforetell analyze: confirming %zu/%zu", ++done,
-                    total);
+        analyze_talk_replay(co->talk, ao->schedule[i]);
+        rc = confirm_one(ao, &o, i, co->talk);
     }
-    if (tty && total)
-        fputc('\n', stderr);
-    return FT_EXIT_OK;
+    analyze_talk_end(co->talk);
+    return rc;
 }
 
 /* How many more instances of a static property whose replays did not
@@ -155,6 +214,7 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
         rc = FT_EXIT_INTERNAL;
         goto out;
     }
+    analyze_talk_begin(co->talk, "confirming more instances", (size_t)m);
     for (long k = 0; k < m && rc == FT_EXIT_OK; k++) {
         size_t i = idx[k];
         if (pl->results[i].verdict != FT_VIOLATED)
@@ -163,9 +223,11 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
             rc = FT_EXIT_INTERNAL;
             break;
         }
+        analyze_talk_replay(co->talk, ao->schedule[i]);
         if (!analyze_confirm_skip(&o, &ao->confirm[i]))
-            rc = confirm_one(ao, &o, i);
+            rc = confirm_one(ao, &o, i, co->talk);
     }
+    analyze_talk_end(co->talk);
 out:
     if (rc == FT_EXIT_INTERNAL && !idx)
         fprintf(stderr, "foretell analyze: out of memory\n");

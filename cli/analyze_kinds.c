@@ -97,29 +97,27 @@ int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co)
     }
     fr_confirm_opts o;
     analyze_confirm_opts_fill(&o, co);
-    size_t total = 0, done = 0;
+    size_t total = 0;
     for (size_t i = 0; i < pl->nkprops; i++)
         total += ao->kschedule && ao->kschedule[i] != NULL;
-    int tty = co->progress && isatty(2);
+    analyze_talk_begin(co->talk, "replaying findings", total);
     for (size_t i = 0; i < pl->nkprops && total; i++) {
         if (!ao->kschedule[i] || analyze_confirm_skip(&o, &ao->kconfirm[i]))
             continue;
+        analyze_talk_replay(co->talk, ao->kschedule[i]);
         ft_error err;
         errno = 0;
         if (fr_confirm_kind(pl, i, ao->kschedule[i], ao->kalt[i], &o,
                             &ao->kconfirm[i], &err) < 0) {
             int e = errno;
+            analyze_talk_end(co->talk);
             fprintf(stderr, "foretell analyze: replaying: %s%s%s\n",
                     err.path[0] ? err.path : "", err.path[0] ? ": " : "",
                     err.message);
             return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
         }
-        if (tty)
-            fprintf(stderr, "\rforetell analyze: replaying findings %zu/%zu",
-                    ++done, total);
     }
-    if (tty && total)
-        fputc('\n', stderr);
+    analyze_talk_end(co->talk);
     return FT_EXIT_OK;
 }
 

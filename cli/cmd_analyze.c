@@ -658,9 +658,12 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     if (a->prog && exit_code == ok) {
         if (!a->recorded)
             fr_check_binary(a->path, a->prog[0], stderr);
-        analyze_confirm_opts co = {a->prog, a->out, a->run_timeout, a->refine,
-                                   a->tails, &a->fo, &a->po,
-                                   !a->flag[O_QUIET], b ? b->until : 0, pl};
+        analyze_talk replays = {
+            .on = !a->flag[O_QUIET], .tty = isatty(2), .t0 = k->t0};
+        analyze_confirm_opts co = {
+            a->prog,          a->out, a->run_timeout, a->refine,
+            a->tails,         &a->fo, &a->po,         !a->flag[O_QUIET],
+            b ? b->until : 0, pl,     &replays};
         exit_code = analyze_confirm(&ao, &co);
         if (exit_code == FT_EXIT_OK && !a->po.every_instance)
             exit_code = analyze_uncover(&ao, &co, pl);

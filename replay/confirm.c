@@ -157,6 +157,8 @@ static int replay_tail(const fr_confirm_opts *o, fr_confirmation *c,
         ro.max_steps = rec > FR_CONFIRM_MAX_STEPS ? rec : FR_CONFIRM_MAX_STEPS;
     }
     ro.quiet = 1;
+    ro.tick = o->tick;
+    ro.tick_arg = o->tick_arg;
     int rc = fr_run(&ro, out, err);
     if (out->write_errno)
         c->write_errno = out->write_errno;

@@ -34,6 +34,8 @@ typedef struct fr_confirm_opts {
                                     replay (tail, refinement) starts after
                                     it, and one running then is stopped
                                     (FR_UNFINISHED: fr_confirm_cut) */
+    void (*tick)(void *arg);     /* fr_run_opts.tick of every replay */
+    void *tick_arg;
     const ft_pipeline *recorded; /* the recorded run's analysis, or NULL:
                                  a replay's API misuse at a call where the
                                  recorded run misused it too is not a

@@ -55,6 +55,9 @@ typedef struct fr_run_opts {
     double until;           /* CLOCK_MONOTONIC seconds (ft_now), 0 none:
                                the caller's own deadline; a run still
                                going then is stopped as FR_UNFINISHED */
+    void (*tick)(void *arg); /* called every look at the run (about 4
+                               times a second): the caller's progress */
+    void *tick_arg;
     uint64_t max_steps;     /* key-point bound, 0 = none */
     int quiet;              /* program's stdout/stderr to /dev/null */
 } fr_run_opts;

@@ -114,6 +114,8 @@ struct watch {
 static int why_stop(void *arg, double now)
 {
     struct watch *w = arg;
+    if (w->o->tick)
+        w->o->tick(w->o->tick_arg);
     if (w->o->until > 0 && now >= w->o->until)
         return STOP_UNTIL;
     if (w->o->timeout_s > 0 && now - w->start >= w->o->timeout_s)
@@ -384,7 +386,7 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     close(pfd[0]);
     int status = 0, hung = 0;
     struct watch watch = {o, &prog, start};
-    int bounded = o->timeout_s > 0 || o->stall_s > 0 || o->until > 0;
+    int bounded = o->timeout_s > 0 || o->stall_s > 0 || o->until > 0 || o->tick;
     if (ft_child_watch(pid, GRACE_S, LOOK_EVERY_S, bounded ? why_stop : NULL,
                        &watch, &status, &hung) < 0) {
         int we = errno;

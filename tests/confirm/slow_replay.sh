@@ -5,7 +5,7 @@
 # then computes for as many seconds as it is told before main's check:
 #  - computing 3 s under --run-timeout 1: every replay reaches the check
 #    and aborts (a slow run is not a hung one; before 2026-11-28 each was
-#    reported "hang" after 1 s);
+#    reported "hang" after 1 s), and stderr says which replay runs;
 #  - sleeping for good under --run-timeout 1: a hang, said to be one;
 #  - computing 60 s under --time 4: the command returns near 4 s (before,
 #    a started replay kept its --run-timeout, 30 s), and a replay it
@@ -19,10 +19,14 @@ now() { date +%s.%N; }
 build sa "$P/slow_after.c" -O1
 record_passing sa.ft ./sa 0
 
-"$F" analyze -q --json --run-timeout 1 -o slow sa.ft --confirm -- ./sa 3 \
+"$F" analyze --json --run-timeout 1 -o slow sa.ft --confirm -- ./sa 3 \
     >slow.json 2>slow.err
 rc=$?
 [ $rc = 1 ] || fail "slow: exit $rc, expected 1: $(tail -3 slow.err)"
+# stderr is no terminal: a line for the replays once the command has run
+# 2 s, naming the schedule and its seconds
+grep -q "foretell analyze: [0-9]* s: confirming [0-9]*/[0-9]*: .*schedule, [0-9]* s" slow.err ||
+    fail "slow: no progress of the replays on stderr: $(cat slow.err)"
 python3 - slow.json <<'PY' || fail "slow: $(head -c 1500 slow.json)"
 import json, sys
 d = json.load(open(sys.argv[1]))
