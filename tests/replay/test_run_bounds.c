@@ -75,7 +75,10 @@ int main(int argc, char **argv)
     CHECK(rc == 0, "deadline 1 s: fr_run returned %d", rc);
     CHECK(out.failure == FR_UNFINISHED, "deadline 1 s: failure %s (%s)",
           fr_failure_name(out.failure), out.detail);
-    CHECK(took >= 0.9 && took < 6, "deadline 1 s: took %.2f s", took);
+    /* the run itself (its trace is read after it, slowly under ASan) */
+    CHECK(out.seconds >= 0.9 && out.seconds < 5,
+          "deadline 1 s: the run took %.2f s", out.seconds);
+    CHECK(took < 60, "deadline 1 s: took %.2f s in all", took);
     CHECK(strstr(out.detail, "--time") != NULL, "deadline 1 s: detail %s",
           out.detail);
 
