@@ -8,6 +8,7 @@
 #include "cli/json.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *event_site(const fi_trace *t, uint64_t i, char *buf,
@@ -301,6 +302,41 @@ static void json_prop(ft_json *j, const analyze_out *ao, size_t i)
     ft_json_end_object(j);
 }
 
+static int by_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* {"n", "median", "p90", "max"} of the seconds each of the n results
+ * took, of those looked at (not those --time left, not the instances
+ * a violated static property covered): the per-property figures of
+ * issue 16, holds included (the lists give only violations and
+ * unknowns). */
+static void json_seconds(ft_json *j, const char *key, const ft_presult *r,
+                         size_t n)
+{
+    float *s = malloc(sizeof *s * (n + 1));
+    size_t m = 0;
+    for (size_t i = 0; s && i < n; i++)
+        if (!r[i].not_solved && !r[i].covered)
+            s[m++] = r[i].seconds;
+    ft_json_key(j, key);
+    ft_json_begin_object(j);
+    ft_json_kuint(j, "n", m);
+    if (m) {
+        qsort(s, m, sizeof *s, by_float);
+        ft_json_key(j, "median");
+        ft_json_float(j, s[(m - 1) / 2]);
+        ft_json_key(j, "p90");
+        ft_json_float(j, s[(m * 9 + 9) / 10 - 1]);
+        ft_json_key(j, "max");
+        ft_json_float(j, s[m - 1]);
+    }
+    ft_json_end_object(j);
+    free(s);
+}
+
 static void json_observed(ft_json *j, const ft_pipeline *pl)
 {
     const fi_analysis *a = &pl->infer;
@@ -393,6 +429,7 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_double(&j, pl->infer_seconds);
     ft_json_key(&j, "predict_seconds");
     ft_json_double(&j, pl->predict_seconds);
+    json_seconds(&j, "property_seconds", pl->results, pl->nprops);
     ft_json_key(&j, "observed_violations");
     json_observed(&j, pl);
     ft_json_key(&j, "misuse");
@@ -408,6 +445,7 @@ void analyze_print_json(FILE *out, const analyze_out *ao)
     ft_json_kuint(&j, "kind_holds", pl->nkholds);
     ft_json_kuint(&j, "kind_unknown", pl->nkunknown);
     ft_json_kuint(&j, "kind_not_solved", pl->nkskipped);
+    json_seconds(&j, "kind_seconds", pl->kresults, pl->nkprops);
     ft_json_kuint(&j, "kind_bugs", analyze_kind_bugs(ao));
     ft_json_kstr(&j, "unconfirmed", ao->unconfirmed[0] ? ao->unconfirmed
                                                        : NULL);

@@ -5,12 +5,14 @@
 # (issue 16): per trace, the whole command's wall time, its stages
 # (inference: loading to properties; prediction: deciding, solving,
 # trimming), the verdicts, and the per-property seconds (median, p90,
-# max) of the properties the JSON lists (violations and unknown ones; a
-# property that holds is not listed), the instances left covered by a
+# max: the JSON's property_seconds, every property looked at, holds
+# included; for a build before 2026-11-28 that has none, of the
+# properties the JSON lists, violations and unknown ones), the instances
+# left covered by a
 # violated static property ("-" for a build without them, docs/
 # prediction.md), then the ratio old/new of the
 # whole command; then the other kinds' candidates (order, race, ...):
-# how many, and how many stayed unknown.  TIME (default 120) is passed as
+# how many, how many stayed unknown, and their seconds (kind_seconds).  TIME (default 120) is passed as
 # --time to both, ARGS (default none, e.g. --no-confirm) too.  Not a
 # test: prints a table and leaves nothing behind.
 set -eu
@@ -21,7 +23,7 @@ shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 time=${TIME:-120}
-printf 'trace\tbuild\twall_s\tinfer_s\tpredict_s\tprops\tviolated\tholds\tunknown\tcovered\tprop_med_s\tprop_p90_s\tprop_max_s\texit\tkinds\tkinds_unknown\n'
+printf 'trace\tbuild\twall_s\tinfer_s\tpredict_s\tprops\tviolated\tholds\tunknown\tcovered\tprop_med_s\tprop_p90_s\tprop_max_s\texit\tkinds\tkinds_unknown\tkind_med_s\tkind_p90_s\tkind_max_s\n'
 for t in "$@"; do
     name=$(basename "$t")
     for b in old new; do
@@ -44,14 +46,23 @@ secs = sorted(p.get("seconds", 0) for k in ("violations", "unsolved")
               for p in d.get(k, []))
 def q(f):
     return "%.3f" % secs[min(len(secs) - 1, int(f * len(secs)))] if secs else "-"
+# a build that gives every property's seconds (holds included) says so
+ps, ks = d.get("property_seconds"), d.get("kind_seconds")
+def fig(x, k):
+    return "%.3f" % x[k] if x and k in x else "-"
 print("\t".join([name, build, "%.2f" % (float(t1) - float(t0)),
                  "%.2f" % d.get("infer_seconds", 0),
                  "%.2f" % d.get("predict_seconds", 0),
                  str(d.get("properties", "-")), str(d.get("violated", "-")),
                  str(d.get("holds", "-")), str(d.get("unknown", "-")),
-                 str(d.get("covered", "-")), q(0.5), q(0.9), "%.3f" % secs[-1] if secs else "-", rc,
+                 str(d.get("covered", "-")),
+                 fig(ps, "median") if ps else q(0.5),
+                 fig(ps, "p90") if ps else q(0.9),
+                 fig(ps, "max") if ps else ("%.3f" % secs[-1] if secs else "-"),
+                 rc,
                  str(d.get("kind_candidates", "-")),
-                 str(d.get("kind_unknown", "-"))]))
+                 str(d.get("kind_unknown", "-")),
+                 fig(ks, "median"), fig(ks, "p90"), fig(ks, "max")]))
 EOF
     done
 done

@@ -119,6 +119,13 @@ assert hits, "no violation covers a BUG line %s: %s" % (sorted(bug), v)
 for x in v:
     assert x["kind"] in ("CA", "CMA"), x
     assert x["schedule"] and os.path.isfile(x["schedule"]), x
+# the per-property seconds: of those looked at, ordered
+ps, ks = d["property_seconds"], d["kind_seconds"]
+assert d["properties"] - d["covered"] - d["not_solved"] <= ps["n"] <= \
+    d["properties"], (ps, d)
+assert ps["n"] and 0 <= ps["median"] <= ps["p90"] <= ps["max"], ps
+assert ks["n"] == d["kind_candidates"] - d["kind_not_solved"], (ks, d)
+assert not ks["n"] or 0 <= ks["median"] <= ks["p90"] <= ks["max"], ks
 with open(sys.argv[4], "w") as f:
     f.write("\n".join(x["schedule"] for x in v) + "\n")
 print("analyze: %d regions, %d properties (%d CA, %d CMA), %d violated, "
