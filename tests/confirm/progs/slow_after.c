@@ -63,3 +63,4 @@ int main(int argc, char **argv)
     assert(hits == 2);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */
