@@ -3,10 +3,11 @@
 # slow_replay.sh - analyze's replays judge a hang by progress, not wall
 # time, and stop at --time's end.  progs/slow_after.c loses an update,
 # then computes for as many seconds as it is told before main's check:
-#  - computing 3 s under --run-timeout 1: every replay reaches the check
+#  - computing 4 s under --run-timeout 2: every replay reaches the check
 #    and aborts (a slow run is not a hung one; before 2026-11-28 each was
-#    reported "hang" after 1 s), and stderr says which replay runs;
-#  - sleeping for good under --run-timeout 1: a hang, said to be one;
+#    reported "hang" after 2 s), and stderr says which replay runs;
+#  - waiting for good (a read of a pipe) under --run-timeout 1: a hang,
+#    said to be one;
 #  - computing 60 s under --time 4: the command returns near 4 s (before,
 #    a started replay kept its --run-timeout, 30 s), and a replay it
 #    stopped is "unfinished" (its violation reached) or "not_run" with
@@ -19,7 +20,7 @@ now() { date +%s.%N; }
 build sa "$P/slow_after.c" -O1
 record_passing sa.ft ./sa 0
 
-"$F" analyze --json --run-timeout 1 -o slow sa.ft --confirm -- ./sa 3 \
+"$F" analyze --json --run-timeout 2 -o slow sa.ft --confirm -- ./sa 4 \
     >slow.json 2>slow.err
 rc=$?
 [ $rc = 1 ] || fail "slow: exit $rc, expected 1: $(tail -3 slow.err)"
