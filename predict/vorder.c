@@ -59,6 +59,34 @@ uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq)
     }
 }
 
+uint32_t vo_held_on_entry(const ft_value_order *v, uint32_t t, uint32_t p,
+                          uint32_t *out, uint32_t max)
+{
+    const ft_ctm *c = v->c;
+    uint32_t gone[VO_MAX_HELD * 4], ngone = 0, n = 0;
+    for (uint32_t q = p, walked = 0;
+         q-- > 0 && walked < VO_ENTRY_WALK && n < max; walked++) {
+        int acq;
+        uint32_t lk = vo_lock_op(c, ft_ctm_at(c, t, q), &acq), i;
+        if (lk == VO_NONE)
+            continue;
+        for (i = 0; i < ngone && gone[i] != lk; i++)
+            ;
+        if (!acq) { /* released later than it was taken: not held */
+            if (i == ngone && ngone < sizeof gone / sizeof *gone)
+                gone[ngone++] = lk;
+            continue;
+        }
+        if (i < ngone)
+            continue;
+        for (i = 0; i < n && out[i] != lk; i++)
+            ;
+        if (i == n && vo_cs_at(v, lk, t, p))
+            out[n++] = lk;
+    }
+    return n;
+}
+
 /* Applies x to the held set; a section closed at x goes to *closed
  * (closed->lock VO_NONE if none).  A cond wait releases whatever depth. */
 static int track(vo_locks *L, const ft_ctm *c, uint32_t x, vo_cs *closed)

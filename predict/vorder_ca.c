@@ -282,7 +282,7 @@ int vo_ca_pairs_hold(const ft_value_order *v, const vo_free *fr)
     const ft_pregion *g = fr->g;
     const ft_ctm *c = v->c;
     uint32_t a = g->thread, nt = c->nthreads, k = 0, nlocks = 0;
-    uint32_t q[VC_MAX_SHARED], locks[VC_MAX_SHARED];
+    uint32_t q[VC_MAX_SHARED], locks[VC_MAX_SHARED + VO_MAX_HELD];
     for (uint32_t p = g->first; p <= g->last; p++) {
         uint32_t y = ft_ctm_at(c, a, p);
         if (c->op[y] == FT_OP_FORK || c->op[y] == FT_OP_JOIN)
@@ -298,6 +298,15 @@ int vo_ca_pairs_hold(const ft_value_order *v, const vo_free *fr)
             ;
         if (lk != VO_NONE && l == nlocks)
             locks[nlocks++] = lk;
+    }
+    /* and the locks held as the region begins, taken before it */
+    uint32_t held[VO_MAX_HELD];
+    uint32_t nh = vo_held_on_entry(v, a, g->first, held, VO_MAX_HELD);
+    for (uint32_t h = 0, l; h < nh; h++) {
+        for (l = 0; l < nlocks && locks[l] != held[h]; l++)
+            ;
+        if (l == nlocks)
+            locks[nlocks++] = held[h];
     }
     vc x = {v,    c,    a,    nt,   q,    k,        *fr,
             locks, nlocks, NULL, NULL, NULL, NULL, NULL, VC_BUDGET};

@@ -290,7 +290,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g,
     if (n > VO_MAX_REGION)
         return 0;
     vo_obj *objs = malloc(sizeof *objs * (2 * (size_t)n + 1));
-    uint32_t *locks = malloc(sizeof *locks * ((size_t)n + 1));
+    uint32_t *locks = malloc(sizeof *locks * ((size_t)n + VO_MAX_HELD + 1));
     uint8_t *aexcl = malloc((size_t)n + 1);
     uint32_t nl = 0;
     long no = objs && locks && aexcl ? region_objects(c, g, objs, locks, &nl)
@@ -313,6 +313,16 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g,
     if (!loud) {
         ok = 1;
         goto out;
+    }
+    /* and the locks held as the region begins, taken before it (looked
+     * for only now: the walk back costs up to VO_ENTRY_WALK steps) */
+    uint32_t held[VO_MAX_HELD];
+    uint32_t nh = vo_held_on_entry(v, a, g->first, held, VO_MAX_HELD);
+    for (uint32_t h = 0, i; h < nh; h++) {
+        for (i = 0; i < nl && locks[i] != held[h]; i++)
+            ;
+        if (i == nl)
+            locks[nl++] = held[h];
     }
     uint32_t qf = VO_NONE, ql = 0; /* the first and last noisy ones */
     for (uint32_t q = g->first; q <= g->last; q++) {
