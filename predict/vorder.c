@@ -59,13 +59,13 @@ uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq)
     }
 }
 
-uint32_t vo_held_on_entry(const ft_value_order *v, uint32_t t, uint32_t p,
-                          uint32_t *out, uint32_t max)
+uint32_t vo_add_held_on_entry(const ft_value_order *v, uint32_t t, uint32_t p,
+                              uint32_t *locks, uint32_t n)
 {
     const ft_ctm *c = v->c;
-    uint32_t gone[VO_MAX_HELD * 4], ngone = 0, n = 0;
+    uint32_t gone[VO_MAX_HELD * 4], ngone = 0, added = 0;
     for (uint32_t q = p, walked = 0;
-         q-- > 0 && walked < VO_ENTRY_WALK && n < max; walked++) {
+         q-- > 0 && walked < VO_ENTRY_WALK && added < VO_MAX_HELD; walked++) {
         int acq;
         uint32_t lk = vo_lock_op(c, ft_ctm_at(c, t, q), &acq), i;
         if (lk == VO_NONE)
@@ -79,10 +79,12 @@ uint32_t vo_held_on_entry(const ft_value_order *v, uint32_t t, uint32_t p,
         }
         if (i < ngone)
             continue;
-        for (i = 0; i < n && out[i] != lk; i++)
+        for (i = 0; i < n && locks[i] != lk; i++)
             ;
-        if (i == n && vo_cs_at(v, lk, t, p))
-            out[n++] = lk;
+        if (i == n && vo_cs_at(v, lk, t, p)) {
+            locks[n++] = lk;
+            added++;
+        }
     }
     return n;
 }

@@ -42,15 +42,16 @@ size_t vo_write_lower(const vo_write *w, size_t n, uint32_t obj,
 /* The mutex or rwlock x acquires (*acq 1) or releases (*acq 0), or
  * VO_NONE.  An acquisition is exclusive unless it is a read lock. */
 uint32_t vo_lock_op(const ft_ctm *c, uint32_t x, int *acq);
-/* The locks thread t holds as it reaches position p that it took in
- * its last VO_ENTRY_WALK transitions (at most max of them, into out):
- * a region whose lock was taken in the function that called it (a
- * `possess(lock)` before the region's `twist`, pigz's yarn.c) still
- * sits in one section of it.  How many. */
+/* Adds to locks[0, n) the locks thread t holds as it reaches position
+ * p that it took in its last VO_ENTRY_WALK transitions, at most
+ * VO_MAX_HELD, none twice (locks has room for them); returns the new
+ * count.  A region whose lock was taken in the function that called it
+ * (a `possess(lock)` before the region's `twist`, pigz's yarn.c) still
+ * sits in one section of it. */
 #define VO_ENTRY_WALK 512u
 #define VO_MAX_HELD 4u
-uint32_t vo_held_on_entry(const ft_value_order *v, uint32_t t, uint32_t p,
-                          uint32_t *out, uint32_t max);
+uint32_t vo_add_held_on_entry(const ft_value_order *v, uint32_t t, uint32_t p,
+                              uint32_t *locks, uint32_t n);
 /* The last section of (lock, t) acquired below position lim, or NULL. */
 const vo_cs *vo_cs_before(const ft_value_order *v, uint32_t lock, uint32_t t,
                           uint32_t lim);

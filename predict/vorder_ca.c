@@ -300,14 +300,7 @@ int vo_ca_pairs_hold(const ft_value_order *v, const vo_free *fr)
             locks[nlocks++] = lk;
     }
     /* and the locks held as the region begins, taken before it */
-    uint32_t held[VO_MAX_HELD];
-    uint32_t nh = vo_held_on_entry(v, a, g->first, held, VO_MAX_HELD);
-    for (uint32_t h = 0, l; h < nh; h++) {
-        for (l = 0; l < nlocks && locks[l] != held[h]; l++)
-            ;
-        if (l == nlocks)
-            locks[nlocks++] = held[h];
-    }
+    nlocks = vo_add_held_on_entry(v, a, g->first, locks, nlocks);
     vc x = {v,    c,    a,    nt,   q,    k,        *fr,
             locks, nlocks, NULL, NULL, NULL, NULL, NULL, VC_BUDGET};
     uint32_t *mem = malloc(sizeof *mem * (4 * (size_t)nt + 1));

@@ -316,14 +316,7 @@ static int ca_holds(const ft_value_order *v, const ft_pregion *g,
     }
     /* and the locks held as the region begins, taken before it (looked
      * for only now: the walk back costs up to VO_ENTRY_WALK steps) */
-    uint32_t held[VO_MAX_HELD];
-    uint32_t nh = vo_held_on_entry(v, a, g->first, held, VO_MAX_HELD);
-    for (uint32_t h = 0, i; h < nh; h++) {
-        for (i = 0; i < nl && locks[i] != held[h]; i++)
-            ;
-        if (i == nl)
-            locks[nl++] = held[h];
-    }
+    nl = vo_add_held_on_entry(v, a, g->first, locks, nl);
     uint32_t qf = VO_NONE, ql = 0; /* the first and last noisy ones */
     for (uint32_t q = g->first; q <= g->last; q++) {
         uint32_t x = ft_ctm_at(c, a, q);
