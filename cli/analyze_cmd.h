@@ -68,11 +68,14 @@ typedef struct analyze_confirm_opts {
     unsigned tails;           /* random tails after a non-failing one */
     const fi_options *infer;
     const ft_predict_opts *predict;
-    int progress;             /* a progress line on a terminal */
+    int progress;             /* stderr says what the replays do (the
+                                 uncovering's line; the lines of the
+                                 replays themselves come from talk) */
     double until;             /* --time's end (ft_now), 0 none: findings
                                  not replayed by then stay unconfirmed */
     const ft_pipeline *recorded; /* its API misuse is no replay's failure */
-    analyze_talk *talk;          /* progress (progress and t0 set), or NULL */
+    analyze_talk *talk;       /* the replays' progress (the caller sets
+                                 its on, tty and t0), or NULL: none */
 } analyze_confirm_opts;
 
 /* The talker of a stage of replays: what, how many; and one replay's

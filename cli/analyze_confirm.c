@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void talk_line(analyze_talk *t, double now)
 {
