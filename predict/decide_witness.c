@@ -60,6 +60,14 @@ static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
     const ft_ctm *c = d->c;
     uint32_t rt = p->r[g].thread, found = NONE;
     int ca = p->kind == FT_PROP_CA;
+    /* fork[t]: the reached step that forked t, which reaches t's first
+     * shared step (as the monitor has it, exec.c: local steps are
+     * nobody's interleaving) */
+    uint32_t *fork = malloc(sizeof *fork * ((size_t)c->nthreads + 1));
+    if (!fork)
+        return NONE;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        fork[t] = NONE;
     reach_reset(d);
     for (uint32_t i = s0; i < n && found == NONE; i++) {
         uint32_t x = seq[i], t = c->tid[x], o[2];
@@ -95,6 +103,9 @@ static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
         } else if (cf != NONE) {
             par[i] = cf;
             via[i] = 1;
+        } else if (fork[t] != NONE && ft_ctm_is_shared(c, x)) {
+            par[i] = fork[t];
+            via[i] = 1;
         } else {
             continue;
         }
@@ -103,8 +114,8 @@ static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
         d->treach[t] = i;
         if (c->op[x] == FT_OP_FORK && c->value[x] < c->nthreads) {
             uint32_t ch = (uint32_t)c->value[x];
-            if (d->treach[ch] == NONE)
-                d->treach[ch] = i;
+            if (fork[ch] == NONE)
+                fork[ch] = i;
         }
         for (int a = 0; a < no; a++) {
             uint32_t *sl = &d->oreach[8 * (size_t)o[a]];
@@ -119,6 +130,7 @@ static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
                 sl[4 + k[a]] = i;
         }
     }
+    free(fork);
     return found;
 }
 

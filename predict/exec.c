@@ -67,7 +67,9 @@ struct ft_exec {
     uint32_t nreg, rend[2];
     uint8_t has_shared[2];
     /* monitor: per thread, bit g*2+m: reached from region g in mode m
-     * (0 every conflict, 1 data only); per object, byte g*2+m: the
+     * (0 every conflict, 1 data only), bit 4+g*2+m: forked by a
+     * transition so reached (reached at its first shared one); per
+     * object, byte g*2+m: the
      * classes reached (low nibble) and reached by another thread than
      * region g's (high nibble) */
     uint8_t *rthr;
@@ -479,7 +481,13 @@ static void observe(ft_exec *x, uint32_t id)
                     x->culprit[m][0] = id;
                 }
             }
-            int reached = inr || (x->rthr[t] & bit);
+            /* a thread forked by a reached fork is reached by its first
+             * shared transition: its local ones are nobody's
+             * interleaving (the solver's fork edges go to the child's
+             * keys only, smt/viol.c), so a region that forks and joins
+             * a thread doing local work stays atomic */
+            int reached = inr || (x->rthr[t] & bit) ||
+                          ((x->rthr[t] & bit << 4) && ft_ctm_is_shared(c, id));
             for (int i = 0; i < no && !reached; i++)
                 reached = ft_exec_conflicts(k[i], x->ocls[o[i]] >> sh & 15);
             if (!reached && op == FT_OP_JOIN && ch < x->nt)
@@ -489,7 +497,7 @@ static void observe(ft_exec *x, uint32_t id)
             x->gen++;
             set8(x, &x->rthr[t], (uint8_t)(x->rthr[t] | bit));
             if (op == FT_OP_FORK && ch < x->nt)
-                set8(x, &x->rthr[ch], (uint8_t)(x->rthr[ch] | bit));
+                set8(x, &x->rthr[ch], (uint8_t)(x->rthr[ch] | bit << 4));
             int other = t != x->prop.r[g].thread;
             for (int i = 0; i < no; i++) {
                 uint32_t add = (1u << k[i]) << sh;

@@ -341,7 +341,13 @@ static void test_decide_matches_oracle(void **state)
     unsigned n = nseeds();
     tally ty;
     memset(&ty, 0, sizeof ty);
-    for (uint64_t seed = 1; seed <= n; seed++) {
+    /* seeds past the default count that once failed (at 5x): a thread
+     * of local work forked and joined inside a CA region, which the
+     * search's monitor and witness counted as a violation */
+    static const uint64_t again[] = {1621, 1737, 3320, 3592, 3889};
+    uint64_t nagain = sizeof again / sizeof again[0];
+    for (uint64_t ks = 1; ks <= n + nagain; ks++) {
+        uint64_t seed = ks <= n ? ks : again[ks - n - 1];
         gen_params gp;
         gen_small_params(seed, &gp);
         evbuf b = {0};
