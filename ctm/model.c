@@ -378,11 +378,10 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
      * has its semantics, and the guard is false where no kept
      * transition makes it true: a prefix of the whole model's runs.
      * Likewise, a kept transition that a kept glued chain binds to stays
-     * shared:
-     * left local (its variable's other accessors cut away), it would end
-     * no block, the chain before it would bind nothing, and a schedule
-     * could run another thread between the two, which no run can
-     * (test_predict_random's seed 2585).  Only its thread accesses the
+     * shared: left local (its variable's other accessors cut away), it
+     * would end no block, the chain before it would bind nothing, and a
+     * schedule could run another thread between the two, which no run
+     * can (test_predict_random's seed 2585).  Only its thread accesses the
      * variable in the subset: no conflict is added, and the slice is a
      * prefix of each thread, so the data rule adds nothing either. */
     for (uint32_t x = 0; x < c->ntrans; x++) {

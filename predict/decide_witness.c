@@ -55,7 +55,8 @@ static int objs_of(const ft_ctm *c, uint32_t x, int data, uint32_t o[2],
  * region reached; NONE if none. */
 static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
                       const uint32_t *seq, uint32_t s0, uint32_t n,
-                      uint32_t *par, uint8_t *via, uint32_t *other)
+                      uint32_t *par, uint8_t *via, uint32_t *fork,
+                      uint32_t *other)
 {
     const ft_ctm *c = d->c;
     uint32_t rt = p->r[g].thread, found = NONE;
@@ -63,9 +64,6 @@ static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
     /* fork[t]: the reached step that forked t, which reaches t's first
      * shared step (as the monitor has it, exec.c: local steps are
      * nobody's interleaving) */
-    uint32_t *fork = malloc(sizeof *fork * ((size_t)c->nthreads + 1));
-    if (!fork)
-        return NONE;
     for (uint32_t t = 0; t < c->nthreads; t++)
         fork[t] = NONE;
     reach_reset(d);
@@ -130,7 +128,6 @@ static uint32_t reach(ft_decider *d, const ft_prop *p, uint32_t g, int data,
                 sl[4 + k[a]] = i;
         }
     }
-    free(fork);
     return found;
 }
 
@@ -160,8 +157,9 @@ int ft_decide_witness(ft_decider *d, const ft_prop *p, uint32_t k,
     uint32_t *par1 = malloc(sizeof *par1 * ((size_t)n + 1));
     uint8_t *via = malloc((size_t)n + 1), *via1 = malloc((size_t)n + 1);
     uint8_t *mark = calloc((size_t)n + 1, 1);
+    uint32_t *fork = malloc(sizeof *fork * ((size_t)c->nthreads + 1));
     int rc = -1;
-    if (!seq || !par || !par1 || !via || !via1 || !mark)
+    if (!seq || !par || !par1 || !via || !via1 || !mark || !fork)
         goto out;
     for (uint32_t i = 0; i < k; i++)
         seq[i] = i;
@@ -169,15 +167,15 @@ int ft_decide_witness(ft_decider *d, const ft_prop *p, uint32_t k,
     uint32_t other = NONE, close;
     rc = 1;
     if (p->kind == FT_PROP_CA) {
-        close = reach(d, p, 0, data, seq, s0, n, par, via, &other);
+        close = reach(d, p, 0, data, seq, s0, n, par, via, fork, &other);
         if (close == NONE)
             goto out;
         mark[close] = 1;
         mark[other] = 1;
         mark_path(par, via, other, mark);
     } else {
-        uint32_t a = reach(d, p, 0, data, seq, s0, n, par, via, &other);
-        uint32_t b = reach(d, p, 1, data, seq, s0, n, par1, via1, &other);
+        uint32_t a = reach(d, p, 0, data, seq, s0, n, par, via, fork, &other);
+        uint32_t b = reach(d, p, 1, data, seq, s0, n, par1, via1, fork, &other);
         if (a == NONE || b == NONE)
             goto out;
         mark[a] = mark[b] = 1;
@@ -238,6 +236,7 @@ out:
     free(via);
     free(via1);
     free(mark);
+    free(fork);
     return rc;
 }
 

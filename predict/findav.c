@@ -181,14 +181,18 @@ static void set_timeout(ft_smt *e, double deadline)
  * must change its executed / interrupted status, or an interrupted one
  * must see another sequence of blocks in its gap (the paper's "another
  * chain of context switches", taken block by block). */
-static Z3_ast blocking(ft_smt *e, const uint32_t *order, uint32_t n,
-                       const uint32_t *at)
+static Z3_ast blocking(ft_smt *e, const uint32_t *order, const uint32_t *at)
 {
     uint32_t *bd;
     uint32_t nbd = ft_smt_boundaries(e, &bd);
     if (!bd)
         return NULL;
-    size_t cap = 2 * nbd + n + e->nb + 4, nl = 0;
+    /* every literal fits: a clause cut short would block more than S */
+    size_t cap = 2 * (size_t)nbd + e->nb + 4, nl = 0;
+    for (uint32_t i = 0; i < nbd; i++)
+        if (at[bd[i] + 1] != NONE && at[bd[i]] != NONE &&
+            at[bd[i] + 1] > at[bd[i]])
+            cap += at[bd[i] + 1] - at[bd[i]];
     Z3_ast *lit = malloc(sizeof *lit * cap);
     if (!lit) {
         free(bd);
@@ -399,7 +403,7 @@ static int solve(ft_smt *e, const ft_smt_region *reg, uint32_t nreg,
             at[b] = NONE;
         for (long i = 0; i < n; i++)
             at[order[i]] = (uint32_t)i;
-        Z3_ast cls = blocking(e, order, (uint32_t)n, at);
+        Z3_ast cls = blocking(e, order, at);
         if (!cls)
             break;
         ft_smt_assert(e, cls);
