@@ -272,11 +272,27 @@ static uint8_t *keep_bound(const ft_ctm *c, const uint8_t *keep, int *oom)
     return k2;
 }
 
-/* Ops enabled only by another thread's transition (docs/ctm.md's guard
- * table): what a subset must not run without it. */
-static int waits_for_others(unsigned op)
+/* Whether kept x keeps its objects' sharedness of c in the subset,
+ * even if only its thread touches them there:
+ * - x's guard only another thread's transition makes true (a failed
+ *   trylock, a semaphore wait, a wake-up, a barrier departure, a once
+ *   skip).  Local, its object would need nothing (smt/sync.c), and in a
+ *   subset that lost that transition (a window clipped for a hunt,
+ *   predict/window.c) it would run when no run can: seed 4214 failed a
+ *   trywrlock with the writer's lock clipped away.  Shared, the guard is
+ *   false where no kept transition makes it true.
+ * - a kept glued chain binds to x.  Local (its variable's other
+ *   accessors cut away), x would end no block, the chain would bind
+ *   nothing, and a schedule could run another thread between the two,
+ *   which no run can (test_predict_random's seed 2585).
+ * Only x's thread touches such a variable in the subset: no conflict is
+ * added, and a slice is a prefix of each thread, so the data rule adds
+ * nothing either. */
+static int stays_shared(const ft_ctm *c, const uint8_t *keep, uint32_t x)
 {
-    switch (op) {
+    if (!ft_ctm_is_shared(c, x))
+        return 0;
+    switch (c->op[x]) {
     case FT_OP_LOCK_FAIL:
     case FT_OP_RWLOCK_FAIL:
     case FT_OP_SEM_WAIT:
@@ -286,8 +302,12 @@ static int waits_for_others(unsigned op)
     case FT_OP_ONCE_SKIP:
         return 1;
     default:
-        return 0;
+        break;
     }
+    if (c->pos[x] == 0)
+        return 0;
+    uint32_t w = ft_ctm_at(c, c->tid[x], c->pos[x] - 1);
+    return keep[w] && ft_ctm_glued(c, w);
 }
 
 ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
@@ -359,6 +379,7 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
         m[y] = x;
         newid[x] = y;
         uint32_t objs[2] = {c->obj[x], c->obj2[x]};
+        int keeps = stays_shared(c, keep, x);
         for (int k = 0; k < 2; k++) {
             if (objs[k] == FT_CTM_NONE)
                 continue;
@@ -367,38 +388,9 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
                 v->first_tid = t;
             else if (v->first_tid != t)
                 v->shared = 1;
+            if (keeps && c->vars[objs[k]].shared)
+                v->shared = 1;
         }
-    }
-    /* A kept transition whose guard another thread's transition makes
-     * true (a failed trylock, a semaphore wait, a wake-up, ...) stays
-     * shared: local, its object would need nothing (smt/sync.c), and in
-     * a subset that lost that transition (a window clipped for a hunt,
-     * predict/window.c) it would run when no run can: seed 4214 failed a
-     * trywrlock with the writer's lock clipped away.  Kept, the object
-     * has its semantics, and the guard is false where no kept
-     * transition makes it true: a prefix of the whole model's runs.
-     * Likewise, a kept transition that a kept glued chain binds to stays
-     * shared: left local (its variable's other accessors cut away), it
-     * would end no block, the chain before it would bind nothing, and a
-     * schedule could run another thread between the two, which no run
-     * can (test_predict_random's seed 2585).  Only its thread accesses the
-     * variable in the subset: no conflict is added, and the slice is a
-     * prefix of each thread, so the data rule adds nothing either. */
-    for (uint32_t x = 0; x < c->ntrans; x++) {
-        uint32_t t = c->tid[x];
-        if (!keep[x] || !ft_ctm_is_shared(c, x))
-            continue;
-        if (!waits_for_others(c->op[x])) {
-            if (c->pos[x] == 0)
-                continue;
-            uint32_t w = ft_ctm_at(c, t, c->pos[x] - 1);
-            if (!keep[w] || !ft_ctm_glued(c, w))
-                continue;
-        }
-        uint32_t objs[2] = {c->obj[x], c->obj2[x]};
-        for (int k = 0; k < 2; k++)
-            if (objs[k] != FT_CTM_NONE && c->vars[objs[k]].shared)
-                s->vars[objs[k]].shared = 1;
     }
     for (uint32_t t = 0; t < nt; t++) {
         s->parent[t] = c->parent[t];
