@@ -166,6 +166,21 @@ uint32_t ft_smt_boundaries(const ft_smt *e, uint32_t **out)
     *out = malloc(sizeof **out * (e->nb + 1));
     if (!*out)
         return 0;
+    /* MAT's i-transactions are computed for the model without glue (as
+     * its context switches are, ft_smt_init_at): a boundary may be a
+     * glued block, which no schedule interrupts, while the switch it
+     * stands for is needed later in the i-transaction.  So with glue
+     * every block of a region that can be interrupted is a boundary
+     * (test_predict_random's seed 8013: FindAV said "holds" for a CA
+     * violation whose only boundary was a read glued to the next). */
+    if (r->ctm->nglue) {
+        for (uint32_t g = 0; g < e->nreg; g++)
+            for (uint32_t k = e->reg[g].first_block; k < e->reg[g].last_block;
+                 k++)
+                if (!ft_block_glued(r, k))
+                    (*out)[n++] = k;
+        return n;
+    }
     for (uint32_t g = 0; g < e->nreg; g++) {
         uint32_t t = e->reg[g].thread;
         for (uint32_t i = r->it_first[t]; i < r->it_first[t + 1]; i++) {

@@ -89,9 +89,10 @@ static void test_predict_matches_oracle(void **state)
      * (ctm/model.c); 4214, a failed trywrlock run in a clipped window
      * with its holder cut away; 4326, FindAV's blocking clause; 2952 (and
      * 3592, 4324), a thread of local work forked and joined in a region;
-     * 2068 (and 2605), a relaxed data witness taken over a strict one */
+     * 2068 (and 2605), a relaxed data witness taken over a strict one;
+     * 8013, FindAV's only boundary in a region a glued read */
     static const uint64_t again[] = {1528, 1981, 2068, 2585, 2605, 2945, 2952,
-                                     3589, 3592, 4214, 4324, 4326, 4405};
+                                     3589, 3592, 4214, 4324, 4326, 4405, 8013};
     uint64_t nagain = sizeof again / sizeof again[0];
     for (uint64_t ks = seed_from(); ks <= n + nagain; ks++) {
         uint64_t seed = ks <= n ? ks : again[ks - n - 1];
