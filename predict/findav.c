@@ -16,11 +16,6 @@
 #include <time.h>
 
 #define NONE UINT32_MAX
-/* Direct mode: slices of this many blocks or more are solved without the
- * CXT restriction (bench/predict: 122 and 167 blocks were faster
- * without it, and the 167-block slices solved only without it). */
-#define FT_CXT_MAX_BLOCKS 100
-
 void ft_predict_opts_default(ft_predict_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -461,21 +456,45 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
             ft_presult_why(res, "region %u has no shared access", g);
             return res->verdict;
         }
-    /* The direct encoding needs no CXT to be sound or complete (one call
-     * decides the property); on larger slices the successor constraints
-     * cost the solver more than the schedules they exclude
-     * (docs/prediction.md "Measuring"), so it keeps them on small slices
-     * only, where they are cheap and the witnesses are the ones the
-     * replay tests know.  FindAV's blocking clauses enumerate schedules
-     * and keep CXT.  A window model starts in the middle of the run,
-     * where MAT's pairs were not computed for: no CXT there. */
-    int cxt = o->no_cxt                        ? 0
-              : o->mode == FT_PREDICT_FINDAV   ? 1
-              : o->use_cxt                     ? o->use_cxt > 0
-                                               : r->nblocks < FT_CXT_MAX_BLOCKS;
+    /* MAT's context switches (CXT) are computed for runs in which every
+     * thread can go on to its end; the data rule stops a thread at a
+     * read that returned another value, and a region's thread at its
+     * region's end unless the region's reads matched, so a violation may
+     * need a switch MAT did not list (test_predict_random's seed 13815:
+     * a CMA violation the direct encoding with CXT called "holds").  The
+     * direct encoding needs none (one call decides the property), so it
+     * takes none unless asked (use_cxt, an ablation for bench/).
+     * FindAV's blocking clauses enumerate schedules and keep CXT, the
+     * paper's algorithm (without it, seed 718's enumeration ran out of
+     * Z3's memory); its "holds" is then checked by the direct encoding
+     * without CXT, below.  A window model starts in the middle of the
+     * run, where MAT's pairs were not computed for: no CXT there. */
+    int cxt = !o->no_cxt && (o->mode == FT_PREDICT_FINDAV || o->use_cxt > 0);
     unsigned flags =
         (!cxt || start || r->stats.mat_abandoned) ? FT_SMT_NO_CXT : 0;
     res->verdict = solve_with(r, start, reg, nreg, o, deadline, flags, res);
+    if (res->verdict == FT_HOLDS && !(flags & FT_SMT_NO_CXT) &&
+        o->mode == FT_PREDICT_FINDAV) {
+        ft_predict_opts direct = *o;
+        direct.mode = FT_PREDICT_DIRECT;
+        ft_presult again;
+        memset(&again, 0, sizeof again);
+        again.verdict = FT_ERROR;
+        int v = solve_with(r, start, reg, nreg, &direct, deadline,
+                           FT_SMT_NO_CXT, &again);
+        again.iterations += res->iterations;
+        again.solve_seconds += res->solve_seconds;
+        again.special_case = res->special_case;
+        again.slice_trans = res->slice_trans;
+        again.slice_blocks = res->slice_blocks;
+        again.slice_cxt = res->slice_cxt;
+        again.window_first = res->window_first;
+        again.window_end = res->window_end;
+        again.windows = res->windows;
+        ft_presult_free(res);
+        *res = again;
+        res->verdict = v;
+    }
     /* A violation through lock operations alone (another critical section
      * between two of the region's) changes nothing the program computes;
      * one made of data conflicts (another thread's write between the

@@ -88,9 +88,9 @@ typedef struct ft_predict_opts {
      * window_holds set).  window 0: always the whole trace. */
     uint32_t window;
     uint32_t window_max_trans;
-    int use_cxt;           /* direct mode: 0 CXT restriction on small
-                              slices only (docs/prediction.md), 1 always,
-                              -1 never */
+    int use_cxt; /* direct mode: 1 the CXT restriction (an
+                    ablation: it can lose violations,
+                    docs/prediction.md), else none */
     /* The whole analysis's time (ft_pipeline_predict, `analyze --time`):
      * ms for all properties, 0 = none.  A property's own limit is cut
      * to what is left; properties not started when it is spent are
