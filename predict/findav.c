@@ -440,6 +440,23 @@ int ft_predict_one(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
     return ft_predict_one_in(c, whole, NULL, p, o, res);
 }
 
+/* res replaced by next, a second solve of the same model: the checks
+ * and time of both, and what res says about the model and its window. */
+static void take_over(ft_presult *res, ft_presult *next)
+{
+    next->iterations += res->iterations;
+    next->solve_seconds += res->solve_seconds;
+    next->special_case = res->special_case;
+    next->slice_trans = res->slice_trans;
+    next->slice_blocks = res->slice_blocks;
+    next->slice_cxt = res->slice_cxt;
+    next->window_first = res->window_first;
+    next->window_end = res->window_end;
+    next->windows = res->windows;
+    ft_presult_free(res);
+    *res = *next;
+}
+
 int ft_predict_model(ft_ctm *c, const ft_reduced *r,
                      const ft_smt_start *start, const ft_prop *p,
                      const ft_predict_opts *o, double deadline,
@@ -479,21 +496,9 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
         direct.mode = FT_PREDICT_DIRECT;
         ft_presult again;
         memset(&again, 0, sizeof again);
-        again.verdict = FT_ERROR;
-        int v = solve_with(r, start, reg, nreg, &direct, deadline,
-                           FT_SMT_NO_CXT, &again);
-        again.iterations += res->iterations;
-        again.solve_seconds += res->solve_seconds;
-        again.special_case = res->special_case;
-        again.slice_trans = res->slice_trans;
-        again.slice_blocks = res->slice_blocks;
-        again.slice_cxt = res->slice_cxt;
-        again.window_first = res->window_first;
-        again.window_end = res->window_end;
-        again.windows = res->windows;
-        ft_presult_free(res);
-        *res = again;
-        res->verdict = v;
+        again.verdict = (int8_t)solve_with(r, start, reg, nreg, &direct,
+                                           deadline, FT_SMT_NO_CXT, &again);
+        take_over(res, &again);
     }
     /* A violation through lock operations alone (another critical section
      * between two of the region's) changes nothing the program computes;
@@ -514,13 +519,7 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
                        flags | FT_SMT_DATA_DEPS, &data) == FT_VIOLATED &&
             (!data.relaxed || res->relaxed)) {
             data.verdict = FT_VIOLATED; /* solve_with returns it only */
-            data.iterations += res->iterations;
-            data.solve_seconds += res->solve_seconds;
-            data.slice_trans = res->slice_trans;
-            data.slice_blocks = res->slice_blocks;
-            data.slice_cxt = res->slice_cxt;
-            ft_presult_free(res);
-            *res = data;
+            take_over(res, &data);
         } else {
             res->iterations += data.iterations;
             res->solve_seconds += data.solve_seconds;
