@@ -92,8 +92,9 @@ static void test_predict_matches_oracle(void **state)
      * 2068 (and 2605), a relaxed data witness taken over a strict one;
      * 8013, FindAV's only boundary in a region a glued read; 13815, a
      * violation that needs a context switch MAT did not list */
-    static const uint64_t again[] = {1528, 1981, 2068, 2585, 2605, 2945, 2952,
-                                     3589, 3592, 4214, 4324, 4326, 4405, 8013};
+    static const uint64_t again[] = {1528, 1981, 2068, 2585, 2605,
+                                     2945, 2952, 3589, 3592, 4214,
+                                     4324, 4326, 4405, 8013, 13815};
     uint64_t nagain = sizeof again / sizeof again[0];
     for (uint64_t ks = seed_from(); ks <= n + nagain; ks++) {
         uint64_t seed = ks <= n ? ks : again[ks - n - 1];
