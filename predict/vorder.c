@@ -367,12 +367,12 @@ size_t vo_write_lower(const vo_write *w, size_t n, uint32_t obj,
     return a;
 }
 
-/* The id of thread tid's first entry of (obj, val) in w[0, n), or
- * VO_NONE. */
+/* The id of thread tid's first entry of (obj, val) in w[0, n) at or
+ * after id from, or VO_NONE. */
 static uint32_t first_of(const vo_write *w, size_t n, uint32_t obj,
-                         uint64_t val, uint32_t tid)
+                         uint64_t val, uint32_t tid, uint32_t from)
 {
-    size_t a = vo_write_lower(w, n, obj, val, tid, 0);
+    size_t a = vo_write_lower(w, n, obj, val, tid, from);
     return a < n && w[a].obj == obj && w[a].val == val && w[a].tid == tid
                ? w[a].id
                : VO_NONE;
@@ -408,20 +408,41 @@ static int meet_firsts(const ft_value_order *v, const uint32_t *first,
 }
 
 /* What read x (thread t) returning its recorded value implies: it read
- * one of the writes of that value.  Nothing when the initial value is
- * that value too, or when its own thread wrote it before (that write's
- * clock is already its own). */
+ * one of the writes of that value.  Not one that another write of the
+ * variable by the same thread follows, when that later write must
+ * precede x: it lies between them in every schedule (whatever it wrote;
+ * and x's source is a write that ran with its recorded value, else x's
+ * thread stops at x).  So thread j's possible sources begin at its last
+ * write of the variable that must precede x.  Nothing when the initial
+ * value is that value too and no write must precede x, or when x's own
+ * thread's last write before it wrote that value (that write's clock is
+ * already its own). */
 static int read_meet(const ft_value_order *v, const vo_write *w, size_t nw,
                      const uint32_t *cur, uint32_t x, uint32_t *first,
                      uint32_t *meet)
 {
     const ft_ctm *c = v->c;
+    const ft_slice_index *ix = v->ix;
     uint32_t obj = c->obj[x], t = c->tid[x];
+    const uint32_t *cl = &cur[(size_t)t * v->nt];
     const ft_ctm_var *var = &c->vars[obj];
-    if (!var->shared || (var->has_init && var->init == c->value[x]))
+    if (!var->shared)
         return 0;
-    for (uint32_t j = 0; j < v->nt; j++)
-        first[j] = first_of(w, nw, obj, c->value[x], j);
+    int overwritten = 0;
+    for (uint32_t j = 0; j < v->nt; j++) {
+        uint32_t from = 0, lim = j == t ? c->pos[x] : cl[j];
+        if (ix && lim) {
+            uint32_t a = ix->wr_first[obj], b = ix->wr_first[obj + 1];
+            uint32_t i = ft_slice_upper(c, ix->wr, a, b, j, lim);
+            if (i > a && c->tid[ix->wr[i - 1]] == j) {
+                from = ix->wr[i - 1];
+                overwritten = 1;
+            }
+        }
+        first[j] = first_of(w, nw, obj, c->value[x], j, from);
+    }
+    if (var->has_init && var->init == c->value[x] && !overwritten)
+        return 0;
     if (first[t] < x)
         return 0;
     first[t] = VO_NONE; /* itself (an RMW), or later in its thread */
@@ -437,7 +458,7 @@ static int wake_meet(const ft_value_order *v, const vo_write *notes,
 {
     const ft_ctm *c = v->c;
     for (uint32_t j = 0; j < v->nt; j++)
-        first[j] = first_of(notes, nn, c->obj[x], 0, j);
+        first[j] = first_of(notes, nn, c->obj[x], 0, j, 0);
     first[c->tid[x]] = VO_NONE;
     return meet_firsts(v, first, cur, x, meet);
 }

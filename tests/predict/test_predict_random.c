@@ -470,6 +470,36 @@ static void test_value_order_one_lock(void **state)
     claim_holds_for_oracle(&b, "onelock");
 }
 
+/* A read's source is never a write that another write of the variable
+ * by the same thread follows, when that later write must precede the
+ * read.  Thread 2 reads X = 1 after reading thread 3's F, so thread 3's
+ * X = 2 precedes the read, and thread 3's earlier X = 1 cannot be its
+ * source: only thread 1's X = 1, which follows thread 1's write of A,
+ * can be.  So thread 2's writes follow that write of A, and their CMA
+ * property holds (with both writes of X = 1 as sources, nothing ordered
+ * thread 1 and thread 2). */
+static void test_value_order_overwritten_source(void **state)
+{
+    (void)state;
+    enum { A = 0x100, C = 0x118, X = 0x120, F = 0x128 };
+    evbuf b = {0};
+    for (uint32_t t = 1; t <= 3; t++)
+        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 3, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 3, X, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 3, X, 0, 2, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 3, F, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 1, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 1, A, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 1, X, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 2, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_READ, 2, F, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_READ, 2, X, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 2, A, 0, 2, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 2, C, 0, 1, 0, 0);
+    claim_holds_for_oracle(&b, "overwritten");
+}
+
 /* Lock-protected counter runs recorded in quanta (tests/model/
  * gen_counter.c): the value order's claims and the windowed prediction
  * (whose first step is the clipped hunt) against the oracle, on every
@@ -594,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_value_order_cond_wake),
         cmocka_unit_test(test_value_order_sem_post),
         cmocka_unit_test(test_value_order_one_lock),
+        cmocka_unit_test(test_value_order_overwritten_source),
         cmocka_unit_test(test_predict_matches_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
