@@ -490,7 +490,17 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
     unsigned flags =
         (!cxt || start || r->stats.mat_abandoned) ? FT_SMT_NO_CXT : 0;
     res->verdict = solve_with(r, start, reg, nreg, o, deadline, flags, res);
-    if (res->verdict == FT_HOLDS && !(flags & FT_SMT_NO_CXT) &&
+    /* FindAV's enumeration can also end undecided with time left: in
+     * Z3's memory (each blocking clause stays; test_predict_random's seeds
+     * 19381 and 19698, CMA pairs that hold, ran out after 2,317 checks),
+     * where the direct encoding decides in one.  Its own iteration limit
+     * (--max-iterations) is the user's, and stays unknown. */
+    int findav_undecided =
+        res->verdict == FT_UNKNOWN && o->mode == FT_PREDICT_FINDAV &&
+        !(o->max_iterations && res->iterations >= o->max_iterations) &&
+        (deadline <= 0 || ft_predict_now() < deadline);
+    if (((res->verdict == FT_HOLDS && !(flags & FT_SMT_NO_CXT)) ||
+         findav_undecided) &&
         o->mode == FT_PREDICT_FINDAV) {
         ft_predict_opts direct = *o;
         direct.mode = FT_PREDICT_DIRECT;
