@@ -454,8 +454,10 @@ out:
  * of the other, and what the later region reaches (walking forward from
  * it) holds nothing of the earlier one: no cycle.  pigz's `twist(bolt,
  * BY, -1)` (yarn.c: `bolt->value += val` under a lock its caller took)
- * in two threads: the other rules see the lock only inside the region,
- * and the solver took 9-12 s on the whole trace for each such pair. */
+ * in two threads: cannot_reach walks each region's thread from where
+ * the relation places it and meets that thread's earlier lock
+ * operations, which conflict with a third thread's; the solver took
+ * 9-12 s on the whole trace for each such pair. */
 static int one_lock_apart(const ft_value_order *v, const ft_pregion *a,
                           const ft_pregion *b)
 {
