@@ -8,34 +8,84 @@
  * returns Z3_L_UNDEF and the context is marked tainted (not reused,
  * smt/context.c).  Not every step polls that either: on dense windows
  * checks still returned up to 10 s late (docs/prediction.md).
+ * The same thread keeps the check's memory bounded: Z3's
+ * memory_high_watermark (smt/order.c) is polled by its search only, and
+ * a data-race candidate of C-Thread-Pool's conc_increment test (3,153
+ * events) took the process to 4.2 GB in one check.  So the timer also
+ * reads the process's resident size every 100 ms and interrupts a check
+ * under which it grew by more than FT_SMT_RSS_FACTOR times the bound
+ * (e->memout).
  * It also owns the way out of Z3's difference-logic theory where that
  * gives up: the same assertions go to the general arithmetic one. */
 #include "smt/smt.h"
 
-#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct timer {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct timespec at; /* CLOCK_MONOTONIC */
-    int done, fired;
+    struct timespec at; /* CLOCK_MONOTONIC; tv_sec 0: no deadline */
+    int done, fired, memout;
     Z3_context z;
+    int statm;       /* /proc/self/statm, -1: no memory guard */
+    long rss0, grow; /* pages: resident at the start, growth allowed */
 } timer;
+
+/* How often the memory guard looks. */
+#define FT_SMT_RSS_POLL_NS 100000000L
+
+static long rss_pages(int fd)
+{
+    char buf[128];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    long size, rss;
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return sscanf(buf, "%ld %ld", &size, &rss) == 2 ? rss : -1;
+}
+
+static int ts_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec ||
+           (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
 
 static void *timer_main(void *arg)
 {
     timer *t = arg;
     pthread_mutex_lock(&t->mu);
-    int rc = 0;
-    while (!t->done && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&t->cv, &t->mu, &t->at);
-    if (!t->done) {
-        Z3_interrupt(t->z);
-        t->fired = 1;
+    while (!t->done) {
+        struct timespec now, w = t->at;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (t->at.tv_sec && !ts_before(&now, &t->at)) {
+            Z3_interrupt(t->z);
+            t->fired = 1;
+            break;
+        }
+        if (t->statm >= 0) {
+            long rss = rss_pages(t->statm);
+            if (rss > t->rss0 + t->grow) {
+                Z3_interrupt(t->z);
+                t->memout = 1;
+                break;
+            }
+            struct timespec poll = now;
+            poll.tv_nsec += FT_SMT_RSS_POLL_NS;
+            if (poll.tv_nsec >= 1000000000L) {
+                poll.tv_sec++;
+                poll.tv_nsec -= 1000000000L;
+            }
+            if (!t->at.tv_sec || ts_before(&poll, &t->at))
+                w = poll;
+        }
+        pthread_cond_timedwait(&t->cv, &t->mu, &w);
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
@@ -55,22 +105,36 @@ void ft_smt_set_params(ft_smt *e, unsigned timeout_ms)
     Z3_params_dec_ref(e->z, prm);
 }
 
-static Z3_lbool check_once(ft_smt *e, double deadline, int *fired)
+static Z3_lbool check_once(ft_smt *e, double deadline, int *fired, int *memout)
 {
-    *fired = 0;
-    if (deadline <= 0)
+    *fired = *memout = 0;
+    timer t = {.done = 0, .z = e->z, .statm = -1};
+    unsigned long mb = ft_smt_memory_mb();
+    long page = sysconf(_SC_PAGESIZE);
+    if (mb && page > 0 &&
+        (t.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) >= 0) {
+        t.rss0 = rss_pages(t.statm);
+        t.grow =
+            (long)(FT_SMT_RSS_FACTOR * mb * (1ul << 20) / (unsigned long)page);
+        if (t.rss0 < 0) {
+            close(t.statm);
+            t.statm = -1;
+        }
+    }
+    if (deadline <= 0 && t.statm < 0)
         return Z3_solver_check(e->z, e->s);
-    timer t = {.done = 0, .z = e->z};
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&t.mu, NULL);
     pthread_cond_init(&t.cv, &ca);
     pthread_condattr_destroy(&ca);
-    double whole;
-    double frac = modf(deadline, &whole);
-    t.at.tv_sec = (time_t)whole;
-    t.at.tv_nsec = (long)(frac * 1e9);
+    if (deadline > 0) {
+        double whole;
+        double frac = modf(deadline, &whole);
+        t.at.tv_sec = (time_t)whole;
+        t.at.tv_nsec = (long)(frac * 1e9);
+    }
     pthread_t th;
     /* Without a timer thread the check still has Z3's own timeout. */
     int armed = pthread_create(&th, NULL, timer_main, &t) == 0;
@@ -83,6 +147,9 @@ static Z3_lbool check_once(ft_smt *e, double deadline, int *fired)
         pthread_join(th, NULL);
     }
     *fired = t.fired;
+    *memout = t.memout;
+    if (t.statm >= 0)
+        close(t.statm);
     pthread_cond_destroy(&t.cv);
     pthread_mutex_destroy(&t.mu);
     return r;
@@ -131,23 +198,26 @@ static int to_next(ft_smt *e, double deadline)
 
 Z3_lbool ft_smt_check(ft_smt *e, double deadline)
 {
-    int fired;
-    Z3_lbool r = check_once(e, deadline, &fired);
+    int fired, memout;
+    Z3_lbool r = check_once(e, deadline, &fired, &memout);
     /* An interrupt may land just after the check returned, and a solver
      * that gave up (a memout) may have left the context large: either
      * way it is not handed to another encoding, even when the next
      * solver decides. */
-    e->tainted |= r == Z3_L_UNDEF || fired;
-    while (r == Z3_L_UNDEF && !fired && e->difflogic &&
+    e->memout |= memout;
+    e->tainted |= r == Z3_L_UNDEF || fired || memout;
+    while (r == Z3_L_UNDEF && !fired && !memout && e->difflogic &&
            to_next(e, deadline) == 0) {
-        r = check_once(e, deadline, &fired);
-        e->tainted |= fired;
+        r = check_once(e, deadline, &fired, &memout);
+        e->memout |= memout;
+        e->tainted |= fired || memout;
     }
     /* sat, but the interrupt landed as it returned: the context is
      * cancelled and its model cannot be read (the kinds' tests saw
-     * "unusable model" errors with 1 ms timeouts): out of time */
-    if (r == Z3_L_TRUE && fired) {
-        e->late = 1;
+     * "unusable model" errors with 1 ms timeouts): out of time (or of
+     * memory) */
+    if (r == Z3_L_TRUE && (fired || memout)) {
+        e->late = fired;
         r = Z3_L_UNDEF;
     }
     return r;

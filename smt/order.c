@@ -175,6 +175,8 @@ int ft_smt_encode_order(ft_smt *e)
 
 static unsigned long memory_mb = FT_SMT_MEMORY_MB;
 
+unsigned long ft_smt_memory_mb(void) { return memory_mb; }
+
 static void set_memory_bound(void)
 {
     const char *env = getenv("FORETELL_Z3_MEMORY");
@@ -200,7 +202,13 @@ void ft_smt_unknown_reason(const ft_smt *e, char *buf, size_t len)
         return;
     }
     const char *why = Z3_solver_get_reason_unknown(e->z, e->s);
-    if (why && strstr(why, "memout") && memory_mb)
+    if (e->memout)
+        snprintf(buf, len,
+                 "solver: memout (the process grew by over %lu MB "
+                 "in one check, %u times Z3's memory bound, %lu MB, which it "
+                 "did not keep: FORETELL_Z3_MEMORY=MB raises both)",
+                 FT_SMT_RSS_FACTOR * memory_mb, FT_SMT_RSS_FACTOR, memory_mb);
+    else if (why && strstr(why, "memout") && memory_mb)
         snprintf(buf, len, "solver: %s (Z3's memory bound, %lu MB: "
                  "FORETELL_Z3_MEMORY=MB raises it)", why, memory_mb);
     else

@@ -93,6 +93,8 @@ typedef struct ft_smt {
                     not reused */
     int late;    /* a check found a model as its deadline interrupted
                     it: ft_smt_check said unknown */
+    int memout;  /* a check was interrupted for the memory it took
+                    (smt/check.c) */
     /* s runs the difference-logic theory, which gives up ("incomplete")
      * on some formulas: ft_smt_check then asks the next solver.
      * FT_SMT_DL_CORE: the theory in the SMT core; FT_SMT_DL_TACTIC:
@@ -122,6 +124,12 @@ void ft_smt_free(ft_smt *e);
  * the context is interrupted when it passes, wherever Z3 is (smt/check.c);
  * then Z3_L_UNDEF. */
 Z3_lbool ft_smt_check(ft_smt *e, double deadline);
+/* Z3's memory bound in MB (FORETELL_Z3_MEMORY, default 128; 0: none).
+ * Z3 keeps it only where its search polls it: a check whose process
+ * grows by more than FT_SMT_RSS_FACTOR times it is interrupted
+ * (smt/check.c). */
+unsigned long ft_smt_memory_mb(void);
+#define FT_SMT_RSS_FACTOR 4u
 /* "solver: WHY" for a check that returned Z3_L_UNDEF, with what to do
  * when WHY is Z3's memory bound. */
 void ft_smt_unknown_reason(const ft_smt *e, char *buf, size_t len);
