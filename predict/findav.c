@@ -495,13 +495,13 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
      * 19381 and 19698, CMA pairs that hold, ran out after 2,317 checks),
      * where the direct encoding decides in one.  Its own iteration limit
      * (--max-iterations) is the user's, and stays unknown. */
-    int findav_undecided =
-        res->verdict == FT_UNKNOWN && o->mode == FT_PREDICT_FINDAV &&
-        !(o->max_iterations && res->iterations >= o->max_iterations) &&
-        (deadline <= 0 || ft_predict_now() < deadline);
-    if (((res->verdict == FT_HOLDS && !(flags & FT_SMT_NO_CXT)) ||
-         findav_undecided) &&
-        o->mode == FT_PREDICT_FINDAV) {
+    int recheck =
+        o->mode == FT_PREDICT_FINDAV &&
+        ((res->verdict == FT_HOLDS && !(flags & FT_SMT_NO_CXT)) ||
+         (res->verdict == FT_UNKNOWN &&
+          !(o->max_iterations && res->iterations >= o->max_iterations) &&
+          (deadline <= 0 || ft_predict_now() < deadline)));
+    if (recheck) {
         ft_predict_opts direct = *o;
         direct.mode = FT_PREDICT_DIRECT;
         ft_presult again;

@@ -30,15 +30,22 @@
 typedef struct timer {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct timespec at; /* CLOCK_MONOTONIC; tv_sec 0: no deadline */
+    double at; /* CLOCK_MONOTONIC seconds, 0: no deadline */
     int done, fired, memout;
     Z3_context z;
     int statm;       /* /proc/self/statm, -1: no memory guard */
     long rss0, grow; /* pages: resident at the start, growth allowed */
 } timer;
 
-/* How often the memory guard looks. */
-#define FT_SMT_RSS_POLL_NS 100000000L
+/* How often the memory guard looks, in seconds. */
+#define FT_SMT_RSS_POLL_S 0.1
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static long rss_pages(int fd)
 {
@@ -51,40 +58,28 @@ static long rss_pages(int fd)
     return sscanf(buf, "%ld %ld", &size, &rss) == 2 ? rss : -1;
 }
 
-static int ts_before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec ||
-           (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 static void *timer_main(void *arg)
 {
     timer *t = arg;
     pthread_mutex_lock(&t->mu);
     while (!t->done) {
-        struct timespec now, w = t->at;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (t->at.tv_sec && !ts_before(&now, &t->at)) {
+        double now = mono_now(), wake = t->at;
+        if (t->at > 0 && now >= t->at) {
             Z3_interrupt(t->z);
             t->fired = 1;
             break;
         }
         if (t->statm >= 0) {
-            long rss = rss_pages(t->statm);
-            if (rss > t->rss0 + t->grow) {
+            if (rss_pages(t->statm) > t->rss0 + t->grow) {
                 Z3_interrupt(t->z);
                 t->memout = 1;
                 break;
             }
-            struct timespec poll = now;
-            poll.tv_nsec += FT_SMT_RSS_POLL_NS;
-            if (poll.tv_nsec >= 1000000000L) {
-                poll.tv_sec++;
-                poll.tv_nsec -= 1000000000L;
-            }
-            if (!t->at.tv_sec || ts_before(&poll, &t->at))
-                w = poll;
+            if (wake <= 0 || now + FT_SMT_RSS_POLL_S < wake)
+                wake = now + FT_SMT_RSS_POLL_S;
         }
+        double whole, frac = modf(wake, &whole);
+        struct timespec w = {(time_t)whole, (long)(frac * 1e9)};
         pthread_cond_timedwait(&t->cv, &t->mu, &w);
     }
     pthread_mutex_unlock(&t->mu);
@@ -129,12 +124,7 @@ static Z3_lbool check_once(ft_smt *e, double deadline, int *fired, int *memout)
     pthread_mutex_init(&t.mu, NULL);
     pthread_cond_init(&t.cv, &ca);
     pthread_condattr_destroy(&ca);
-    if (deadline > 0) {
-        double whole;
-        double frac = modf(deadline, &whole);
-        t.at.tv_sec = (time_t)whole;
-        t.at.tv_nsec = (long)(frac * 1e9);
-    }
+    t.at = deadline > 0 ? deadline : 0;
     pthread_t th;
     /* Without a timer thread the check still has Z3's own timeout. */
     int armed = pthread_create(&th, NULL, timer_main, &t) == 0;
@@ -170,9 +160,7 @@ static int to_next(ft_smt *e, double deadline)
         return -1;
     unsigned ms = e->timeout_ms;
     if (deadline > 0) {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double left = deadline - (now.tv_sec + now.tv_nsec / 1e9);
+        double left = deadline - mono_now();
         if (left < 0.01)
             return -1;
         if (!ms || left * 1000 < ms)
