@@ -14,7 +14,8 @@
  * events) took the process to 4.2 GB in one check.  So the timer also
  * reads the process's resident size every 100 ms and interrupts a check
  * under which it grew by more than FT_SMT_RSS_FACTOR times the bound
- * (e->memout).
+ * (e->memout); with that bound on (the default), every check arms the
+ * thread, also one without a deadline.
  * It also owns the way out of Z3's difference-logic theory where that
  * gives up: the same assertions go to the general arithmetic one. */
 #include "smt/smt.h"
