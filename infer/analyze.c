@@ -81,22 +81,12 @@ static int intern_vars(fi_analysis *a)
             fi_var *nv = &a->vars[a->nvars++];
             memset(nv, 0, sizeof *nv);
             nv->key = acc.key;
-            nv->tid0 = tid;
-            nv->wtid0 = UINT32_MAX;
         }
         fi_var *x = &a->vars[v];
         a->var_of[i] = v;
         if (!acc.data)
             x->sync = 1;
-        if (x->tid0 != tid)
-            x->multi = 1;
-        if (acc.op == FI_OP_WRITE) {
-            if (!x->written)
-                x->wtid0 = tid;
-            else if (x->wtid0 != tid)
-                x->multiw = 1;
-            x->written = 1;
-        }
+        fi_var_account(x, tid, acc.op == FI_OP_WRITE, !added);
     }
     fi_u64map_free(&map);
     return 0;
@@ -268,7 +258,7 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
         fi_options_default(&a->opt);
     if (a->opt.max_anchors == 0)
         a->opt.max_anchors = FI_DEFAULT_MAX_ANCHORS;
-    if (intern_vars(a) < 0)
+    if (intern_vars(a) < 0 || fi_split_lifetimes(a) < 0)
         return -1;
     if (ft_budget_poll(a->opt.budget, "inference", 0, 5)) {
         a->stopped = 1;

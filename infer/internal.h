@@ -17,6 +17,14 @@ typedef struct fi_access {
 
 void fi_classify(const fi_trace *t, const fi_event *e, fi_access *a);
 
+/* Counts thread tid's access (a write or not) into x, whose accesses are
+ * seen in trace order (seen: not its first). */
+void fi_var_account(fi_var *x, uint32_t tid, int write, int seen);
+/* Splits each data variable at the frees of the heap block holding it
+ * that fall between its accesses: one variable per lifetime
+ * (infer/lifetimes.c).  0, or -1 out of memory. */
+int fi_split_lifetimes(fi_analysis *a);
+
 /* Adds a region [first, last] of thread tid; fills the rest later. */
 int fi_add_region(fi_analysis *a, uint32_t tid, uint64_t first,
                   uint64_t last, unsigned source, uint32_t site);

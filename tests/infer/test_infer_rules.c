@@ -340,6 +340,55 @@ static void cma_needs_concurrency(void **state)
     }
 }
 
+/* A heap block freed by one thread and handed out again at the same
+ * address to another: the accesses of the two lifetimes are two
+ * variables, each touched by one thread, so no region and no property
+ * (infer/lifetimes.c).  Without the free they are one shared variable
+ * and the two regions make a CMA pair; a thread touching the first
+ * lifetime before the free still shares it. */
+static void heap_lifetimes(void **state)
+{
+    (void)state;
+    enum { H = 0x4000 };
+    for (int shape = 0; shape < 3; shape++) {
+        fi_trace t;
+        fi_trace_init(&t);
+        uint32_t s = fi_trace_site(&t, "main", "m.c", 1);
+        uint32_t w1 = fi_trace_site(&t, "use", "u.c", 1);
+        uint32_t w2 = fi_trace_site(&t, "reuse", "r.c", 1);
+        ev_add(&t, 0, FT_EV_THREAD_START, 0, 0);
+        ev_add2(&t, 0, FT_EV_THREAD_CREATE, s, 0, 0, 1);
+        ev_add2(&t, 0, FT_EV_THREAD_CREATE, s, 0, 0, 2);
+        ev_add(&t, 1, FT_EV_THREAD_START, 0, 0);
+        ev_add2(&t, 1, FT_EV_MALLOC, w1, H, 0, 16);
+        ev_add(&t, 1, FT_EV_READ, w1, H);
+        ev_add(&t, 1, FT_EV_WRITE, w1, H);
+        ev_add(&t, 1, FT_EV_WRITE, w1, H + 8);
+        if (shape == 2) { /* thread 2 reads the first lifetime */
+            ev_add(&t, 2, FT_EV_READ, w2, H);
+            ev_add(&t, 2, FT_EV_READ, w2, H + 8);
+        }
+        if (shape != 1)
+            ev_add(&t, 1, FT_EV_FREE, w1, H);
+        ev_add(&t, 2, FT_EV_THREAD_START, 0, 0);
+        if (shape != 1)
+            ev_add2(&t, 2, FT_EV_MALLOC, w2, H, 0, 16);
+        ev_add(&t, 2, FT_EV_WRITE, w2, H);
+        ev_add(&t, 2, FT_EV_WRITE, w2, H + 8);
+        fi_analysis a;
+        assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+        assert_int_equal(fi_properties(&a), 0);
+        size_t cma = 0;
+        for (size_t k = 0; k < a.nprops; k++)
+            cma += a.props[k].kind == FI_PROP_CMA;
+        assert_int_equal(cma, shape == 0 ? 0 : 1);
+        if (shape == 0)
+            assert_int_equal(a.nprops, 0);
+        fi_analysis_free(&a);
+        fi_trace_free(&t);
+    }
+}
+
 /* One critical section of a lock guarding every access: proved; the same
  * accesses in two critical sections, or with another thread touching the
  * data without the lock: open. A read lock proves readers of data that is
@@ -459,6 +508,7 @@ int main(void)
         cmocka_unit_test(annotations),
         cmocka_unit_test(spec_functions),
         cmocka_unit_test(cma_needs_concurrency),
+        cmocka_unit_test(heap_lifetimes),
         cmocka_unit_test(lockset_proof),
         cmocka_unit_test(solo_accesses_need_no_guard),
     };
