@@ -391,9 +391,11 @@ out:
  * conflicts with z and need not follow it.  No such pair: no cycle
  * through b and a, whatever else the schedule does.  b's reads may
  * return other values (the data rule leaves them free), so what the
- * value order says of b's thread inside b is not used. */
+ * value order says of b's thread inside b is not used.  An entry into
+ * a's thread is looked for at positions from `from` on only (0: all;
+ * one_lock_apart's case split). */
 static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
-                        const ft_pregion *b)
+                        const ft_pregion *b, uint32_t from)
 {
     const ft_ctm *c = v->c;
     uint32_t nt = c->nthreads, ta = a->thread;
@@ -408,16 +410,17 @@ static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
         lo[j] = j == b->thread ? b->first
                                : vo_before_clean(v, b->thread, b->first, j,
                                                  &fa);
-    if (lo[ta] > a->last) {
-        ok = 1; /* a must end before b begins */
+    uint32_t start = lo[ta] > from ? lo[ta] : from;
+    if (start > a->last) {
+        ok = 1; /* a must end before b begins, or before the entry */
         goto out;
     }
-    if (a->last - lo[ta] > VO_MAX_REGION)
+    if (a->last - start > VO_MAX_REGION)
         goto out;
     uint32_t f = c->fork_trans[ta];
-    if (f != FT_CTM_NONE && c->pos[f] >= lo[c->tid[f]])
+    if (start == lo[ta] && f != FT_CTM_NONE && c->pos[f] >= lo[c->tid[f]])
         goto out; /* its fork may come after b began */
-    for (uint32_t q = lo[ta]; q <= a->last; q++) {
+    for (uint32_t q = start; q <= a->last; q++) {
         uint32_t z = ft_ctm_at(c, ta, q);
         if (c->op[z] == FT_OP_JOIN) {
             uint64_t u = c->value[z];
@@ -446,18 +449,23 @@ out:
     return ok;
 }
 
-/* CMA by mutual exclusion alone: each region lies inside one critical
- * section of the same lock (taken before the region or at its first
- * transition, and released at or after its last, or never), and one of
- * the two sections is exclusive.  No schedule runs the sections at once,
- * so every transition the one region runs comes before every transition
- * of the other, and what the later region reaches (walking forward from
- * it) holds nothing of the earlier one: no cycle.  pigz's `twist(bolt,
- * BY, -1)` (yarn.c: `bolt->value += val` under a lock its caller took)
- * in two threads: cannot_reach walks each region's thread from where
- * the relation places it and meets that thread's earlier lock
- * operations, which conflict with a third thread's; the solver took
- * 9-12 s on the whole trace for each such pair. */
+/* CMA by mutual exclusion: each region begins inside a critical section
+ * of the same lock (taken before the region or at its first transition),
+ * and one of the two sections is exclusive.  No schedule runs the two
+ * sections at once.  When a's section comes first, b begins after it
+ * ended, so what b reaches enters a's thread after a's section was
+ * released: a cycle needs an entry into a after that release, at or
+ * before a's last transition; when b's comes first, the same of b.  Both
+ * excluded (cannot_reach from the release on): no cycle.  A region inside
+ * its section (released at or after its last transition, or never)
+ * leaves nothing to look at.  pigz's `twist(bolt, BY, -1)` (yarn.c:
+ * `bolt->value += val` under a lock its caller took) in two threads:
+ * cannot_reach from the regions' starts meets their threads' earlier lock
+ * operations, which conflict with a third thread's, and the solver took
+ * 9-12 s on the whole trace for each such pair.  C-Thread-Pool's
+ * thread_do start (`num_threads_alive += 1` under thcount_lock, then
+ * reads of variables no one writes any more) in two workers: the reads
+ * after the section are entered by nothing (7 s each, and unknown). */
 static int one_lock_apart(const ft_value_order *v, const ft_pregion *a,
                           const ft_pregion *b)
 {
@@ -473,9 +481,14 @@ static int one_lock_apart(const ft_value_order *v, const ft_pregion *a,
     for (uint32_t i = 0; i < n; i++) {
         const vo_cs *sa = vo_cs_at(v, locks[i], a->thread, a->first);
         const vo_cs *sb = vo_cs_at(v, locks[i], b->thread, b->first);
-        if (sa && sb && (sa->excl || sb->excl) &&
-            (sa->rel == VO_NONE || sa->rel >= a->last) &&
-            (sb->rel == VO_NONE || sb->rel >= b->last))
+        if (!sa || !sb || !(sa->excl || sb->excl))
+            continue;
+        uint32_t fa = sa->rel == VO_NONE || sa->rel >= a->last ? a->last + 1
+                                                               : sa->rel + 1;
+        uint32_t fb = sb->rel == VO_NONE || sb->rel >= b->last ? b->last + 1
+                                                               : sb->rel + 1;
+        if ((fa > a->last || cannot_reach(v, a, b, fa)) &&
+            (fb > b->last || cannot_reach(v, b, a, fb)))
             return 1;
     }
     return 0;
@@ -489,6 +502,6 @@ int ft_value_order_holds(const ft_value_order *v, const ft_prop *p)
         return ca_holds(v, &p->r[0], &fr) || vo_ca_pairs_hold(v, &fr);
     }
     return one_lock_apart(v, &p->r[0], &p->r[1]) ||
-           cannot_reach(v, &p->r[0], &p->r[1]) ||
-           cannot_reach(v, &p->r[1], &p->r[0]);
+           cannot_reach(v, &p->r[0], &p->r[1], 0) ||
+           cannot_reach(v, &p->r[1], &p->r[0], 0);
 }

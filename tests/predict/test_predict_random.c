@@ -470,6 +470,60 @@ static void test_value_order_one_lock(void **state)
     claim_holds_for_oracle(&b, "onelock");
 }
 
+/* Regions that run past their lock's section (C-Thread-Pool's thread_do:
+ * `num_threads_alive += 1` under a mutex, then reads after the unlock):
+ * threads 1 and 2 each write A inside a section of L, release it and
+ * read D or F, written only before the threads start; thread 3 writes A
+ * outside the lock.  Nothing enters a region after its section, and the
+ * value order claims the CMA property, as the oracle agrees.  When
+ * thread 3 also writes D, which thread 1 (racy 1) or thread 2 (racy 2)
+ * reads after it: a cycle runs the reader's section first, the other's,
+ * thread 3's writes of A and D, then the reader's read of D.  The oracle
+ * finds it, and the value order must not claim (each side of the rule's
+ * case split is what sees one of the two). */
+static void test_value_order_lock_then_quiet(void **state)
+{
+    (void)state;
+    enum { A = 0x100, D = 0x108, F = 0x110, L = 0x200 };
+    for (int racy = 0; racy <= 2; racy++) {
+        evbuf b = {0};
+        evbuf_add(&b, FT_EV_WRITE, 0, D, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_WRITE, 0, F, 0, 0, 0, 0);
+        for (uint32_t t = 1; t <= 3; t++)
+            evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_START, 3, 0, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_WRITE, 3, A, 0, 3, 0, 0);
+        if (racy)
+            evbuf_add(&b, FT_EV_WRITE, 3, D, 0, 1, 0, 0);
+        for (uint32_t t = 2; t >= 1; t--) {
+            int reads_d = racy == 0 || (uint32_t)racy == t;
+            evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
+            evbuf_add(&b, FT_EV_MUTEX_LOCK, t, L, 0, 0, FT_HOW_BLOCK, 0);
+            evbuf_add(&b, FT_EV_WRITE, t, A, 0, t, 0, 0);
+            evbuf_add(&b, FT_EV_MUTEX_UNLOCK, t, L, 0, 0, 0, 0);
+            evbuf_add(&b, FT_EV_READ, t, reads_d ? D : F, 0, reads_d && racy, 0,
+                      0);
+        }
+        char tag[16];
+        snprintf(tag, sizeof tag, "lockq%d", racy);
+        ft_ctm *c = load_events(&b, tag);
+        evbuf_free(&b);
+        assert_non_null(c);
+        uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
+        assert_true(wa + 2 < c->len[1] && wb + 2 < c->len[2]);
+        ft_prop p = {.kind = FT_PROP_CMA,
+                     .r = {{1, wa, wa + 2}, {2, wb, wb + 2}}};
+        assert_int_equal(value_order_claims(c, &p), !racy);
+        av_walk w = {c, &p, 1, {0}, {{0}}, {0}};
+        oracle_opts oo;
+        memset(&oo, 0, sizeof oo);
+        assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
+        assert_int_equal(w.found[0] != 0, racy != 0);
+        free(w.valid[0].k);
+        ft_ctm_free(c);
+    }
+}
+
 /* A read's source is never a write that another write of the variable
  * by the same thread follows, when that later write must precede the
  * read.  Thread 2 reads X = 1 after reading thread 3's F, so thread 3's
@@ -626,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_value_order_cond_wake),
         cmocka_unit_test(test_value_order_sem_post),
         cmocka_unit_test(test_value_order_one_lock),
+        cmocka_unit_test(test_value_order_lock_then_quiet),
         cmocka_unit_test(test_value_order_overwritten_source),
         cmocka_unit_test(test_predict_matches_oracle),
     };
