@@ -71,6 +71,15 @@ static void *solve_main(void *arg)
     ft_presult *subres = calloc(j->batch, sizeof *subres);
     size_t *from = malloc(sizeof *from * j->batch);
     int failed = !tmp || !sub || !subres || !from;
+    /* FORETELL_TEST_SOLVE_STALL=S: the tests' stand-in for a property
+     * the solver takes S seconds on (at most 10), once, before the first
+     * batch (tests/predict/test_budget.c: the heartbeat) */
+    const char *stall = getenv("FORETELL_TEST_SOLVE_STALL");
+    if (stall && *stall) {
+        double s = fmin(atof(stall), 10);
+        for (int i = 0; i < s * 10; i++)
+            nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
     while (!failed && done < j->n) {
         size_t viol = 0;
         for (size_t i = 0; i < done && j->stop_after; i++)
@@ -101,11 +110,15 @@ static void *solve_main(void *arg)
             if (j->gviol && subres[k].verdict == FT_VIOLATED)
                 j->gviol[sub[k].group] = 1;
         }
+        /* progress under the lock: the caller's heartbeat reports too */
         pthread_mutex_lock(&j->mu);
         int gone = j->abandoned;
         if (!gone) {
             memcpy(j->results + done, tmp, sizeof *tmp * n);
             j->done = done += n;
+            if (j->progress)
+                j->progress(j->arg, done, j->n);
+            ft_budget_poll(pl->budget, j->stage, done, j->n);
         }
         pthread_mutex_unlock(&j->mu);
         if (gone) {
@@ -113,9 +126,6 @@ static void *solve_main(void *arg)
                 ft_presult_free(&tmp[i]);
             break;
         }
-        if (j->progress)
-            j->progress(j->arg, done, j->n);
-        ft_budget_poll(pl->budget, j->stage, done, j->n);
     }
     free(tmp);
     free(sub);
@@ -149,6 +159,8 @@ double ft_pipeline_solve_until(const ft_pipeline *pl,
 /* How long past the deadline the solver thread may take to notice it
  * before it is abandoned (Z3_interrupt is usually seen within 0.1 s). */
 #define FT_SOLVE_GRACE_S 2.0
+/* The caller's progress report while one batch is being solved. */
+#define FT_SOLVE_HEARTBEAT_S 1.0
 
 long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
                                ft_presult *results, size_t n, size_t done0,
@@ -205,18 +217,29 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
     double hard = o->until > 0 ? fmax(o->until, ft_now()) + FT_SOLVE_GRACE_S
                                : 0;
     while (!j->finished) {
-        if (hard <= 0) {
+        /* one property may take the solver a minute: the progress line
+         * is told every FT_SOLVE_HEARTBEAT_S meanwhile (the budget's
+         * report keeps its own pace), or it reads as a hang */
+        double wake = ft_now() + FT_SOLVE_HEARTBEAT_S;
+        int beat = pl->budget && (hard <= 0 || wake < hard);
+        if (!beat && hard <= 0) {
             pthread_cond_wait(&j->cv, &j->mu);
             continue;
         }
-        double whole, frac = modf(hard, &whole);
+        if (!beat)
+            wake = hard;
+        double whole, frac = modf(wake, &whole);
         struct timespec at = {(time_t)whole, (long)(frac * 1e9)};
-        if (pthread_cond_timedwait(&j->cv, &j->mu, &at) == ETIMEDOUT &&
-            !j->finished) {
-            j->abandoned = 1;
-            pl->abandoned = 1;
-            break;
+        if (pthread_cond_timedwait(&j->cv, &j->mu, &at) != ETIMEDOUT ||
+            j->finished)
+            continue;
+        if (beat) {
+            ft_budget_poll(pl->budget, j->stage, j->done, j->n);
+            continue;
         }
+        j->abandoned = 1;
+        pl->abandoned = 1;
+        break;
     }
     size_t done = j->done;
     int failed = j->failed;

@@ -171,6 +171,49 @@ static void stops_in_every_stage(void **state)
     ft_pipeline_free(&whole);
 }
 
+/* The solving stage reports while one property takes the solver long
+ * (FORETELL_TEST_SOLVE_STALL stands in for it): a heartbeat a second,
+ * with the same count, not one line that stays for a minute. */
+typedef struct beats {
+    unsigned solving, same; /* reports; reports repeating the last count */
+    uint64_t last;
+} beats;
+
+static void on_beat(void *arg, const char *stage, uint64_t done, uint64_t total)
+{
+    (void)total;
+    beats *b = arg;
+    if (strncmp(stage, "solving", 7) != 0)
+        return;
+    b->same += b->solving && done == b->last;
+    b->solving++;
+    b->last = done;
+}
+
+static void solving_heartbeat(void **state)
+{
+    (void)state;
+    ft_pipeline pl;
+    ft_budget b = {0};
+    beats h = {0, 0, 0};
+    b.progress = on_beat;
+    b.arg = &h;
+    ft_predict_opts po;
+    ft_predict_opts_default(&po);
+    po.timeout_ms = 20000;
+    po.every_instance = 1;
+    po.no_value_order = po.no_search = 1; /* every property to the solver */
+    setenv("FORETELL_TEST_SOLVE_STALL", "2.5", 1);
+    assert_int_equal(ft_test_pipeline_run(&pl, trace_path, &b, &po), 0);
+    unsetenv("FORETELL_TEST_SOLVE_STALL");
+    assert_true(pl.nviolated + pl.nholds > 0);
+    if (h.same < 2)
+        fail_msg("%u solving reports, %u repeating the count: no heartbeat "
+                 "while the solver ran",
+                 h.solving, h.same);
+    ft_pipeline_free(&pl);
+}
+
 /* The value order under a bound (3 s at 10^7 events, built after the
  * bound had run out, made `--time 8` take 10.7 s): given up when the
  * bound is past, the window index kept without it; built whole
@@ -202,6 +245,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stops_in_every_stage),
         cmocka_unit_test(value_order_bounded),
+        cmocka_unit_test(solving_heartbeat),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
