@@ -204,9 +204,17 @@ static void solving_heartbeat(void **state)
     po.every_instance = 1;
     po.no_value_order = po.no_search = 1; /* every property to the solver */
     setenv("FORETELL_TEST_SOLVE_STALL", "2.5", 1);
-    assert_int_equal(ft_test_pipeline_run(&pl, trace_path, &b, &po), 0);
+    ft_error err;
+    fi_options fo;
+    fi_options_default(&fo);
+    assert_int_equal(
+        ft_pipeline_load_bounded(&pl, trace_path, FT_INPUT_FORETELL, &b, &err),
+        0);
+    assert_int_equal(ft_pipeline_infer(&pl, &fo, &err), 0);
+    /* the first violation ends it (solving every property takes 40 s) */
+    assert_true(ft_pipeline_predict(&pl, &po, 1, NULL, NULL) >= 0);
     unsetenv("FORETELL_TEST_SOLVE_STALL");
-    assert_true(pl.nviolated + pl.nholds > 0);
+    assert_true(pl.nviolated > 0);
     if (h.same < 2)
         fail_msg("%u solving reports, %u repeating the count: no heartbeat "
                  "while the solver ran",
