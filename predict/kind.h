@@ -95,14 +95,16 @@ typedef struct ft_pkind {
     int expect;              /* enum ft_expect */
     int (*candidates)(const ft_pkind_src *s, ft_props *out);
     /* Optional: 1 when a cheap argument proves p holds (no solver call),
-     * 0 when it must be solved; whole is c reduced. */
-    int (*holds)(const ft_ctm *c, const ft_reduced *whole, const ft_prop *p);
-    /* Optional: a search for a violation before the solver (whole is c
-     * reduced; deadline CLOCK_MONOTONIC s, 0 none).  1 found, res filled
-     * (verdict, witness); 0 not found, res untouched; -1 out of memory. */
+     * 0 when it must be solved; whole is c reduced; vo the value order
+     * (vorder.c) when there is one and it may be used, else NULL. */
+    int (*holds)(const ft_ctm *c, const ft_reduced *whole,
+                 const struct ft_value_order *vo, const ft_prop *p);
     /* Optional: 1 when the value order (vorder.c) proves p holds. */
     int (*vholds)(const ft_ctm *c, const struct ft_value_order *vo,
                   const ft_prop *p);
+    /* Optional: a search for a violation before the solver (whole is c
+     * reduced; deadline CLOCK_MONOTONIC s, 0 none).  1 found, res filled
+     * (verdict, witness); 0 not found, res untouched; -1 out of memory. */
     int (*search)(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
                   double deadline, ft_presult *res);
     /* The violation over e's model; tb[i] is the block of p->tgt[i] in

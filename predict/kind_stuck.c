@@ -19,6 +19,7 @@
  * wait, per_group dynamic instances per site.  The witness is the whole
  * prefix (nothing may be left out: every thread's place is the state). */
 #include "predict/kind.h"
+#include "predict/vorder.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,10 @@ typedef struct cuts {
     semops *sem;             /* the semaphores waited on at stops */
     uint32_t nsem;
     long budget;
+    const ft_value_order *vo; /* NULL: the rules below that need it off */
+    uint32_t ***wake;         /* per thread, per stop: NULL, or per thread
+                                 u the first position of a notify that
+                                 would have woken the wait (wake_of) */
 } cuts;
 
 static uint32_t held_at(const cuts *s, uint32_t t)
@@ -267,6 +272,136 @@ static int consistent(cuts *s)
     return 1;
 }
 
+/* ---- with the value order (vorder.c), two more rules ---------------
+ *
+ * What ran is closed under the relation: a thread that ran z ran what
+ * must precede z (every read that ran returned its recorded value, which
+ * is what the relation's edges rest on).  And a thread that waits at a
+ * condition wait W was not woken: no thread ran a notify N of the
+ * condition that must come after W began waiting (its WAIT_PRE P) and
+ * would wake it, a broadcast, or a signal when no other thread ever
+ * waits on the condition.  N, inside a section of W's mutex M, comes
+ * after P when some transition y of W's section (from its acquisition
+ * to P) must precede N: N's section cannot overlap W's, so it begins
+ * after P released M.  Or when y is a read of x that returned v0, and
+ * N's thread wrote x another value at w before N, with every write of
+ * v0 to x preceding w: a read after w would need one of them after w.
+ * The classic guarded wait (`while (!done) wait`, `done = 1;
+ * broadcast` under the lock): the waiter's read of done = 0 comes before
+ * the write of 1, so the broadcast comes after the wait began, and a
+ * waiter it would wake is not stuck (bench/predict/shapes/workqueue.c's
+ * consumers). */
+
+/* Reads of thread t in [lo, hi) (W's section, P excluded) one of which
+ * must precede u's transition at pn by the write rule above. */
+static int read_before(const cuts *s, uint32_t t, uint32_t lo, uint32_t hi,
+                       uint32_t u, uint32_t pn)
+{
+    const ft_ctm *c = s->c;
+    const ft_value_order *vo = s->vo;
+    const ft_slice_index *ix = vo->ix;
+    for (uint32_t q = lo; q < hi; q++) {
+        uint32_t y = ft_ctm_at(c, t, q), x = c->obj[y];
+        if (c->op[y] != FT_OP_READ || x >= c->nvars ||
+            c->vars[x].kind != FT_VAR_MEMORY)
+            continue;
+        uint64_t v0 = c->value[y];
+        uint32_t a = ix->wr_first[x], b = ix->wr_first[x + 1];
+        if (b - a > 256)
+            continue; /* the writes looked at, per read */
+        uint32_t i = ft_slice_upper(c, ix->wr, a, b, u, pn);
+        if (i == a || c->tid[ix->wr[i - 1]] != u)
+            continue;
+        uint32_t w = ix->wr[i - 1];
+        if (c->op[w] != FT_OP_WRITE || c->value[w] == v0)
+            continue;
+        int ok = 1;
+        for (uint32_t k = a; k < b && ok; k++) {
+            uint32_t z = ix->wr[k], tz = c->tid[z];
+            if (c->op[z] != FT_OP_WRITE)
+                ok = 0; /* an RMW: its value is not looked at */
+            else if (c->value[z] == v0)
+                ok = (tz == u && c->pos[z] < c->pos[w]) ||
+                     vo_before(vo, u, c->pos[w], tz) > c->pos[z];
+        }
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* For thread t standing at position q, a condition wait: per thread u,
+ * the first position of a notify that would have woken it (VO_NONE
+ * none); NULL when none would or q is no such wait.  -1 out of memory
+ * (*out NULL). */
+static int wake_of(const cuts *s, uint32_t t, uint32_t q, uint32_t **out)
+{
+    const ft_ctm *c = s->c;
+    const ft_value_order *vo = s->vo;
+    *out = NULL;
+    if (q == 0 || q >= c->len[t])
+        return 0;
+    uint32_t w = ft_ctm_at(c, t, q), pre = ft_ctm_at(c, t, q - 1);
+    uint32_t cv = c->obj[w], m = c->obj2[w];
+    if (c->op[w] != FT_OP_WAIT_POST || c->op[pre] != FT_OP_WAIT_PRE ||
+        c->obj[pre] != cv || cv >= c->nvars || m >= c->nvars)
+        return 0;
+    const vo_cs *sec = vo_cs_at(vo, m, t, q - 1);
+    if (!sec)
+        return 0;
+    const ft_slice_index *ix = vo->ix;
+    uint32_t a = ix->all_first[cv], b = ix->all_first[cv + 1];
+    int sole = 1;
+    for (uint32_t k = a; k < b && sole; k++)
+        sole = c->op[ix->all[k]] != FT_OP_WAIT_PRE || c->tid[ix->all[k]] == t;
+    uint32_t *wk = NULL;
+    for (uint32_t k = a; k < b; k++) {
+        uint32_t n = ix->all[k], u = c->tid[n], pn = c->pos[n];
+        if (u == t || c->obj[n] != cv ||
+            !(c->op[n] == FT_OP_NOTIFY_ALL ||
+              (sole && c->op[n] == FT_OP_NOTIFY)) ||
+            !vo_cs_at(vo, m, u, pn) ||
+            (wk && wk[u] <= pn)) /* by thread, position: the first */
+            continue;
+        if (vo_before(vo, u, pn, t) <= sec->acq &&
+            !read_before(s, t, sec->acq, q - 1, u, pn))
+            continue;
+        if (!wk) {
+            if (!(wk = malloc(sizeof *wk * c->nthreads)))
+                return -1;
+            for (uint32_t j = 0; j < c->nthreads; j++)
+                wk[j] = VO_NONE;
+        }
+        wk[u] = pn;
+    }
+    *out = wk;
+    return 0;
+}
+
+/* What thread a ran (up to its cut) is closed under the relation as far
+ * as thread b's cut goes, and a's wait, if any, was not woken by b. */
+static int fits_one(const cuts *s, uint32_t a, uint32_t b)
+{
+    uint32_t ca = s->cut[a], cb = s->cut[b];
+    uint32_t ranb = cb == UNSTARTED ? 0 : cb;
+    if (ca != UNSTARTED && ca > 0 && vo_before(s->vo, a, ca - 1, b) > ranb)
+        return 0;
+    const uint32_t *wk = s->wake ? s->wake[a][s->at[a]] : NULL;
+    return !(wk && wk[b] != VO_NONE && ranb > wk[b]);
+}
+
+/* Thread t's cut against those of threads 0..t-1 (with the value order
+ * only). */
+static int fits(const cuts *s, uint32_t t)
+{
+    if (!s->vo)
+        return 1;
+    for (uint32_t u = 0; u < t; u++)
+        if (!fits_one(s, t, u) || !fits_one(s, u, t))
+            return 0;
+    return 1;
+}
+
 static int search(cuts *s, uint32_t t)
 {
     if (--s->budget < 0)
@@ -283,7 +418,7 @@ static int search(cuts *s, uint32_t t)
     for (uint32_t i = 0; i < s->nstop[t]; i++) {
         s->cut[t] = s->stop[t][i];
         s->at[t] = i;
-        if (apart(s, t) && search(s, t + 1))
+        if (apart(s, t) && fits(s, t) && search(s, t + 1))
             return 1;
     }
     return 0;
@@ -296,7 +431,12 @@ static void cuts_free(cuts *s)
             free(s->stop[t]);
         if (s->used)
             free(s->used[t]);
+        for (uint32_t i = 0; s->wake && s->wake[t] && i < s->nstop[t]; i++)
+            free(s->wake[t][i]);
+        if (s->wake)
+            free(s->wake[t]);
     }
+    free(s->wake);
     free(s->stop);
     free(s->nstop);
     free(s->cut);
@@ -335,12 +475,25 @@ static int make_stops(cuts *s, const ft_prop *p)
                 s->stop[t][s->nstop[t]++] = q;
         }
     }
+    if (!s->vo)
+        return 0;
+    if (!(s->wake = calloc(nt, sizeof *s->wake)))
+        return -1;
+    for (uint32_t t = 0; t < nt; t++) {
+        if (!(s->wake[t] = calloc(s->nstop[t] + 1, sizeof **s->wake)))
+            return -1;
+        for (uint32_t i = 0; i < s->nstop[t]; i++)
+            if (s->stop[t][i] != UNSTARTED &&
+                wake_of(s, t, s->stop[t][i], &s->wake[t][i]) < 0)
+                return -1;
+    }
     return 0;
 }
 
-static int holds(const ft_ctm *c, const ft_reduced *whole, const ft_prop *p)
+static int holds(const ft_ctm *c, const ft_reduced *whole,
+                 const ft_value_order *vo, const ft_prop *p)
 {
-    cuts s = {.c = c, .w = whole, .budget = CUT_BUDGET};
+    cuts s = {.c = c, .w = whole, .budget = CUT_BUDGET, .vo = vo};
     int proved = make_stops(&s, p) == 0 && !search(&s, 0);
     cuts_free(&s);
     return proved;

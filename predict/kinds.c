@@ -344,20 +344,25 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
                      p->tgt[i]);
             return res->verdict;
         }
-    if (k->holds && whole && k->holds(c, whole, p)) {
+    ft_window_index *own_w = NULL;
+    const ft_value_order *vo = NULL;
+    if ((k->vholds || (k->holds && whole)) && !o->no_value_order) {
+        if (!w)
+            w = own_w = ft_window_index_new(c);
+        vo = w ? ft_window_index_vorder(w) : NULL;
+    }
+    if (k->holds && whole && k->holds(c, whole, vo, p)) {
+        ft_window_index_free(own_w);
         res->verdict = FT_HOLDS;
         ft_presult_why(res, "proved without the "
                  "solver");
         res->seconds = ft_predict_now() - t0;
         return res->verdict;
     }
-    if (k->vholds && !o->no_value_order) {
-        ft_window_index *own_w = NULL;
-        if (!w)
-            w = own_w = ft_window_index_new(c);
-        const ft_value_order *vo = w ? ft_window_index_vorder(w) : NULL;
-        int held = vo && k->vholds(c, vo, p);
+    if (k->vholds && vo) {
+        int held = k->vholds(c, vo, p);
         ft_window_index_free(own_w);
+        own_w = NULL;
         if (held) {
             ft_presult_value_order(c, res);
             ft_presult_why(res, "the recorded values leave the read no other source "
@@ -366,6 +371,7 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
             return res->verdict;
         }
     }
+    ft_window_index_free(own_w);
     if (k->search && !o->no_search) {
         int found = k->search(c, whole, p, deadline, res);
         if (found) {

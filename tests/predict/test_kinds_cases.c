@@ -2,11 +2,13 @@
 /* test_kinds_cases.c - the property kinds on hand-made traces that pin one
  * rule each down (the random runs of test_kinds_random.c check them
  * against the enumerator): the order search's lock holder, the read a
- * critical section determines, and a signal waking one waiter. */
-#include "predict/kind.h"
-#include "smt/smt.h"
+ * critical section determines, a signal waking one waiter, and the lost
+ * wake-up rules that need the value order. */
 #include "../model/check.h"
 #include "../model/gen.h"
+#include "predict/kind.h"
+#include "predict/vorder.h"
+#include "smt/smt.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -213,12 +215,73 @@ static void test_signal_wakes_one(void **state)
     ft_ctm_free(c);
 }
 
+/* The classic guarded wait: thread 1 reads D = 0 under M and waits on C;
+ * main writes D = 1 and broadcasts under M.  Main's write cannot precede
+ * the read (no write gives D its 0 back), so the broadcast comes after
+ * the wait began and wakes it: the lost wake-up candidate holds, which
+ * the value order's rules in kind_stuck.c prove without the solver (the
+ * cut search alone cannot: main finished and thread 1 waiting agree on
+ * every lock).  When main does not write D (racy), its broadcast may
+ * come first and thread 1 waits for good: no cheap proof, and the
+ * solver finds the state. */
+static void test_stuck_guarded_broadcast(void **state)
+{
+    (void)state;
+    enum { C = 0x3000, M = 0x2000, D = 0x100 };
+    for (int racy = 0; racy <= 1; racy++) {
+        evbuf b = {0};
+        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_START, 1, 0, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, M, 0, 0, FT_HOW_BLOCK, 0);
+        evbuf_add(&b, FT_EV_READ, 1, D, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_COND_WAIT, 1, C, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_LOCK, 0, M, 0, 0, FT_HOW_BLOCK, 0);
+        if (!racy)
+            evbuf_add(&b, FT_EV_WRITE, 0, D, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_COND_BROADCAST, 0, C, 0, 1, 1, 0);
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 0, M, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_COND_WAKE, 1, C, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 1, M, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_EXIT, 1, 0, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
+        ft_ctm *c = load_events(&b, racy ? "stuck_racy" : "stuck_guarded");
+        evbuf_free(&b);
+        assert_non_null(c);
+        ft_reduced *whole = ft_reduce(c, 0);
+        assert_non_null(whole);
+        ft_props cand = {0};
+        ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
+        const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
+        assert_int_equal(k->candidates(&src, &cand), 0);
+        assert_int_equal(cand.n, 1);
+        ft_slice_index *ix = ft_slice_index_new(c);
+        ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+        assert_non_null(vo);
+        assert_false(k->holds(c, whole, NULL, &cand.v[0]));
+        assert_int_equal(k->holds(c, whole, vo, &cand.v[0]), !racy);
+        ft_predict_opts o;
+        ft_predict_opts_default(&o);
+        o.no_value_order = 1; /* the solver's own verdict */
+        ft_presult res;
+        ft_pkind_predict(c, whole, NULL, &cand.v[0], &o, &res);
+        assert_int_equal(res.verdict, racy ? FT_VIOLATED : FT_HOLDS);
+        ft_presult_free(&res);
+        ft_value_order_free(vo);
+        ft_slice_index_free(ix);
+        free(cand.v);
+        ft_reduced_free(whole);
+        ft_ctm_free(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_lock_holder),
         cmocka_unit_test(test_order_same_section),
         cmocka_unit_test(test_signal_wakes_one),
+        cmocka_unit_test(test_stuck_guarded_broadcast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

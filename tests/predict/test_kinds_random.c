@@ -471,6 +471,7 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         return;
     unsigned n = nseeds(dflt), traces = 0, props = 0, viol = 0, failures = 0;
     unsigned states = 0, by_vorder = 0, by_search = 0, by_solver_glued = 0;
+    unsigned by_cut_vo = 0;
     const char *only = getenv("FT_KINDS_SEED");
     /* seeds past the default counts that once failed: 8489, a
      * use-after-free the oracle let run inside a glued step */
@@ -568,6 +569,11 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             /* decided before the solver (kind_order_search.c,
              * kind_race_search.c) */
             by_vorder += v == FT_HOLDS && strstr(ft_presult_reason(&res), "value order");
+            /* the lost wake-up cut search's rules that need the value
+             * order (kind_stuck.c) decided it: judged like the rest */
+            if (v == FT_HOLDS && cand.v[i].kind == FT_PROP_STUCK &&
+                !ft_pkind_of(FT_PROP_STUCK)->holds(c, whole, NULL, &cand.v[i]))
+                by_cut_vo++;
             by_search += v == FT_VIOLATED &&
                          strstr(ft_presult_reason(&res), "without the solver");
             int bad = judge(&w, i, v, &res, seed, name, "");
@@ -594,11 +600,14 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         ft_reduced_free(whole);
         ft_ctm_free(c);
     }
-    fprintf(stderr, "%s: %u traces, %u candidates (%u violable), %u states "
+    fprintf(stderr,
+            "%s: %u traces, %u candidates (%u violable), %u states "
             "of the kind reached, %u failures; without the solver: %u "
-            "held by the value order, %u violated by the search; %u on "
-            "glued steps again by the solver\n", name, traces, props, viol,
-            states, failures, by_vorder, by_search, by_solver_glued);
+            "held by the value order, %u by the cut search with it, %u "
+            "violated by the search; %u on glued steps again by the "
+            "solver\n",
+            name, traces, props, viol, states, failures, by_vorder, by_cut_vo,
+            by_search, by_solver_glued);
     if (only)
         return;
     assert_true(traces > n / 4);
@@ -614,6 +623,8 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         assert_true(by_search > 0);
         assert_true(by_vorder > 0 || n < dflt);
     }
+    if (kinds_mask & (1u << FT_PROP_STUCK))
+        assert_true(by_cut_vo > 0 || n < dflt); /* the rules were used */
     if (kinds_mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL)) {
         /* the oracle saw both decisions, not only the solver's */
         assert_true(by_vorder > 0);
