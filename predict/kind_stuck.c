@@ -74,6 +74,9 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
 
 #define UNSTARTED UINT32_MAX
 #define CUT_BUDGET 2000000L
+/* Condition operations looked at for the wake rule over all stops of one
+ * property (past it the remaining stops have none: fewer refusals). */
+#define WAKE_BUDGET 4000000L
 
 /* A semaphore's operations by thread: positions of posts and waits. */
 typedef struct semops {
@@ -99,6 +102,7 @@ typedef struct cuts {
     uint32_t ***wake;         /* per thread, per stop: NULL, or per thread
                                  u the first position of a notify that
                                  would have woken the wait (wake_of) */
+    long wake_budget;         /* condition operations wake_of looks at */
 } cuts;
 
 static uint32_t held_at(const cuts *s, uint32_t t)
@@ -334,7 +338,7 @@ static int read_before(const cuts *s, uint32_t t, uint32_t lo, uint32_t hi,
  * the first position of a notify that would have woken it (VO_NONE
  * none); NULL when none would or q is no such wait.  -1 out of memory
  * (*out NULL). */
-static int wake_of(const cuts *s, uint32_t t, uint32_t q, uint32_t **out)
+static int wake_of(cuts *s, uint32_t t, uint32_t q, uint32_t **out)
 {
     const ft_ctm *c = s->c;
     const ft_value_order *vo = s->vo;
@@ -351,6 +355,8 @@ static int wake_of(const cuts *s, uint32_t t, uint32_t q, uint32_t **out)
         return 0;
     const ft_slice_index *ix = vo->ix;
     uint32_t a = ix->all_first[cv], b = ix->all_first[cv + 1];
+    if ((s->wake_budget -= 2 * (long)(b - a)) < 0)
+        return 0;
     int sole = 1;
     for (uint32_t k = a; k < b && sole; k++)
         sole = c->op[ix->all[k]] != FT_OP_WAIT_PRE || c->tid[ix->all[k]] == t;
@@ -493,7 +499,8 @@ static int make_stops(cuts *s, const ft_prop *p)
 static int holds(const ft_ctm *c, const ft_reduced *whole,
                  const ft_value_order *vo, const ft_prop *p)
 {
-    cuts s = {.c = c, .w = whole, .budget = CUT_BUDGET, .vo = vo};
+    cuts s = {.c = c, .w = whole, .budget = CUT_BUDGET, .vo = vo,
+              .wake_budget = WAKE_BUDGET};
     int proved = make_stops(&s, p) == 0 && !search(&s, 0);
     cuts_free(&s);
     return proved;
