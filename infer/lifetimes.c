@@ -50,6 +50,21 @@ static int cmp_key_var(const void *a, const void *b)
     return (x->var > y->var) - (x->var < y->var);
 }
 
+/* Room for one more element of size elem in *p (*cap of them, doubling
+ * from first).  0, or -1 out of memory (*p unchanged). */
+static int room(void **p, size_t *cap, size_t n, size_t first, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : first;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
 static int cmp_cut(const void *a, const void *b)
 {
     const fi_cut *x = a, *y = b;
@@ -79,13 +94,8 @@ static int collect_frees(const fi_trace *t, fi_freed **out, size_t *n)
                                                                    : 0;
         const ft_heap_obj *o = gone ? ft_heapmap_find(h, gone) : NULL;
         if (o && o->addr == gone && o->size) {
-            if (nf == cap) {
-                cap = cap ? 2 * cap : 64;
-                fi_freed *g = realloc(f, cap * sizeof *g);
-                if (!g)
-                    goto nomem;
-                f = g;
-            }
+            if (room((void **)&f, &cap, nf, 64, sizeof *f) < 0)
+                goto nomem;
             f[nf++] = (fi_freed){gone, gone + o->size, i};
         }
         if (ft_heapmap_update(h, &ev) < 0)
@@ -226,13 +236,8 @@ int fi_split_lifetimes(fi_analysis *a)
             uint32_t v = kv[k].var;
             if (firsta[v] >= f[i].at || lasta[v] <= f[i].at)
                 continue; /* one side of the free has no access */
-            if (ncuts == capcuts) {
-                capcuts = capcuts ? 2 * capcuts : 256;
-                fi_cut *c = realloc(cuts, capcuts * sizeof *c);
-                if (!c)
-                    goto out;
-                cuts = c;
-            }
+            if (room((void **)&cuts, &capcuts, ncuts, 256, sizeof *cuts) < 0)
+                goto out;
             cuts[ncuts++] = (fi_cut){v, f[i].at};
         }
     }
