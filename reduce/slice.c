@@ -13,63 +13,33 @@
 
 #include <stdlib.h>
 
+/* The whole model's slice is the window [0, len) of each thread, with an
+ * index built for it: the closure then looks up each kept transition's
+ * last conflicting one per thread in its objects' lists.  Until
+ * 2026-11-28 it scanned each other thread backwards from its end, which
+ * is quadratic: 24 s per kind candidate on mbrossard/threadpool's
+ * 450,957-event shutdown test, before the candidate was found too big to
+ * solve.  The index costs a pass over the model, as the keep array and
+ * the subset do anyway.  tests/model/test_reduce_random.c keeps the
+ * backward scan as the oracle. */
 int ft_slice_mark(ft_ctm *c, const uint32_t *prop, uint32_t n, uint8_t *keep)
 {
     uint32_t nt = c->nthreads;
-    if (!c->hb_vc && ft_ctm_hb_prepare(c))
-        return -1;
-    uint32_t *cut = calloc(nt + 1, sizeof *cut);  /* prefix kept */
-    uint32_t *done = calloc(nt + 1, sizeof *done); /* prefix processed */
-    if (!cut || !done) {
-        free(cut);
-        free(done);
-        return -1;
+    ft_slice_index *ix = ft_slice_index_new(c);
+    uint32_t *lo = calloc(nt + 1, sizeof *lo);
+    uint32_t *cut = calloc(nt + 1, sizeof *cut);
+    int rc = -1;
+    if (ix && lo && cut &&
+        ft_slice_mark_window(c, ix, prop, n, lo, c->len, cut) == 0) {
+        for (uint32_t t = 0; t < nt; t++)
+            for (uint32_t p = 0; p < c->len[t]; p++)
+                keep[ft_ctm_at(c, t, p)] = p < cut[t];
+        rc = 0;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        if (prop[i] >= c->ntrans) {
-            free(cut);
-            free(done);
-            return -1;
-        }
-        uint32_t x = prop[i];
-        if (c->pos[x] + 1 > cut[c->tid[x]])
-            cut[c->tid[x]] = c->pos[x] + 1;
-    }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (uint32_t t = 0; t < nt; t++) {
-            while (done[t] < cut[t]) {
-                uint32_t x = ft_ctm_at(c, t, done[t]++);
-                for (uint32_t j = 0; j < nt; j++) {
-                    if (j == t)
-                        continue;
-                    uint32_t need = ft_ctm_hb_before(c, x, j);
-                    if (need > c->len[j])
-                        need = c->len[j];
-                    if (ft_ctm_is_shared(c, x))
-                        for (uint32_t q = c->len[j]; q > need && q > cut[j];
-                             q--) {
-                            uint32_t y = ft_ctm_at(c, j, q - 1);
-                            if (ft_ctm_conflict(c, x, y) &&
-                                !ft_ctm_must_hb(c, x, y)) {
-                                need = q;
-                                break;
-                            }
-                        }
-                    if (need > cut[j]) {
-                        cut[j] = need;
-                        changed = 1;
-                    }
-                }
-            }
-        }
-    }
-    for (uint32_t t = 0; t < nt; t++)
-        for (uint32_t p = 0; p < c->len[t]; p++)
-            keep[ft_ctm_at(c, t, p)] = p < cut[t];
+    ft_slice_index_free(ix);
+    free(lo);
     free(cut);
-    free(done);
-    return 0;
+    return rc;
 }
 
 /* ---- windowed slicing ------------------------------------------------ */
@@ -174,7 +144,9 @@ uint32_t ft_slice_upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
 
 /* The highest position + 1 in [from, hi) of thread j holding a
  * transition that conflicts with x and need not happen after it; from if
- * there is none.  Same rule as ft_slice_mark's backward scan. */
+ * there is none: the last transition y of j, at or above from, that
+ * conflicts with x and need not happen after it (fork and join: any of
+ * j's that need not). */
 static uint32_t last_conflict(ft_ctm *c, const ft_slice_index *ix, uint32_t x,
                               uint32_t j, uint32_t from, uint32_t hi)
 {

@@ -5,7 +5,8 @@
  * representative of every equivalence class of feasible schedules (with
  * and without the read-value constraint), lockset/HB never rules out a
  * switch a feasible run takes, and merging and slicing preserve the
- * orders of the transitions they must preserve. */
+ * orders of the transitions they must preserve; the slice's closure
+ * keeps what the plain backward scan keeps. */
 #include "check.h"
 #include "gen.h"
 
@@ -67,6 +68,105 @@ static void run_all(unsigned flags)
             failures);
     assert_true(checked > n / 2);
     assert_int_equal(failures, 0);
+}
+
+/* The slice's closure as it was computed before the index (reduce/
+ * slice.c): each kept transition scans every other thread backwards from
+ * its end for the last transition that conflicts with it and need not
+ * happen after it.  Quadratic, and obviously the rule: the oracle of
+ * ft_slice_mark. */
+static void scan_slice(ft_ctm *c, const uint32_t *prop, uint32_t n,
+                       uint8_t *keep)
+{
+    uint32_t nt = c->nthreads;
+    uint32_t *cut = calloc(nt + 1, sizeof *cut);
+    uint32_t *done = calloc(nt + 1, sizeof *done);
+    assert_non_null(cut);
+    assert_non_null(done);
+    assert_int_equal(c->hb_vc || !ft_ctm_hb_prepare(c), 1);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->pos[prop[i]] + 1 > cut[c->tid[prop[i]]])
+            cut[c->tid[prop[i]]] = c->pos[prop[i]] + 1;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t t = 0; t < nt; t++)
+            while (done[t] < cut[t]) {
+                uint32_t x = ft_ctm_at(c, t, done[t]++);
+                for (uint32_t j = 0; j < nt; j++) {
+                    if (j == t)
+                        continue;
+                    uint32_t need = ft_ctm_hb_before(c, x, j);
+                    if (need > c->len[j])
+                        need = c->len[j];
+                    if (ft_ctm_is_shared(c, x))
+                        for (uint32_t q = c->len[j]; q > need && q > cut[j];
+                             q--) {
+                            uint32_t y = ft_ctm_at(c, j, q - 1);
+                            if (ft_ctm_conflict(c, x, y) &&
+                                !ft_ctm_must_hb(c, x, y)) {
+                                need = q;
+                                break;
+                            }
+                        }
+                    if (need > cut[j]) {
+                        cut[j] = need;
+                        changed = 1;
+                    }
+                }
+            }
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t q = 0; q < c->len[t]; q++)
+            keep[ft_ctm_at(c, t, q)] = q < cut[t];
+    free(cut);
+    free(done);
+}
+
+/* ft_slice_mark (through the index) keeps exactly what the backward scan
+ * keeps, on generated models of every shape (the random runs, lock-heavy
+ * and heap ones), for one to three target transitions. */
+static void test_slice_matches_scan(void **state)
+{
+    (void)state;
+    unsigned n = 4 * nseeds(), compared = 0;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        evbuf b = {0};
+        if (seed % 3 == 0) {
+            gen_locks(seed, &b);
+        } else if (seed % 3 == 1) {
+            gen_heap(seed, &b);
+        } else {
+            gen_params p;
+            gen_small_params(seed, &p);
+            gen_run(seed, &p, &b);
+        }
+        ft_ctm *c = load_events(&b, "slice");
+        evbuf_free(&b);
+        assert_non_null(c);
+        if (!c->ntrans) {
+            ft_ctm_free(c);
+            continue;
+        }
+        uint8_t *k1 = calloc(c->ntrans, 1), *k2 = calloc(c->ntrans, 1);
+        assert_non_null(k1);
+        assert_non_null(k2);
+        uint32_t prop[3], np = 1 + (uint32_t)(seed % 3);
+        for (uint32_t i = 0; i < np; i++)
+            prop[i] = (uint32_t)((seed * 2654435761u + i * 40503u) % c->ntrans);
+        assert_int_equal(ft_slice_mark(c, prop, np, k1), 0);
+        scan_slice(c, prop, np, k2);
+        for (uint32_t x = 0; x < c->ntrans; x++)
+            if (k1[x] != k2[x])
+                fail_msg("seed %llu: transition %u kept %d by the index, %d "
+                         "by the scan",
+                         (unsigned long long)seed, x, k1[x], k2[x]);
+        compared++;
+        free(k1);
+        free(k2);
+        ft_ctm_free(c);
+    }
+    fprintf(stderr, "slices compared on %u generated models\n", compared);
+    assert_true(compared > n / 2);
 }
 
 static void test_reductions_match_oracle(void **state)
@@ -137,6 +237,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reductions_match_oracle),
+        cmocka_unit_test(test_slice_matches_scan),
         cmocka_unit_test(test_reductions_skip_unreachable),
         cmocka_unit_test(test_naive_union_is_unsound),
         cmocka_unit_test(test_mat_over_budget_falls_back),
