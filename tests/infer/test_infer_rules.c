@@ -343,9 +343,10 @@ static void cma_needs_concurrency(void **state)
 /* A heap block freed by one thread and handed out again at the same
  * address to another: the accesses of the two lifetimes are two
  * variables, each touched by one thread, so no region and no property
- * (infer/lifetimes.c).  Without the free they are one shared variable
- * and the two regions make a CMA pair; a thread touching the first
- * lifetime before the free still shares it. */
+ * (infer/lifetimes.c), also when thread 1 gets the address back for a
+ * third lifetime.  Without the free they are one shared variable and the
+ * two regions make a CMA pair; a thread touching the first lifetime
+ * before the free still shares it. */
 static void heap_lifetimes(void **state)
 {
     (void)state;
@@ -375,6 +376,13 @@ static void heap_lifetimes(void **state)
             ev_add2(&t, 2, FT_EV_MALLOC, w2, H, 0, 16);
         ev_add(&t, 2, FT_EV_WRITE, w2, H);
         ev_add(&t, 2, FT_EV_WRITE, w2, H + 8);
+        if (shape == 0) { /* a third lifetime, thread 1's again */
+            ev_add(&t, 2, FT_EV_FREE, w2, H);
+            ev_add2(&t, 1, FT_EV_MALLOC, w1, H, 0, 16);
+            ev_add(&t, 1, FT_EV_READ, w1, H);
+            ev_add(&t, 1, FT_EV_WRITE, w1, H);
+            ev_add(&t, 1, FT_EV_WRITE, w1, H + 8);
+        }
         fi_analysis a;
         assert_int_equal(fi_analyze(&a, &t, NULL), 0);
         assert_int_equal(fi_properties(&a), 0);
@@ -382,8 +390,10 @@ static void heap_lifetimes(void **state)
         for (size_t k = 0; k < a.nprops; k++)
             cma += a.props[k].kind == FI_PROP_CMA;
         assert_int_equal(cma, shape == 0 ? 0 : 1);
-        if (shape == 0)
+        if (shape == 0) /* H and H + 8, three lifetimes each */
             assert_int_equal(a.nprops, 0);
+        if (shape == 0)
+            assert_int_equal(a.nvars, 6);
         fi_analysis_free(&a);
         fi_trace_free(&t);
     }
