@@ -203,6 +203,15 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
 
 /* ---- helpers the kinds share (kinds.c) ------------------------------ */
 
+/* Whether target i of p is the key of its block tb[i] in r.  A goal that
+ * speaks of a target as its block's key asks first: a target can be
+ * local in r (no other thread touches its object there, as in a window
+ * of a long trace), merged into a block another transition keys, and
+ * then takes part in no violation of r (test_kinds_random's order seed
+ * 96 checked another read in its place). */
+int ft_target_keyed(const ft_reduced *r, const ft_prop *p,
+                    const uint32_t *tb, uint32_t i);
+
 /* Witness steps from the executed blocks order[0..closing] (marked: the
  * blocks whose key is marked), as findav.c cuts them. */
 int ft_witness_from_blocks(const ft_reduced *r, const uint32_t *order,

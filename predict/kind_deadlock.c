@@ -280,7 +280,8 @@ static Z3_ast goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
     Z3_ast at[MAXK];
     uint32_t k = p->ntgt / 2;
     for (uint32_t i = 0; i < k; i++) {
-        if (tb[2 * i] == FT_CTM_NONE || tb[2 * i + 1] == FT_CTM_NONE)
+        if (!ft_target_keyed(e->r, p, tb, 2 * i) ||
+            tb[2 * i + 1] == FT_CTM_NONE)
             return Z3_mk_false(e->z);
         at[i] = ft_smt_at(e, tb[2 * i]);
     }

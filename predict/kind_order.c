@@ -348,16 +348,14 @@ out:
 
 static Z3_ast order_goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
 {
-    (void)p;
-    return tb[0] == FT_CTM_NONE ? Z3_mk_false(e->z)
-                                : reads_other(e, tb[0], 0, 0);
+    return !ft_target_keyed(e->r, p, tb, 0) ? Z3_mk_false(e->z)
+                                            : reads_other(e, tb[0], 0, 0);
 }
 
 static Z3_ast null_goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
 {
-    (void)p;
-    return tb[0] == FT_CTM_NONE ? Z3_mk_false(e->z)
-                                : reads_other(e, tb[0], 1, 0);
+    return !ft_target_keyed(e->r, p, tb, 0) ? Z3_mk_false(e->z)
+                                            : reads_other(e, tb[0], 1, 0);
 }
 
 /* The prefix up to r, cut to what r's read needs: r and its source

@@ -251,12 +251,9 @@ out:
 static Z3_ast goal(ft_smt *e, const ft_prop *p, const uint32_t *tb)
 {
     const ft_reduced *r = e->r;
-    for (uint32_t i = 0; i < 2; i++) {
-        uint32_t x = tb[i] == FT_CTM_NONE ? FT_CTM_NONE : r->bkey[tb[i]];
-        if (x == FT_CTM_NONE ||
-            (r->orig ? r->orig[x] : x) != p->tgt[i])
+    for (uint32_t i = 0; i < 2; i++)
+        if (!ft_target_keyed(r, p, tb, i))
             return Z3_mk_false(e->z);
-    }
     /* every read that ran returned its recorded value: a thread whose
      * last read returned another one (allowed by the data rule) only adds
      * a step the replay cannot check; the state needs none */

@@ -299,15 +299,14 @@ static int witness(const ft_ctm *c, const ft_reduced *r, const ft_prop *p,
     if (rc)
         goto out;
     if (!key) { /* its thread's locals up to it, last */
-        const ft_ctm *m = r->ctm;
-        uint32_t t = c->tid[a], from = 0;
+        /* in c's positions: a window's model (r) starts each thread
+         * after the recorded prefix, which has run them already */
+        uint32_t t = c->tid[a], from = ft_ctm_pos_before(c, t, res->prefix);
         for (uint32_t i = 0; i < res->nsteps; i++)
             if (c->tid[res->steps[i].trans] == t)
                 from = c->pos[res->steps[i].trans] + 1;
-        for (uint32_t q = from; rc == 0 && q <= c->pos[a]; q++) {
-            uint32_t y = ft_ctm_at(m, t, q);
-            rc = ft_presult_append(res, r->orig ? r->orig[y] : y, 0);
-        }
+        for (uint32_t q = from; rc == 0 && q <= c->pos[a]; q++)
+            rc = ft_presult_append(res, ft_ctm_at(c, t, q), 0);
     }
     for (uint32_t i = 0; rc == 0 && i < res->nsteps; i++)
         res->steps[i].mark = res->steps[i].trans == a ||

@@ -184,8 +184,12 @@ int ft_witness_locals(const ft_ctm *c, const ft_reduced *r,
                              ? r->bend[b] + 1
                              : m->pos[x];
         /* positions are the model's; the steps are c's (the same when
-         * r is c's own reduction, a prefix of each thread otherwise) */
-        for (uint32_t q = from[t] > r->bstart[b] ? from[t] : r->bstart[b];
+         * r is c's own reduction or a slice, a prefix of each thread; a
+         * window's model starts each thread off positions later) */
+        uint32_t y0 = ft_ctm_at(m, t, 0);
+        uint32_t off = r->orig ? c->pos[r->orig[y0]] : 0;
+        uint32_t mfrom = from[t] > off ? from[t] - off : 0;
+        for (uint32_t q = mfrom > r->bstart[b] ? mfrom : r->bstart[b];
              q < until && rc == 0; q++) {
             uint32_t y = ft_ctm_at(m, t, q);
             rc = ft_presult_append(res, r->orig ? r->orig[y] : y, 0);
@@ -227,6 +231,13 @@ void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
             h = (h ^ (unsigned char)*k) * 0x100000001b3ull;
     }
     snprintf(buf, 17, "%016" PRIx64, h);
+}
+
+int ft_target_keyed(const ft_reduced *r, const ft_prop *p,
+                    const uint32_t *tb, uint32_t i)
+{
+    uint32_t x = tb[i] == FT_CTM_NONE ? FT_CTM_NONE : r->bkey[tb[i]];
+    return x != FT_CTM_NONE && (r->orig ? r->orig[x] : x) == p->tgt[i];
 }
 
 /* The block of c's transition x in r (r a slice of c, or c's own

@@ -152,6 +152,31 @@ static uint32_t mutex_of(const ft_ctm *c, uint32_t x, int *acquires)
     return m < c->nvars && c->vars[m].kind == FT_VAR_MUTEX ? m : FT_CTM_NONE;
 }
 
+/* Where the kept mutex operations of the witness's steps start: the
+ * holds the recorded prefix (res->prefix, a window's) leaves, which run
+ * whole before the steps.  A hold from the prefix has no first step
+ * (since FT_CTM_NONE). */
+static void prefix_holds(const ft_ctm *c, const ft_presult *res,
+                         uint32_t *holder, uint32_t *depth, uint32_t *since)
+{
+    for (uint32_t x = 0; x < res->prefix && x < c->ntrans; x++) {
+        int acq;
+        uint32_t m = mutex_of(c, x, &acq);
+        if (m == FT_CTM_NONE)
+            continue;
+        if (!acq) {
+            depth[m] = c->op[x] == FT_OP_WAIT_PRE || depth[m] <= 1
+                           ? 0 : depth[m] - 1;
+            if (!depth[m])
+                holder[m] = FT_CTM_NONE;
+            continue;
+        }
+        holder[m] = c->tid[x];
+        depth[m] = c->op[x] == FT_OP_WAIT_POST ? 1 : depth[m] + 1;
+        since[m] = FT_CTM_NONE;
+    }
+}
+
 /* Replays the kept mutex operations in witness order; where a kept
  * acquisition finds the mutex held by another thread (whose release was
  * dropped), keeps the release that ended that hold in the witness (the
@@ -165,6 +190,8 @@ static int mutex_free(const ft_ctm *c, const ft_presult *res, uint8_t *keep)
     int grew = 0;
     for (uint32_t v = 0; holder && v < nv; v++)
         holder[v] = FT_CTM_NONE;
+    if (holder && depth && since)
+        prefix_holds(c, res, holder, depth, since);
     for (uint32_t j = 0; holder && depth && since && j < n; j++) {
         int acq;
         uint32_t x = res->steps[j].trans, m = mutex_of(c, x, &acq);
@@ -179,8 +206,10 @@ static int mutex_free(const ft_ctm *c, const ft_presult *res, uint8_t *keep)
             continue;
         }
         if (holder[m] != FT_CTM_NONE && holder[m] != t) {
-            uint32_t d = 1;
-            for (uint32_t i = since[m] + 1; i < j && d; i++) {
+            /* a hold from the prefix: its depth there */
+            uint32_t d = since[m] == FT_CTM_NONE ? depth[m] : 1;
+            uint32_t i0 = since[m] == FT_CTM_NONE ? 0 : since[m] + 1;
+            for (uint32_t i = i0; i < j && d; i++) {
                 int a;
                 uint32_t y = res->steps[i].trans;
                 if (c->tid[y] != holder[m] || mutex_of(c, y, &a) != m)

@@ -51,6 +51,8 @@ typedef struct ft_smt_start {
     uint32_t nsems;
     uint32_t *once_done;
     uint32_t nonce_done;
+    uint32_t at; /* the cut: the recorded prefix is the whole model's
+                    transitions 0 .. at-1 (what a witness runs first) */
 } ft_smt_start;
 
 typedef struct ft_smt_stats {
