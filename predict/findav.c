@@ -462,6 +462,8 @@ int ft_predict_model(ft_ctm *c, const ft_reduced *r,
                      const ft_predict_opts *o, double deadline,
                      ft_presult *res)
 {
+    if (ft_pkind_of(p->kind)) /* a kind's window (window.c) */
+        return ft_pkind_predict_model(c, r, start, p, o, deadline, res);
     uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
     res->slice_trans = r->ctm->ntrans;
     res->slice_blocks = r->nblocks;

@@ -169,9 +169,18 @@ uint32_t ft_race_step(const ft_ctm *c, uint32_t x);
 /* Solves property p of a kind (ft_predict_one_in calls this for every
  * kind but CA/CMA): the kind's cheap decisions first (holds, vholds with
  * w's value order, search), then slices c for the targets (or takes
- * whole), encodes, checks, cuts the witness.  w: the trace's window index
- * (NULL: one is built when a kind needs its value order).  Returns the
- * verdict. */
+ * whole), encodes, checks, cuts the witness.  With o->window set and
+ * targets farther than that from the trace's ends, a kind solved on a
+ * slice is solved on windows instead, as CA/CMA are (window.c).  w: the
+ * trace's window index (NULL: one is built when a kind needs its value
+ * order or a window).  Returns the verdict. */
+/* Encodes, checks and cuts the witness of kind property p on model r
+ * (a slice of c, or a window's model that starts in state start; NULL:
+ * the program's start): what ft_predict_model does for CA/CMA. */
+int ft_pkind_predict_model(ft_ctm *c, const ft_reduced *r,
+                           const ft_smt_start *start, const ft_prop *p,
+                           const ft_predict_opts *o, double deadline,
+                           ft_presult *res);
 int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
                     const ft_window_index *w, const ft_prop *p,
                     const ft_predict_opts *o, ft_presult *res);

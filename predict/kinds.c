@@ -24,7 +24,7 @@ const ft_pkind *const ft_pkinds[] = {&ft_pkind_deadlock, &ft_pkind_stuck,
 const unsigned ft_npkinds = sizeof ft_pkinds / sizeof ft_pkinds[0];
 
 /* Past this many blocks a property's model is not solved (unknown): the
- * kinds have no windows (docs/prediction.md). */
+ * slices of a window (window.c) are smaller still. */
 #define FT_KIND_MAX_BLOCKS 4000
 
 const ft_pkind *ft_pkind_of(unsigned kind)
@@ -262,8 +262,8 @@ static uint32_t block_in(const ft_reduced *r, uint32_t x)
  * deadline (0: o's timeout only).  Fills res's verdict and witness (in
  * c's ids). */
 static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
-                    const ft_prop *p, const ft_predict_opts *o,
-                    double deadline, ft_presult *res)
+                    const ft_smt_start *start, const ft_prop *p,
+                    const ft_predict_opts *o, double deadline, ft_presult *res)
 {
     res->verdict = FT_ERROR;
     res->slice_trans = r->ctm->ntrans;
@@ -285,7 +285,7 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
     ft_smt e;
     uint32_t *order = NULL;
     ft_presult_why(res, "out of memory");
-    if (ft_smt_init_at(&e, r, NULL, NULL, 0, ms, FT_SMT_NO_CXT)) {
+    if (ft_smt_init_at(&e, r, start, NULL, 0, ms, FT_SMT_NO_CXT)) {
         ft_presult_why(res, "%s", e.err);
         goto out;
     }
@@ -309,6 +309,9 @@ static int solve_on(ft_ctm *c, const ft_pkind *k, const ft_reduced *r,
         Z3_model_inc_ref(e.z, m);
         long n = order ? ft_smt_schedule(&e, m, order) : -1;
         Z3_model_dec_ref(e.z, m);
+        /* the witness runs after the recorded prefix: its trimming
+         * starts in the state the prefix leaves (trim.c) */
+        res->prefix = start ? start->at : 0;
         if (n < 0) {
             ft_presult_why(res, "unusable model");
         } else if (k->witness(c, r, p, order, (uint32_t)n, tb, res) == 0) {
@@ -399,6 +402,16 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
         memset(res, 0, sizeof *res);
         return -2;
     }
+    /* A target late in a long trace has a slice of nearly the whole run
+     * (C-Thread-Pool's null and order candidates: Z3 out of memory after
+     * 6 s each); a window after the recorded prefix finds a violation
+     * there, and holds only once it has grown to the whole trace. */
+    if (!k->whole_model && o->window && !o->no_slice &&
+        !ft_window_covers_all(c, p, o->window)) {
+        ft_predict_windowed(c, w, p, o, deadline, res);
+        res->seconds = ft_predict_now() - t0;
+        return res->verdict;
+    }
     ft_reduced *own = NULL;
     const ft_reduced *r = whole;
     if (!k->whole_model) {
@@ -417,10 +430,23 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
                  k->whole_model ? "no reduced model given" : "slicing failed");
         return res->verdict;
     }
-    solve_on(c, k, r, p, o, deadline, res);
+    solve_on(c, k, r, NULL, p, o, deadline, res);
     ft_reduced_free(own);
     res->seconds = ft_predict_now() - t0;
     return res->verdict;
+}
+
+int ft_pkind_predict_model(ft_ctm *c, const ft_reduced *r,
+                           const ft_smt_start *start, const ft_prop *p,
+                           const ft_predict_opts *o, double deadline,
+                           ft_presult *res)
+{
+    const ft_pkind *k = ft_pkind_of(p->kind);
+    if (!k) {
+        ft_presult_why(res, "property %u: no kind", p->id);
+        return res->verdict = FT_ERROR;
+    }
+    return solve_on(c, k, r, start, p, o, deadline, res);
 }
 
 int ft_pkind_predict(ft_ctm *c, const ft_reduced *whole,
@@ -536,23 +562,23 @@ int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
  * A candidate that gave up before the short timeout (out of memory, a
  * theory's incompleteness) is not tried again.  0 ok, -1 OOM. */
 static int solve_short_first(ft_pipeline *pl, size_t done0,
-                             const ft_predict_opts *o)
+                             const ft_predict_opts *o, ft_window_index *w)
 {
     size_t n = pl->nkprops;
     const char *stage = "solving other kinds";
     unsigned first_ms =
         o->kind_first_ms ? o->kind_first_ms : FT_KIND_FIRST_PASS_MS;
     if ((o->timeout_ms && o->timeout_ms <= first_ms) || n - done0 < 2)
-        return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n,
-                                         done0, o, NULL, NULL, 0, stage,
+        return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n, done0,
+                                         o, w, ft_window_index_ref(w), 0, stage,
                                          NULL, NULL) < 0
                    ? -1
                    : 0;
     ft_predict_opts first = *o;
     first.timeout_ms = first_ms;
     if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n, done0,
-                                  &first, NULL, NULL, 0, stage, NULL,
-                                  NULL) < 0)
+                                  &first, w, ft_window_index_ref(w), 0, stage,
+                                  NULL, NULL) < 0)
         return -1;
     uint8_t *again = calloc(n + 1, 1);
     if (!again)
@@ -576,8 +602,8 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
     if (!nagain)
         return 0;
     return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n,
-                                     n - nagain, o, NULL, NULL, 0, stage,
-                                     NULL, NULL) < 0
+                                     n - nagain, o, w, ft_window_index_ref(w),
+                                     0, stage, NULL, NULL) < 0
                ? -1
                : 0;
 }
@@ -589,7 +615,6 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     if (!pl->kresults)
         return -1;
     ft_predict_opts own = *o;
-    own.window = 0; /* the kinds have no windows */
     /* the command's bound, as for the atomicity properties (whatever
      * they left of it), not a fresh --time of their own */
     own.until = ft_pipeline_solve_until(pl, o, t0);
@@ -603,10 +628,10 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
     if (pl->nkprops && !spent && !w)
         return -1;
     long nd = pl->nkprops && !spent ? decide_kinds(pl, w, &own) : 0;
-    /* the solving uses neither the value order nor the search */
-    ft_window_index_free(w);
-    if (nd < 0)
+    if (nd < 0) {
+        ft_window_index_free(w);
         return -1;
+    }
     /* asked already: the solver's turn.  The kinds are solved before the
      * atomicity properties (ft_pipeline_predict), within the same bound:
      * when those are still to come, the kinds' solving gets half of what
@@ -620,7 +645,11 @@ long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)
         if (own.until > now)
             own.until = now + (own.until - now) / 2;
     }
-    if (solve_short_first(pl, (size_t)nd, &own) < 0)
+    /* the solving uses neither the value order nor the search; w's
+     * slicing index and cuts serve the windows */
+    int rc = solve_short_first(pl, (size_t)nd, &own, w);
+    ft_window_index_free(w); /* a job that still reads it holds its own */
+    if (rc < 0)
         return -1;
     pl->nkviolated = pl->nkholds = pl->nkunknown = pl->nkskipped = 0;
     for (size_t i = 0; i < pl->nkprops; i++)

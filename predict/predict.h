@@ -278,6 +278,11 @@ ft_window_index *ft_window_index_new(ft_ctm *c);
  * order is given up and the index has none (ft_window_index_vorder NULL,
  * as when it is too big to keep); the rest is linear and kept. */
 ft_window_index *ft_window_index_new_until(ft_ctm *c, double until);
+/* One more holder of w (w itself): a solving job that may be abandoned
+ * while it still reads w frees its own (predict/solve_job.c).  Any
+ * thread may let go. */
+ft_window_index *ft_window_index_ref(ft_window_index *w);
+/* Lets go of w; the last holder frees it. */
 void ft_window_index_free(ft_window_index *w);
 /* ft_predict_one with a window index (NULL: built when needed). */
 int ft_predict_one_in(ft_ctm *c, const ft_reduced *whole,

@@ -19,6 +19,7 @@
  * "windows". */
 #include "predict/window.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #define NONE UINT32_MAX
 
 struct ft_window_index {
+    atomic_uint refs; /* holders (ft_window_index_ref) */
     ft_slice_index *slice;
     uint8_t *cut_ok; /* [K]: the prefix 0 .. K-1 leaves no cond wait,
                         no barrier episode open and no glued step
@@ -44,6 +46,7 @@ ft_window_index *ft_window_index_new_until(ft_ctm *c, double until)
     int32_t *diff = calloc((size_t)c->ntrans + 2, sizeof *diff);
     if (!w || !diff || (!c->hb_vc && ft_ctm_hb_prepare(c)))
         goto fail;
+    atomic_init(&w->refs, 1);
     w->slice = ft_slice_index_new(c);
     w->cut_ok = malloc((size_t)c->ntrans + 1);
     if (!w->slice || !w->cut_ok)
@@ -89,9 +92,16 @@ fail:
     return NULL;
 }
 
+ft_window_index *ft_window_index_ref(ft_window_index *w)
+{
+    if (w)
+        atomic_fetch_add(&w->refs, 1);
+    return w;
+}
+
 void ft_window_index_free(ft_window_index *w)
 {
-    if (!w)
+    if (!w || atomic_fetch_sub(&w->refs, 1) > 1)
         return;
     ft_value_order_free(w->vorder);
     ft_slice_index_free(w->slice);
@@ -109,13 +119,27 @@ const ft_slice_index *ft_window_index_slice(const ft_window_index *w)
     return w->slice;
 }
 
-/* The first and last transition (ids) of p's regions. */
+/* Whether p is one of the other kinds (kind.h), whose transitions are
+ * its targets, not regions. */
+static int is_kind(const ft_prop *p)
+{
+    return p->kind != FT_PROP_CA && p->kind != FT_PROP_CMA;
+}
+
+/* The first and last transition (ids) of p's regions (a kind's: of its
+ * targets). */
 static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
                       uint32_t *last)
 {
-    uint32_t nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    uint32_t nreg = is_kind(p) ? 0 : p->kind == FT_PROP_CMA ? 2 : 1;
     *first = NONE;
     *last = 0;
+    for (uint32_t i = 0; is_kind(p) && i < p->ntgt; i++) {
+        if (p->tgt[i] < *first)
+            *first = p->tgt[i];
+        if (p->tgt[i] > *last)
+            *last = p->tgt[i];
+    }
     for (uint32_t g = 0; g < nreg; g++) {
         uint32_t a = ft_ctm_at(c, p->r[g].thread, p->r[g].first);
         uint32_t b = ft_ctm_at(c, p->r[g].thread, p->r[g].last);
@@ -126,10 +150,47 @@ static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
     }
 }
 
+/* p's transitions: its regions' (a kind's targets), *n of them; NULL on
+ * out of memory. */
+static uint32_t *prop_trans(const ft_ctm *c, const ft_prop *p, uint32_t *n)
+{
+    uint32_t nreg = is_kind(p) ? 0 : p->kind == FT_PROP_CMA ? 2 : 1;
+    *n = is_kind(p) ? p->ntgt : 0;
+    for (uint32_t g = 0; g < nreg; g++)
+        *n += p->r[g].last - p->r[g].first + 1;
+    uint32_t *v = malloc(sizeof *v * (*n + 1));
+    if (!v)
+        return NULL;
+    *n = 0;
+    for (uint32_t i = 0; is_kind(p) && i < p->ntgt; i++)
+        v[(*n)++] = p->tgt[i];
+    for (uint32_t g = 0; g < nreg; g++)
+        for (uint32_t q = p->r[g].first; q <= p->r[g].last; q++)
+            v[(*n)++] = ft_ctm_at(c, p->r[g].thread, q);
+    return v;
+}
+
+/* end[t]: one past the last position of p's transitions in thread t, 0
+ * for a thread without any. */
+static int prop_ends(const ft_ctm *c, const ft_prop *p, uint32_t *end)
+{
+    uint32_t n;
+    uint32_t *v = prop_trans(c, p, &n);
+    if (!v)
+        return -1;
+    memset(end, 0, sizeof *end * c->nthreads);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->pos[v[i]] + 1 > end[c->tid[v[i]]])
+            end[c->tid[v[i]]] = c->pos[v[i]] + 1;
+    free(v);
+    return 0;
+}
+
 int ft_window_value_holds(const ft_window_index *w, const ft_prop *p,
                           const ft_predict_opts *o)
 {
-    return !o->no_value_order && w->vorder &&
+    /* a kind asks the value order itself, before (kinds.c) */
+    return !o->no_value_order && w->vorder && !is_kind(p) &&
            ft_value_order_holds(w->vorder, p);
 }
 
@@ -381,11 +442,11 @@ static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
  * (fork, join) is kept.  Each thread's kept part is still a prefix, so
  * every schedule of the clipped model is one of the whole model's
  * prefixes: a violation in it is real; "holds" in it means nothing.
- * -1 when a region would lose a transition. */
-static int clip_cut(const ft_ctm *c, const ft_prop *p, const uint32_t *lo,
+ * -1 when one of p's transitions (end: prop_ends) would be lost. */
+static int clip_cut(const ft_ctm *c, const uint32_t *end, const uint32_t *lo,
                     const uint32_t *clip, uint32_t *cut)
 {
-    uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    uint32_t nt = c->nthreads;
     for (uint32_t t = 0; t < nt; t++)
         if (cut[t] > clip[t])
             cut[t] = clip[t] > lo[t] ? clip[t] : lo[t];
@@ -403,8 +464,8 @@ static int clip_cut(const ft_ctm *c, const ft_prop *p, const uint32_t *lo,
                 }
             }
     }
-    for (uint32_t g = 0; g < nreg; g++)
-        if (cut[p->r[g].thread] <= p->r[g].last)
+    for (uint32_t t = 0; t < nt; t++)
+        if (cut[t] < end[t])
             return -1;
     return 0;
 }
@@ -417,30 +478,23 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                  uint64_t max_terms, const uint32_t *clip, uint32_t *size,
                  window_model *m)
 {
-    uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1, n = 0;
-    uint32_t *lo = malloc(sizeof *lo * (3 * (size_t)nt + 1));
+    uint32_t nt = c->nthreads, n = 0;
+    uint32_t *lo = malloc(sizeof *lo * (4 * (size_t)nt + 1));
     uint8_t *keep = calloc((size_t)c->ntrans + 1, 1);
-    uint32_t *prop = NULL, *map = NULL;
+    uint32_t *prop = prop_trans(c, p, &n), *map = NULL;
     ft_ctm *s = NULL;
     int rc = -1;
     memset(m, 0, sizeof *m);
-    for (uint32_t g = 0; g < nreg; g++)
-        n += p->r[g].last - p->r[g].first + 1;
-    prop = malloc(sizeof *prop * (n + 1));
     if (!lo || !keep || !prop)
         goto out;
-    uint32_t *hi = lo + nt, *cut = hi + nt;
+    uint32_t *hi = lo + nt, *cut = hi + nt, *end = cut + nt;
     for (uint32_t t = 0; t < nt; t++) {
         lo[t] = ft_ctm_pos_before(c, t, k);
         hi[t] = ft_ctm_pos_before(c, t, e);
     }
-    n = 0;
-    for (uint32_t g = 0; g < nreg; g++)
-        for (uint32_t q = p->r[g].first; q <= p->r[g].last; q++)
-            prop[n++] = ft_ctm_at(c, p->r[g].thread, q);
     if (ft_slice_mark_window(c, w->slice, prop, n, lo, hi, cut))
         goto out;
-    if (clip && clip_cut(c, p, lo, clip, cut)) {
+    if (clip && (prop_ends(c, p, end) || clip_cut(c, end, lo, clip, cut))) {
         rc = 0; /* no hunt: no model */
         goto out;
     }
@@ -457,6 +511,19 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     s = ft_ctm_subset(c, keep, &map);
     if (!s || start_state(c, w->slice, k, lo, s, m))
         goto out;
+    m->st.at = k;
+    /* A clip can cut away the write a kept read took its value from
+     * (another thread's, after that thread's clip): the read's variable
+     * would be local in the subset, and a local read returns whatever
+     * it returned, with no data rule to stop its thread.  Shared, the
+     * read matches only a kept write of its value (or the start's), as
+     * in the whole run (test_kinds_random's data-race seed 10: a race
+     * predicted past a read whose only source came after the clip). */
+    for (uint32_t x = 0; clip && x < s->ntrans; x++)
+        if (ft_ctm_reads(s, x) && s->obj[x] < s->nvars &&
+            s->vars[s->obj[x]].kind == FT_VAR_MEMORY &&
+            c->vars[s->obj[x]].shared)
+            s->vars[s->obj[x]].shared = 1;
     if (max_trans && data_terms(s) > max_terms) {
         *size = UINT32_MAX; /* too big to encode: no model */
         rc = 0;
@@ -526,24 +593,26 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                 const ft_predict_opts *o, double deadline, ft_presult *res,
                 uint32_t *iters, double *solve_s)
 {
-    uint32_t nt = c->nthreads, nreg = p->kind == FT_PROP_CMA ? 2 : 1;
+    uint32_t nt = c->nthreads;
     uint32_t first, last, k, e, size = 0;
     if (!w->vorder || !o->window)
         return 0;
-    uint32_t *clip = calloc(nt + 1, sizeof *clip);
-    if (!clip)
+    uint32_t *clip = calloc(2 * (size_t)nt + 1, sizeof *clip);
+    uint32_t *end = clip + nt;
+    if (!clip || prop_ends(c, p, end)) {
+        free(clip);
         return 0;
-    for (uint32_t g = 0; g < nreg; g++) {
-        const ft_pregion *r = &p->r[g];
-        for (uint32_t t = 0; t < nt; t++) {
-            uint32_t q = ft_value_order_first_after(w->vorder, t, r->thread,
-                                                    r->last);
-            if (t != r->thread && q > clip[t])
+    }
+    for (uint32_t a = 0; a < nt; a++)
+        for (uint32_t t = 0; end[a] && t < nt; t++) {
+            uint32_t q =
+                ft_value_order_first_after(w->vorder, t, a, end[a] - 1);
+            if (t != a && q > clip[t])
                 clip[t] = q;
         }
-    }
-    for (uint32_t g = 0; g < nreg; g++)
-        clip[p->r[g].thread] = p->r[g].last + 1;
+    for (uint32_t a = 0; a < nt; a++)
+        if (end[a])
+            clip[a] = end[a];
     /* narrow: what a clipped window drops is what made it slow */
     prop_span(c, p, &first, &last);
     window_range(c, w, first, last,

@@ -336,7 +336,43 @@ static uint32_t c_tid(const struct walk *w, uint32_t x)
 
 /* Whether witness res of candidate i reaches its state, as a feasible
  * prefix the enumerator visited. */
+static int witness_ok_steps(const struct walk *w, uint32_t i,
+                            const ft_presult *res);
+
+/* A window's witness runs the recorded prefix (ids 0 .. prefix-1, in
+ * order) before its steps: checked as the whole sequence. */
 static int witness_ok(const struct walk *w, uint32_t i, const ft_presult *res)
+{
+    if (!res->prefix)
+        return witness_ok_steps(w, i, res);
+    ft_presult whole = *res;
+    uint32_t k = res->prefix;
+    whole.prefix = 0;
+    whole.nsteps = k + res->nsteps;
+    whole.steps = calloc(whole.nsteps + 1, sizeof *whole.steps);
+    whole.alt_steps = res->alt_steps ? calloc(k + res->nalt_steps + 1,
+                                              sizeof *whole.alt_steps)
+                                     : NULL;
+    assert_non_null(whole.steps);
+    for (uint32_t j = 0; j < k; j++)
+        whole.steps[j].trans = j;
+    memcpy(whole.steps + k, res->steps, sizeof *res->steps * res->nsteps);
+    if (res->alt_steps) {
+        assert_non_null(whole.alt_steps);
+        whole.nalt_steps = k + res->nalt_steps;
+        for (uint32_t j = 0; j < k; j++)
+            whole.alt_steps[j].trans = j;
+        memcpy(whole.alt_steps + k, res->alt_steps,
+               sizeof *res->alt_steps * res->nalt_steps);
+    }
+    int ok = witness_ok_steps(w, i, &whole);
+    free(whole.steps);
+    free(whole.alt_steps);
+    return ok;
+}
+
+static int witness_ok_steps(const struct walk *w, uint32_t i,
+                            const ft_presult *res)
 {
     uint32_t *seq = malloc(sizeof *seq * (res->nsteps + 1));
     for (uint32_t j = 0; j < res->nsteps; j++)
@@ -471,7 +507,7 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         return;
     unsigned n = nseeds(dflt), traces = 0, props = 0, viol = 0, failures = 0;
     unsigned states = 0, by_vorder = 0, by_search = 0, by_solver_glued = 0;
-    unsigned by_cut_vo = 0;
+    unsigned by_cut_vo = 0, windowed = 0, prefixed = 0;
     const char *only = getenv("FT_KINDS_SEED");
     /* seeds past the default counts that once failed: 8489, a
      * use-after-free the oracle let run inside a glued step */
@@ -581,6 +617,27 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             if (bad && getenv("FT_KINDS_DEBUG"))
                 dump(c, &cand.v[i]);
             ft_presult_free(&res);
+            /* windows of 2 transitions each side, growing 4x to the whole
+             * trace, after a recorded prefix (window.c): the solver alone,
+             * the same verdict and a witness the enumerator accepts with
+             * the prefix run first */
+            ft_predict_opts wo = o;
+            wo.window = 2;
+            wo.no_search = wo.no_value_order = 1;
+            if (!bad && !ft_pkind_of(cand.v[i].kind)->whole_model) {
+                v = ft_predict_one(c, whole, &cand.v[i], &wo, &res);
+                windowed += res.windows > 1 || res.window_first > 0 ||
+                            res.window_end < c->ntrans;
+                prefixed += v == FT_VIOLATED && res.prefix > 0;
+                bad = judge(&w, i, v, &res, seed, name, ", windows");
+                failures += bad != 0;
+                if (bad && getenv("FT_KINDS_DEBUG")) {
+                    dump(c, &cand.v[i]);
+                    fprintf(stderr, "  prefix %u, window %u..%u\n", res.prefix,
+                            res.window_first, res.window_end);
+                }
+                ft_presult_free(&res);
+            }
             /* a trace with glued steps: the solver's witness too (the
              * search finds most races first, and its prefixes never end
              * in glued steps) */
@@ -605,9 +662,10 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             "of the kind reached, %u failures; without the solver: %u "
             "held by the value order, %u by the cut search with it, %u "
             "violated by the search; %u on glued steps again by the "
-            "solver\n",
+            "solver; %u solved on windows, %u violated after a recorded "
+            "prefix\n",
             name, traces, props, viol, states, failures, by_vorder, by_cut_vo,
-            by_search, by_solver_glued);
+            by_search, by_solver_glued, windowed, prefixed);
     if (only)
         return;
     assert_true(traces > n / 4);
@@ -625,6 +683,8 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
     }
     if (kinds_mask & (1u << FT_PROP_STUCK))
         assert_true(by_cut_vo > 0 || n < dflt); /* the rules were used */
+    else /* windows were used, and found violations after a prefix */
+        assert_true(windowed > 0 && (prefixed > 0 || n < dflt));
     if (kinds_mask & (1u << FT_PROP_ORDER | 1u << FT_PROP_NULL)) {
         /* the oracle saw both decisions, not only the solver's */
         assert_true(by_vorder > 0);
