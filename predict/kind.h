@@ -218,8 +218,8 @@ long ft_pipeline_solve_bounded(ft_pipeline *pl, const ft_prop *props,
  * of a long trace), merged into a block another transition keys, and
  * then takes part in no violation of r (test_kinds_random's order seed
  * 96 checked another read in its place). */
-int ft_target_keyed(const ft_reduced *r, const ft_prop *p,
-                    const uint32_t *tb, uint32_t i);
+int ft_target_keyed(const ft_reduced *r, const ft_prop *p, const uint32_t *tb,
+                    uint32_t i);
 
 /* Witness steps from the executed blocks order[0..closing] (marked: the
  * blocks whose key is marked), as findav.c cuts them. */

@@ -233,8 +233,8 @@ void ft_pkind_fingerprint(const ft_ctm *c, const ft_trace_info *ti,
     snprintf(buf, 17, "%016" PRIx64, h);
 }
 
-int ft_target_keyed(const ft_reduced *r, const ft_prop *p,
-                    const uint32_t *tb, uint32_t i)
+int ft_target_keyed(const ft_reduced *r, const ft_prop *p, const uint32_t *tb,
+                    uint32_t i)
 {
     uint32_t x = tb[i] == FT_CTM_NONE ? FT_CTM_NONE : r->bkey[tb[i]];
     return x != FT_CTM_NONE && (r->orig ? r->orig[x] : x) == p->tgt[i];

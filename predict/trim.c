@@ -165,8 +165,8 @@ static void prefix_holds(const ft_ctm *c, const ft_presult *res,
         if (m == FT_CTM_NONE)
             continue;
         if (!acq) {
-            depth[m] = c->op[x] == FT_OP_WAIT_PRE || depth[m] <= 1
-                           ? 0 : depth[m] - 1;
+            depth[m] =
+                c->op[x] == FT_OP_WAIT_PRE || depth[m] <= 1 ? 0 : depth[m] - 1;
             if (!depth[m])
                 holder[m] = FT_CTM_NONE;
             continue;
