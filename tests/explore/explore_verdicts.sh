@@ -76,6 +76,18 @@ case $json in
 *) fail "underflow: not reported at line $lw: $json" ;;
 esac
 
+# A block whose neighbour in memory goes back to malloc has its chunk
+# header's PREV_INUSE bit cleared by glibc: no write of the program's,
+# no heap corruption (pigz's free_pool was one at every explored run).
+build neighbour_free "$P/neighbour_free.c"
+json=$("$bin/foretell" explore -q --json --strategy pct --seed 0 --budget 3 \
+    -o "$work/onf" -- "$work/neighbour_free")
+rc=$?
+case "$rc $json" in
+'0 '*'"bug_found":false'*) echo "ok: a neighbour's free is no heap corruption" ;;
+*) fail "neighbour_free: explore exit $rc: $json" ;;
+esac
+
 # Failure sites in the program's own code and real source.
 site_of() { # KIND JSON: the site of the first bug of KIND
     echo "$2" | sed -n "s/.*\"failure\":\"$1\",\"site\":\"\([^\"]*\)\".*/\1/p"
