@@ -492,8 +492,15 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         lo[t] = ft_ctm_pos_before(c, t, k);
         hi[t] = ft_ctm_pos_before(c, t, e);
     }
-    if (ft_slice_mark_window(c, w->slice, prop, n, lo, hi, cut))
+    int big = ft_slice_mark_window(c, w->slice, prop, n, lo, hi, cut,
+                                   clip ? 0 : max_trans);
+    if (big < 0)
         goto out;
+    if (big) { /* too big to solve: no model */
+        *size = max_trans < UINT32_MAX - 1 ? max_trans + 1 : UINT32_MAX - 1;
+        rc = 0;
+        goto out;
+    }
     if (clip && (prop_ends(c, p, end) || clip_cut(c, end, lo, clip, cut))) {
         rc = 0; /* no hunt: no model */
         goto out;
@@ -716,9 +723,8 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                              : "");
             else
                 snprintf(why, sizeof why,
-                         "the %s window's slice has %u transitions (limit "
-                         "%u)", windows ? "next" : "smallest", size,
-                         o->window_max_trans);
+                         "the %s window's slice has over %u transitions",
+                         windows ? "next" : "smallest", o->window_max_trans);
             window_model_free(&m);
             if (!windows) { /* nothing solved: the regions are too far
                                apart for any window */

@@ -151,10 +151,12 @@ void ft_slice_index_free(ft_slice_index *ix);
 uint32_t ft_slice_upper(const ft_ctm *c, const uint32_t *list, uint32_t a,
                         uint32_t b, uint32_t j, uint32_t hi);
 /* cut[t] (in: unused; out): thread t keeps positions lo[t] .. cut[t]-1.
- * prop ids must lie inside the window.  0 ok, -1 bad id or OOM. */
+ * prop ids must lie inside the window.  0 ok, -1 bad id or OOM, 1 when
+ * the slice passes max transitions (0: no limit; cut is then partial):
+ * a window too big to solve costs max steps, not its whole closure. */
 int ft_slice_mark_window(ft_ctm *c, const ft_slice_index *ix,
                          const uint32_t *prop, uint32_t n, const uint32_t *lo,
-                         const uint32_t *hi, uint32_t *cut);
+                         const uint32_t *hi, uint32_t *cut, uint64_t max);
 
 /* Individual passes (ft_reduce runs them in this order). */
 int ft_reduce_merge(ft_reduced *r);

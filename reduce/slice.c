@@ -30,7 +30,7 @@ int ft_slice_mark(ft_ctm *c, const uint32_t *prop, uint32_t n, uint8_t *keep)
     uint32_t *cut = calloc(nt + 1, sizeof *cut);
     int rc = -1;
     if (ix && lo && cut &&
-        ft_slice_mark_window(c, ix, prop, n, lo, c->len, cut) == 0) {
+        ft_slice_mark_window(c, ix, prop, n, lo, c->len, cut, 0) == 0) {
         for (uint32_t t = 0; t < nt; t++)
             for (uint32_t p = 0; p < c->len[t]; p++)
                 keep[ft_ctm_at(c, t, p)] = p < cut[t];
@@ -185,8 +185,9 @@ static uint32_t last_conflict(ft_ctm *c, const ft_slice_index *ix, uint32_t x,
 
 int ft_slice_mark_window(ft_ctm *c, const ft_slice_index *ix,
                          const uint32_t *prop, uint32_t n, const uint32_t *lo,
-                         const uint32_t *hi, uint32_t *cut)
+                         const uint32_t *hi, uint32_t *cut, uint64_t max)
 {
+    uint64_t size = 0; /* transitions marked so far */
     uint32_t nt = c->nthreads;
     if (!c->hb_vc && ft_ctm_hb_prepare(c))
         return -1;
@@ -210,6 +211,10 @@ int ft_slice_mark_window(ft_ctm *c, const ft_slice_index *ix,
         for (uint32_t t = 0; t < nt; t++)
             while (done[t] < cut[t]) {
                 uint32_t x = ft_ctm_at(c, t, done[t]++);
+                if (max && ++size > max) { /* too big: say so at once */
+                    free(done);
+                    return 1;
+                }
                 for (uint32_t j = 0; j < nt; j++) {
                     if (j == t)
                         continue;

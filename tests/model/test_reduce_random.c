@@ -160,6 +160,25 @@ static void test_slice_matches_scan(void **state)
                 fail_msg("seed %llu: transition %u kept %d by the index, %d "
                          "by the scan",
                          (unsigned long long)seed, x, k1[x], k2[x]);
+        /* a bound on the slice's size: passed exactly when the slice
+         * is bigger (ft_slice_mark_window stops there) */
+        uint32_t size = 0, nt = c->nthreads;
+        for (uint32_t x = 0; x < c->ntrans; x++)
+            size += k2[x];
+        ft_slice_index *ix = ft_slice_index_new(c);
+        uint32_t *lo = calloc(nt + 1, sizeof *lo);
+        uint32_t *cut = calloc(nt + 1, sizeof *cut);
+        assert_non_null(ix);
+        assert_non_null(lo);
+        assert_non_null(cut);
+        assert_int_equal(
+            ft_slice_mark_window(c, ix, prop, np, lo, c->len, cut, size), 0);
+        assert_int_equal(
+            ft_slice_mark_window(c, ix, prop, np, lo, c->len, cut, size - 1),
+            size > 1 ? 1 : 0);
+        ft_slice_index_free(ix);
+        free(lo);
+        free(cut);
         compared++;
         free(k1);
         free(k2);
