@@ -438,7 +438,7 @@ static int kind_undecided(const ft_pipeline *pl, size_t i)
 {
     const ft_presult *r = &pl->kresults[i];
     return (r->verdict == FT_UNKNOWN || r->verdict == FT_ERROR) &&
-           strncmp(ft_presult_reason(r), "not solved", 10) != 0;
+           !r->not_solved;
 }
 
 /* Text lines are bounded: a 10^6-event trace may leave thousands. */
