@@ -404,9 +404,10 @@ static int predict_kind(ft_ctm *c, const ft_reduced *whole,
         return -2;
     }
     /* A target late in a long trace has a slice of nearly the whole run
-     * (C-Thread-Pool's null and order candidates: Z3 out of memory after
-     * 6 s each); a window after the recorded prefix finds a violation
-     * there, and holds only once it has grown to the whole trace. */
+     * (C-Thread-Pool's null and order candidates ran Z3 out of memory
+     * after 6 s each, mbrossard/threadpool's were over the block limit):
+     * a window after the recorded prefix finds a violation there in
+     * milliseconds, and holds only once it has grown to the trace. */
     if (!k->whole_model && o->window && !o->no_slice &&
         !ft_window_covers_all(c, p, o->window)) {
         ft_predict_windowed(c, w, p, o, deadline, res);

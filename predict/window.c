@@ -5,7 +5,8 @@
  * run's first K transitions (a cut in recorded order) are fixed in their
  * recorded order, a feasible prefix by construction since the recorded
  * run is feasible, and only the transitions K .. E-1 around the property's
- * regions are sliced (reduce/slice.c, windowed) and encoded, starting in
+ * regions (another kind's: its targets, encoded with the kind's goal,
+ * kinds.c) are sliced (reduce/slice.c, windowed) and encoded, starting in
  * the state the recorded prefix leaves: memory values, locks held,
  * semaphore counts, once objects done (smt.h, ft_smt_start).  Condition
  * waits and barrier episodes carry state the encoding has no start for,
