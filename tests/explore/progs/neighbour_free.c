@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* neighbour_free.c - a correct program whose block's header changes
  * under it: when the block just before it in memory is given back to
  * malloc (here once the oracle's quarantine lets it go, after 4096 later
