@@ -36,6 +36,13 @@
  * count. */
 #define VO_GIVE_UP 256u
 #define VO_SLOW_S 0.001
+/* The search's share of the time left when it starts (o->until): what it
+ * does not decide goes to the solver, which must have time left for it.
+ * On sysprog21/concurrent-programs' tpool (12,232 events) the search's
+ * 5,067 candidates, 50 ms each, none violating, used all of --time 120,
+ * and 265 properties were never solved; without the search the solver
+ * found 4 violations among them. */
+#define SEARCH_SHARE 0.25
 
 /* Whether the prefix run so far is a violation worth stopping the
  * search for this property: a data violation in which a region's read
@@ -633,6 +640,9 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
         return -1;
     }
     d->gviol = o->gviol;
+    double now = ft_predict_now();
+    double until =
+        o->until > now ? now + (o->until - now) * SEARCH_SHARE : o->until;
     uint64_t tried = 0; /* the clock is read every 64 tries, first at 0 */
     for (size_t k = 0; k < cv.n; k++) {
         const cand *cd = &cv.v[k];
@@ -641,7 +651,7 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
             continue;
         if ((tried++ & 63) == 0 &&
             ((o->budget && ft_budget_poll(o->budget, o->stage, k, cv.n)) ||
-             (o->until > 0 && ft_predict_now() >= o->until)))
+             (until > 0 && ft_predict_now() >= until)))
             break;
         advance_base(d, cd->k);
         if (d->base_bad != NONE && d->base_bad < cd->k)
