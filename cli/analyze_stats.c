@@ -31,6 +31,11 @@ static void print_table(const ft_ctm *c, const ft_reduced *r)
            (unsigned long long)c->nglobal_vars);
     printf("global accesses (a)          %llu\n",
            (unsigned long long)c->nglobal_accesses);
+    if (c->nmixed_split || c->nmixed_left)
+        printf("mixed-size accesses split    %llu (groups left whole: "
+               "%llu)\n",
+               (unsigned long long)c->nmixed_split,
+               (unsigned long long)c->nmixed_left);
     printf("transitions                  %llu\n",
            (unsigned long long)s->trans_before_merge);
     printf("transitions after merging    %llu\n",
@@ -71,6 +76,8 @@ static void print_json(const ft_ctm *c, const ft_reduced *r, int mats,
     ft_json_kuint(&j, "local_vars", c->nlocal_vars);
     ft_json_kuint(&j, "global_vars", c->nglobal_vars);
     ft_json_kuint(&j, "global_accesses", c->nglobal_accesses);
+    ft_json_kuint(&j, "mixed_split", c->nmixed_split);
+    ft_json_kuint(&j, "mixed_left", c->nmixed_left);
     ft_json_kuint(&j, "transitions", s->trans_before_merge);
     ft_json_kuint(&j, "transitions_merged", s->trans_after_merge);
     ft_json_kuint(&j, "cs_total", s->cs_total);

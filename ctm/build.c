@@ -46,7 +46,7 @@ static int grow(void **p, size_t elem, uint32_t cap)
     return 0;
 }
 
-static int reserve_trans(ft_ctm *c, uint32_t want)
+int ft_ctm_reserve_trans(ft_ctm *c, uint32_t want)
 {
     if (want <= c->cap_trans)
         return 0;
@@ -93,7 +93,7 @@ ft_ctm *ft_ctm_new(void)
     c->hash_cap = 1024;
     c->pair_open = FT_CTM_NONE;
     c->hash = calloc(c->hash_cap, sizeof *c->hash);
-    if (!c->hash || reserve_trans(c, 1024) || reserve_threads(c, 16)) {
+    if (!c->hash || ft_ctm_reserve_trans(c, 1024) || reserve_threads(c, 16)) {
         ft_ctm_free(c);
         return NULL;
     }
@@ -125,6 +125,11 @@ void ft_ctm_free(ft_ctm *c)
     free(c->hash);
     ft_heapmap_free(c->heap);
     free(c->frees);
+    free(c->size_id);
+    free(c->size_val);
+    free(c->wide_id);
+    free(c->wide_at);
+    free(c->wide_bytes);
     free(c->hb_vc);
     free(c->hb_first);
     free(c->hb_count);
@@ -148,6 +153,11 @@ static uint32_t hash_key(uint64_t addr, unsigned kind)
 #define SLOT_NONE 0xffffffu   /* no thread yet (only an INIT event) */
 #define SLOT_SHARED 0xfffffeu /* two or more threads */
 #define SLOT_SEEN (1u << 30)    /* first access handled: init is decided */
+/* bits 24..29 of a memory variable's state: its first access's size (63:
+ * that or more, then the variable's own field tells), so an access of
+ * another size is noticed without touching the variable (ctm/mixed.c) */
+#define SLOT_SIZE_SHIFT 24
+#define SLOT_SIZE_MASK (63u << SLOT_SIZE_SHIFT)
 #define SLOT_WRITTEN (1u << 31) /* some transition writes it */
 
 static int rehash(ft_ctm *c)
@@ -243,38 +253,42 @@ static uint32_t intern_var(ft_ctm *c, uint64_t addr, unsigned kind,
     return sl ? SLOT_VAR(sl) : FT_CTM_NONE;
 }
 
-/* A memory access of addr by tid: the variable, with its initial value
- * known when the trace reads it before any write (docs/ctm.md), decided
- * at its first access; the variable is written only then and when it is
- * first written. */
+/* A memory access of addr by tid, of size bytes (wide contents: bytes,
+ * NULL when elided or narrow): the variable, with its initial value known
+ * when the trace reads it before any write (docs/ctm.md), decided at its
+ * first access; the variable is written only then and when it is first
+ * written.  An access of another size than the variable's first is noted
+ * for the mixed-size split (ctm/mixed.c). */
 static inline uint32_t intern_access(ft_ctm *c, uint64_t addr, uint32_t tid,
-                                     unsigned op, uint64_t val)
+                                     unsigned op, uint64_t val, uint32_t size,
+                                     const uint8_t *bytes, uint32_t nbytes,
+                                     int uniform)
 {
     ft_ctm_slot *sl = intern(c, addr, FT_VAR_MEMORY, tid);
     if (!sl)
         return FT_CTM_NONE;
     uint32_t v = SLOT_VAR(sl);
     int writes = op == FT_OP_WRITE || op == FT_OP_RMW;
+    uint32_t code = (size ? (size < 63 ? size : 63) : 1) << SLOT_SIZE_SHIFT;
     if (__builtin_expect(!(sl->state & SLOT_SEEN), 0)) {
-        sl->state |= SLOT_SEEN;
+        sl->state |= SLOT_SEEN | code;
+        c->vars[v].size = size ? size : 1;
         if (op != FT_OP_WRITE) {
             c->vars[v].has_init = 1;
             c->vars[v].init = val;
         }
+    } else if (__builtin_expect((sl->state & SLOT_SIZE_MASK) != code, 0) ||
+               (code == SLOT_SIZE_MASK && c->vars[v].size != size)) {
+        if (ft_ctm_note_size(c, c->ntrans, size ? size : 1, NULL, 0, 0))
+            return FT_CTM_NONE;
     }
+    if (bytes && ft_ctm_note_size(c, c->ntrans, 0, bytes, nbytes, uniform))
+        return FT_CTM_NONE;
     if (writes && !(sl->state & SLOT_WRITTEN)) {
         sl->state |= SLOT_WRITTEN;
         c->vars[v].written = 1;
     }
     return v;
-}
-
-static uint64_t fnv(const uint8_t *b, uint32_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
 }
 
 /* Faults in the next window of every transition array at once: they
@@ -305,7 +319,7 @@ static inline int emit(ft_ctm *c, const ft_event *ev, unsigned op,
 {
     if (__builtin_expect(c->ntrans >= c->prefaulted, 0)) {
         if (c->ntrans == FT_CTM_MAX_TRANS ||
-            reserve_trans(c, c->ntrans + 1))
+            ft_ctm_reserve_trans(c, c->ntrans + 1))
             return -1;
         prefault_window(c);
     }
@@ -406,7 +420,7 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
                  ? FT_OP_READ
                  : FT_OP_WRITE;
         val = ev->value;
-        v = intern_access(c, ev->addr, t, op, val);
+        v = intern_access(c, ev->addr, t, op, val, ev->size, NULL, 0, 0);
         break;
     case FT_EV_THREAD_CANCEL:
     case FT_EV_THREAD_CANCELED:
@@ -419,26 +433,34 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
                           FT_CTM_CANCEL_FLAG(ev->kind == FT_EV_THREAD_CANCEL
                                                  ? ev->value
                                                  : (uint64_t)t),
-                          t, op, val);
+                          t, op, val, 1, NULL, 0, 0);
         break;
     case FT_EV_READ_WIDE:
-    case FT_EV_WRITE_WIDE:
-        /* wide contents stand for one value: their hash (0: elided) */
+    case FT_EV_WRITE_WIDE: {
+        /* wide contents stand for one value (0: elided); a wide range
+         * keeps its length in value (trace.h) */
+        uint32_t size = ev->value > UINT32_MAX ? UINT32_MAX
+                        : ev->value            ? (uint32_t)ev->value
+                                               : ev->size;
         op = ev->kind == FT_EV_READ_WIDE ? FT_OP_READ : FT_OP_WRITE;
-        val = ev->bytes ? fnv(ev->bytes, ev->nbytes) : 0;
-        v = intern_access(c, ev->addr, t, op, val);
+        val = ev->bytes
+                  ? ft_ctm_wide_value(ev->bytes, ev->nbytes, size, ev->uniform)
+                  : 0;
+        v = intern_access(c, ev->addr, t, op, val, size, ev->bytes,
+                          ev->bytes ? ev->nbytes : 0, ev->uniform);
         break;
+    }
     case FT_EV_ATOMIC_RMW:
         op = FT_OP_RMW;
         val = ev->value;
         val2 = ev->value2;
-        v = intern_access(c, ev->addr, t, op, val);
+        v = intern_access(c, ev->addr, t, op, val, ev->size, NULL, 0, 0);
         break;
     case FT_EV_ATOMIC_CAS:
         op = ev->arg ? FT_OP_RMW : FT_OP_READ;
         val = ev->value3;
         val2 = ev->value2;
-        v = intern_access(c, ev->addr, t, op, val);
+        v = intern_access(c, ev->addr, t, op, val, ev->size, NULL, 0, 0);
         break;
     case FT_EV_MUTEX_INIT:
         v = intern_var(c, ev->addr, FT_VAR_MUTEX, FT_CTM_NONE);
@@ -564,6 +586,20 @@ int ft_ctm_add(ft_ctm *c, const ft_event *ev, char *msg, size_t msglen)
 
 int ft_ctm_finish(ft_ctm *c)
 {
+    for (uint32_t i = 0; i < c->hash_cap; i++) {
+        const ft_ctm_slot *sl = &c->hash[i];
+        if (!sl->var1_kind)
+            continue;
+        ft_ctm_var *v = &c->vars[SLOT_VAR(sl)];
+        uint32_t st = sl->state & SLOT_TID_MASK;
+        v->shared = st == SLOT_SHARED;
+        if (v->first_tid == FT_CTM_NONE && st != SLOT_SHARED)
+            v->first_tid = st == SLOT_NONE ? FT_CTM_NONE : st;
+    }
+    /* mixed sizes may add transitions: before the thread sequences */
+    c->pair_open = FT_CTM_NONE;
+    if (ft_ctm_split_mixed(c) < 0)
+        return -1;
     free(c->first);
     free(c->by_thread);
     c->first = malloc(sizeof *c->first * (c->nthreads + 1));
@@ -577,16 +613,6 @@ int ft_ctm_finish(ft_ctm *c)
         sum += c->len[t];
     }
     c->first[c->nthreads] = sum;
-    for (uint32_t i = 0; i < c->hash_cap; i++) {
-        const ft_ctm_slot *sl = &c->hash[i];
-        if (!sl->var1_kind)
-            continue;
-        ft_ctm_var *v = &c->vars[SLOT_VAR(sl)];
-        uint32_t st = sl->state & SLOT_TID_MASK;
-        v->shared = st == SLOT_SHARED;
-        if (v->first_tid == FT_CTM_NONE && st != SLOT_SHARED)
-            v->first_tid = st == SLOT_NONE ? FT_CTM_NONE : st;
-    }
     if (ft_ctm_split_incarnations(c) < 0)
         return -1;
     ft_heapmap_free(c->heap); /* no more events */
@@ -621,7 +647,7 @@ ft_ctm *ft_ctm_build(ft_reader *r, ft_error *err)
     const ft_end *end = ft_reader_end(r);
     if (end && end->present && end->events < (1ull << 31) &&
         end->events <= ft_reader_event_bytes(r))
-        reserve_trans(c, (uint32_t)end->events + 1);
+        ft_ctm_reserve_trans(c, (uint32_t)end->events + 1);
     /* batches: the reader decodes the next ones on its own thread while
      * this one builds the model */
     const ft_event *evs;

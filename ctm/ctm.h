@@ -89,6 +89,8 @@ typedef struct ft_ctm_var {
     uint8_t mutex_type;  /* enum ft_mutex_type, from MUTEX_INIT */
     uint8_t has_init;    /* MUTEX/SEM/BARRIER_INIT seen; memory: init
                             known (first access was a read) */
+    uint32_t size;       /* memory: bytes its first access covered (after
+                            ft_ctm_finish: every access's, ctm/mixed.c) */
 } ft_ctm_var;
 
 #define FT_CTM_NONE UINT32_MAX
@@ -189,6 +191,21 @@ typedef struct ft_ctm {
     ft_ctm_slot *hash;
     uint32_t hash_cap;
     uint32_t cap_trans, cap_vars, cap_threads;
+    /* private (ctm/mixed.c), while building: the accesses whose size is
+     * not their variable's (ids increasing, with that size), and the
+     * contents of wide accesses the split may need (ids increasing;
+     * wide_at: offset in wide_bytes, FT_CTM_WIDE_UNIFORM set when one
+     * byte stands for all) */
+    uint32_t *size_id, *size_val;
+    uint32_t nsize, cap_size;
+    uint32_t *wide_id;
+    uint64_t *wide_at;
+    uint32_t nwide, cap_wide;
+    uint8_t *wide_bytes;
+    size_t nwide_bytes, cap_wide_bytes;
+    uint64_t nmixed_split, nmixed_left; /* figures: accesses split, mixed
+                                           groups left whole */
+    uint8_t mixed_done; /* private: split already (a subset's model) */
     /* private: the last paired read while building, until its thread's
      * next transition (FT_CTM_NONE: none) */
     uint32_t pair_open;
@@ -349,6 +366,27 @@ int ft_ctm_note_free(ft_ctm *c, uint64_t lo, uint64_t size);
 uint32_t ft_ctm_append_var(ft_ctm *c, uint64_t addr, unsigned kind,
                            uint32_t tid);
 int ft_ctm_split_incarnations(ft_ctm *c);
+/* private (ctm/mixed.c): notes that access x has size s (bytes NULL),
+ * or keeps a wide access's contents (uniform: bytes[0] fills the range);
+ * 0, -1 out of memory. */
+int ft_ctm_note_size(ft_ctm *c, uint32_t x, uint32_t s, const uint8_t *bytes,
+                     uint32_t nbytes, int uniform);
+/* private (ctm/mixed.c): the value of a wide access's contents, as the
+ * model keeps it: up to 8 bytes their little-endian number, longer their
+ * hash (uniform: bytes[0] repeated size times); 0 when not known. */
+uint64_t ft_ctm_wide_value(const uint8_t *bytes, uint32_t nbytes, uint64_t size,
+                           int uniform);
+/* private (ctm/mixed.c): splits the variables whose accesses overlap with
+ * different extents into one per byte range every access agrees on;
+ * called by ft_ctm_finish before the incarnations.  0, -1 out of memory. */
+int ft_ctm_split_mixed(ft_ctm *c);
+/* private: grows the transition arrays to hold want transitions; 0, -1
+ * out of memory. */
+int ft_ctm_reserve_trans(ft_ctm *c, uint32_t want);
+/* private: variable v's sharedness, writes and initial value from its
+ * accesses, given in trace order (seen[v] 0 before the first). */
+void ft_ctm_account(ft_ctm *c, uint32_t v, uint32_t x, uint8_t *seen);
+#define FT_CTM_WIDE_UNIFORM (1ull << 63)
 
 /* The memory variables sorted by address, as pairs (address, variable)
  * in a malloc'd array of 2 * *n words (a free's range looked up: the use

@@ -68,9 +68,7 @@ static int is_mem_access(const ft_ctm *c, uint32_t x)
            c->obj[x] < c->nvars && c->vars[c->obj[x]].kind == FT_VAR_MEMORY;
 }
 
-/* Sharedness, writes and initial value of variable v from its own
- * accesses, seen in trace order (seen[v] 0 before the first). */
-static void account(ft_ctm *c, uint32_t v, uint32_t x, uint8_t *seen)
+void ft_ctm_account(ft_ctm *c, uint32_t v, uint32_t x, uint8_t *seen)
 {
     ft_ctm_var *var = &c->vars[v];
     if (!seen[v]) {
@@ -273,11 +271,12 @@ int ft_ctm_split_incarnations(ft_ctm *c)
                                                FT_VAR_MEMORY, FT_CTM_NONE);
                 if (newv[life] == FT_CTM_NONE)
                     goto out;
+                c->vars[newv[life]].size = c->vars[v].size;
             }
             to = newv[life];
             c->obj[x] = to;
         }
-        account(c, to, x, seen);
+        ft_ctm_account(c, to, x, seen);
     }
 heap:
     free(firsta);

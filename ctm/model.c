@@ -345,6 +345,9 @@ ft_ctm *ft_ctm_subset(const ft_ctm *c, const uint8_t *keep, uint32_t **map)
     s->cap_threads = nt + 1;
     s->nthreads = nt;
     s->nevents = c->nevents;
+    s->mixed_done = 1; /* c's variables are split already */
+    s->nmixed_split = c->nmixed_split;
+    s->nmixed_left = c->nmixed_left;
     s->code = c->code; /* shared: the subset lives within c's lifetime */
     s->ncode = c->ncode;
     memcpy(s->vars, c->vars, sizeof *s->vars * c->nvars);

@@ -63,11 +63,26 @@ typedef struct fi_extra {
     int32_t rc;
 } fi_extra;
 
+/* The contents of a wide access kept (FI_WIDE_KEEP bytes at most, or one
+ * byte that fills the whole range), for the model's mixed-size split and
+ * values (ctm/mixed.c). */
+typedef struct fi_wide {
+    uint64_t index;
+    uint64_t at; /* offset in fi_trace.wbytes */
+    uint32_t n;  /* bytes kept */
+    uint8_t uniform;
+} fi_wide;
+#define FI_WIDE_KEEP 64u
+
 typedef struct fi_trace {
     fi_event *ev; /* ev[i] is event i */
     size_t nev, capev;
     fi_extra *extra; /* sorted by index */
     size_t nextra, capextra;
+    fi_wide *wide; /* sorted by index */
+    size_t nwide, capwide;
+    uint8_t *wbytes;
+    size_t nwbytes, capwbytes;
     ft_site *sites; /* sites[i].id == i + 1; strings owned */
     uint32_t nsites, capsites;
     uint32_t nthreads; /* 1 + the largest tid seen */
@@ -78,8 +93,9 @@ typedef struct fi_trace {
 
 void fi_trace_init(fi_trace *t);
 void fi_trace_free(fi_trace *t);
-/* Appends a copy of *ev (its index is its position, its wide contents
- * are dropped).  -1: no memory. */
+/* Appends a copy of *ev (its index is its position; of its wide contents
+ * only FI_WIDE_KEEP bytes, or one byte repeated, are kept).  -1: no
+ * memory. */
 int fi_trace_add(fi_trace *t, const ft_event *ev);
 /* Room for n events in all (a loader that knows the count); -1 no memory. */
 int fi_trace_reserve(fi_trace *t, size_t n);
@@ -96,8 +112,8 @@ static inline uint64_t fi_ev_obj2(const fi_trace *t, const fi_event *e)
 {
     return fi_trace_extra(t, fi_ev_index(t, e))->obj2;
 }
-/* Event i as an ft_event (index i, bytes NULL), for code shared with the
- * reader's stream (ft_ctm_add). */
+/* Event i as an ft_event (index i; a wide access's bytes as kept, else
+ * NULL), for code shared with the reader's stream (ft_ctm_add). */
 void fi_trace_get(const fi_trace *t, size_t i, ft_event *out);
 /* Site with these attributes (function/file may be NULL), reusing an equal
  * one.  Returns its id (>= 1), 0 when out of memory. */

@@ -33,6 +33,8 @@ void fi_trace_free(fi_trace *t)
     free(t->site_index);
     free(t->ev);
     free(t->extra);
+    free(t->wide);
+    free(t->wbytes);
     free(t->sites);
     free(t->names);
     memset(t, 0, sizeof *t);
@@ -80,6 +82,42 @@ static int add_extra(fi_trace *t, const ft_event *ev)
     return 0;
 }
 
+/* Keeps a wide access's contents when they are short or one byte
+ * repeated (a memset's): what the model's values need (fi_wide). */
+static int add_wide(fi_trace *t, const ft_event *ev)
+{
+    if (!ev->bytes || !ev->nbytes)
+        return 0;
+    int uniform = 1;
+    for (uint32_t i = 1; i < ev->nbytes && uniform && !ev->uniform; i++)
+        uniform = ev->bytes[i] == ev->bytes[0];
+    if (!uniform && ev->nbytes > FI_WIDE_KEEP)
+        return 0;
+    uint32_t n = uniform ? 1 : ev->nbytes;
+    if (t->nwide == t->capwide) {
+        size_t cap = t->capwide ? 2 * t->capwide : 64;
+        fi_wide *w = realloc(t->wide, cap * sizeof *w);
+        if (!w)
+            return -1;
+        t->wide = w;
+        t->capwide = cap;
+    }
+    if (t->nwbytes + n > t->capwbytes) {
+        size_t cap = t->capwbytes ? 2 * t->capwbytes : 1024;
+        while (cap < t->nwbytes + n)
+            cap *= 2;
+        uint8_t *b = realloc(t->wbytes, cap);
+        if (!b)
+            return -1;
+        t->wbytes = b;
+        t->capwbytes = cap;
+    }
+    memcpy(t->wbytes + t->nwbytes, ev->bytes, n);
+    t->wide[t->nwide++] = (fi_wide){t->nev, t->nwbytes, n, (uint8_t)uniform};
+    t->nwbytes += n;
+    return 0;
+}
+
 static int rc_fits(int32_t rc)
 {
     return rc > FI_RC_WIDE && rc <= INT16_MAX;
@@ -98,6 +136,9 @@ int fi_trace_add(fi_trace *t, const ft_event *ev)
     int wide = !rc_fits(ev->rc);
     if ((ev->obj2 || ev->value2 || ev->value3 || wide) &&
         add_extra(t, ev) < 0)
+        return -1;
+    if ((ev->kind == FT_EV_READ_WIDE || ev->kind == FT_EV_WRITE_WIDE) &&
+        add_wide(t, ev) < 0)
         return -1;
     t->ev[t->nev++] = (fi_event){
         .addr = ev->addr, .value = ev->value, .tid = (uint16_t)ev->tid,
@@ -133,6 +174,21 @@ void fi_trace_get(const fi_trace *t, size_t i, ft_event *out)
                       .value2 = x->value2, .value3 = x->value3,
                       .rc = e->rc == FI_RC_WIDE ? x->rc : e->rc,
                       .mo = e->mo};
+    if (e->kind != FT_EV_READ_WIDE && e->kind != FT_EV_WRITE_WIDE)
+        return;
+    size_t lo = 0, hi = t->nwide;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->wide[mid].index < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->nwide && t->wide[lo].index == i) {
+        out->bytes = t->wbytes + t->wide[lo].at;
+        out->nbytes = t->wide[lo].n;
+        out->uniform = t->wide[lo].uniform;
+    }
 }
 
 static uint64_t str_hash(const char *s, uint64_t h)

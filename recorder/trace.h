@@ -266,6 +266,9 @@ typedef struct ft_event {
     uint64_t value, value2, value3;
     int32_t rc;         /* return code of the pthread call */
     uint8_t mo;         /* C11 memory order of atomics */
+    uint8_t uniform;    /* wide: bytes[0] stands for every byte of the
+                           range (nbytes 1; set by fi_trace_get, which
+                           keeps a memset's contents as one byte) */
     const uint8_t *bytes; /* wide content; valid until the next read call */
     uint32_t nbytes;
 } ft_event;
