@@ -19,7 +19,6 @@
 #include "ctm/ctm.h"
 #include "infer/infer.h"
 
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* cmocka needs the headers above first */
+#include <cmocka.h>
 
 #define BASE 0x10000ull
 #define BLOCK 16
