@@ -258,7 +258,8 @@ int fi_analyze(fi_analysis *a, const fi_trace *t, const fi_options *opt)
         fi_options_default(&a->opt);
     if (a->opt.max_anchors == 0)
         a->opt.max_anchors = FI_DEFAULT_MAX_ANCHORS;
-    if (intern_vars(a) < 0 || fi_split_lifetimes(a) < 0)
+    if (intern_vars(a) < 0 || fi_merge_overlaps(a) < 0 ||
+        fi_split_lifetimes(a) < 0)
         return -1;
     if (ft_budget_poll(a->opt.budget, "inference", 0, 5)) {
         a->stopped = 1;

@@ -272,6 +272,8 @@ typedef struct fi_analysis {
     uint64_t ncma_window_skipped; /* region pairs past FI_CMA_WINDOW */
     int itx_applied; /* fi_prove_by_itx was called */
     int stopped;     /* the budget ran out: regions or properties partial */
+    uint64_t nmerged_vars; /* data variables merged into an overlapping
+                              one (infer/overlap.c) */
 } fi_analysis;
 
 /* Interns variables, infers, collects annotated and spec regions, checks

@@ -20,6 +20,9 @@ void fi_classify(const fi_trace *t, const fi_event *e, fi_access *a);
 /* Counts thread tid's access (a write or not) into x, whose accesses are
  * seen in trace order (seen: not its first). */
 void fi_var_account(fi_var *x, uint32_t tid, int write, int seen);
+/* Merges each group of data variables whose accesses overlap with
+ * different extents into its first (infer/overlap.c).  0, -1 OOM. */
+int fi_merge_overlaps(fi_analysis *a);
 /* Splits each data variable at the frees of the heap block holding it
  * that fall between its accesses: one variable per lifetime
  * (infer/lifetimes.c).  0, or -1 out of memory. */

@@ -207,6 +207,43 @@ static void unshared_and_no_conflict(void **state)
     fi_trace_free(&t);
 }
 
+/* An 8-byte read over a 4-byte field another thread writes conflicts
+ * with that write (infer/overlap.c): the region of two such reads is
+ * open, not free of conflicts as when the addresses were variables of
+ * their own. */
+static void overlapping_accesses_conflict(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t s = fi_trace_site(&t, "f", "f.c", 1);
+    ev_add(&t, 0, FT_EV_READ, s, 0x400); /* 8 bytes: 0x400..0x407 */
+    ev_add(&t, 0, FT_EV_READ, s, 0x408);
+    ev_add(&t, 1, FT_EV_READ, s, 0x400);
+    ev_add(&t, 1, FT_EV_READ, s, 0x408);
+    for (uint64_t at = 0x404; at <= 0x40c; at += 8) {
+        ft_event w;
+        memset(&w, 0, sizeof w);
+        w.tid = 1;
+        w.kind = FT_EV_WRITE;
+        w.site = s;
+        w.addr = at; /* 4 bytes: the upper half of each read */
+        w.size = 4;
+        w.index = t.nev;
+        assert_int_equal(fi_trace_add(&t, &w), 0);
+    }
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+    const fi_region *r = find_region(&a, 0, 0, 1);
+    assert_non_null(r);
+    assert_int_equal(r->status, FI_ST_OPEN);
+    assert_int_equal(a.var_of[4], a.var_of[0]);
+    assert_int_equal(a.var_of[5], a.var_of[1]);
+    assert_int_equal(a.nmerged_vars, 2);
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
 static void annotations(void **state)
 {
     (void)state;
@@ -515,6 +552,7 @@ int main(void)
         cmocka_unit_test(procedures),
         cmocka_unit_test(loops_and_functions),
         cmocka_unit_test(unshared_and_no_conflict),
+        cmocka_unit_test(overlapping_accesses_conflict),
         cmocka_unit_test(annotations),
         cmocka_unit_test(spec_functions),
         cmocka_unit_test(cma_needs_concurrency),
