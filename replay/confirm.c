@@ -209,40 +209,53 @@ int fr_confirm_cut(fr_confirmation *c, int shown)
  * may need other threads to move first: replay the same schedule with
  * random tails (seeds 1..o->tails) and keep the first run that fails,
  * with its schedule (every switch of that run) so it replays exactly. */
-int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
-                     const char *base, int blen, ft_error *err)
+int fr_confirm_tail(const fr_confirm_opts *o, fr_confirmation *c,
+                    const char *base, int blen, unsigned k, ft_error *err)
 {
     char trace[1000], spec[64];
     snprintf(trace, sizeof trace, "%.800s/%.*s.tail.ftrace", o->dir, blen,
              base);
-    for (unsigned k = 1; k <= o->tails && !fr_confirm_time_up(o); k++) {
-        fr_outcome out;
-        snprintf(spec, sizeof spec, "random:seed=%u", k);
-        if (replay_tail(o, c, c->schedule, trace, FR_DIVERGE_STOP, spec, &out,
-                        err) < 0)
-            return -1;
-        c->tails_tried = k;
-        if (out.diverged || out.failure == FR_OK ||
-            out.failure == FR_UNFINISHED)
-            continue;
-        c->outcome = out;
-        snprintf(c->trace, sizeof c->trace, "%s", trace);
-        snprintf(c->tail, sizeof c->tail, "%s", spec);
-        char path[1000], note[200];
-        snprintf(path, sizeof path, "%.800s/%.*s.failing.schedule", o->dir,
-                 blen, base);
-        snprintf(note, sizeof note, "the violation, then tail %s: %s", spec,
-                 fr_failure_name(out.failure));
-        ft_error e;
-        if (fx_schedule_from_trace(trace, path, note, 0, &e) == 0)
-            snprintf(c->failing_schedule, sizeof c->failing_schedule, "%s",
-                     path);
+    fr_outcome out;
+    snprintf(spec, sizeof spec, "random:seed=%u", k);
+    if (replay_tail(o, c, c->schedule, trace, FR_DIVERGE_STOP, spec, &out,
+                    err) < 0)
+        return -1;
+    c->tails_tried = k;
+    if (out.diverged || out.failure == FR_OK || out.failure == FR_UNFINISHED)
         return 0;
-    }
-    unlink(trace); /* the last attempt shows nothing the first did not */
-    return 0;
+    c->outcome = out;
+    snprintf(c->trace, sizeof c->trace, "%s", trace);
+    snprintf(c->tail, sizeof c->tail, "%s", spec);
+    char path[1000], note[200];
+    snprintf(path, sizeof path, "%.800s/%.*s.failing.schedule", o->dir, blen,
+             base);
+    snprintf(note, sizeof note, "the violation, then tail %s: %s", spec,
+             fr_failure_name(out.failure));
+    ft_error e;
+    if (fx_schedule_from_trace(trace, path, note, 0, &e) == 0)
+        snprintf(c->failing_schedule, sizeof c->failing_schedule, "%s", path);
+    return 1;
 }
 
+void fr_confirm_tails_done(const fr_confirm_opts *o, const char *base, int blen)
+{
+    char trace[1000];
+    snprintf(trace, sizeof trace, "%.800s/%.*s.tail.ftrace", o->dir, blen,
+             base);
+    unlink(trace); /* the last attempt shows nothing the first did not */
+}
+
+int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
+                     const char *base, int blen, ft_error *err)
+{
+    for (unsigned k = 1; k <= o->tails && !fr_confirm_time_up(o); k++) {
+        int r = fr_confirm_tail(o, c, base, blen, k, err);
+        if (r != 0)
+            return r < 0 ? -1 : 0;
+    }
+    fr_confirm_tails_done(o, base, blen);
+    return 0;
+}
 
 /* The violation happened without a failure, tails included: replay the
  * alternative witness (the violating reads reading the writes the solver's

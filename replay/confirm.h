@@ -110,6 +110,13 @@ int fr_failed_early(const fr_outcome *o);
 int fr_confirm_cut(fr_confirmation *c, int shown);
 int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
                      const char *base, int blen, ft_error *err);
+/* One of them, random:seed=k: 1 when it made the program fail (c takes
+ * its outcome, trace and failing schedule), 0 not, -1 on error; and the
+ * cleanup after the last that did not (its trace is removed). */
+int fr_confirm_tail(const fr_confirm_opts *o, fr_confirmation *c,
+                    const char *base, int blen, unsigned k, ft_error *err);
+void fr_confirm_tails_done(const fr_confirm_opts *o, const char *base,
+                           int blen);
 
 /* Confirms violated kind property i of pl (pl->kprops, predict/kind.h):
  * replays its schedule and checks what the kind expects (a deadlock, a
@@ -121,6 +128,21 @@ int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
 int fr_confirm_kind(const ft_pipeline *pl, size_t i, const char *schedule,
                     const char *alt, const fr_confirm_opts *o,
                     fr_confirmation *c, ft_error *err);
+/* Random tail k (1 ..) for a finding fr_confirm_kind confirmed with
+ * o->tails 0 whose run reached its state without failing: after the
+ * schedule, then after alt's (kept, with a note, when it fails).  So
+ * analyze replays every finding's witness before any finding's tails,
+ * then gives the tails out in turns (cli/analyze_kinds.c).  1 when the
+ * program failed, 0 not (or nothing to do), -1 with err set. */
+int fr_confirm_kind_tail(const ft_pipeline *pl, size_t i, const char *alt,
+                         const fr_confirm_opts *o, fr_confirmation *c,
+                         unsigned k, ft_error *err);
+/* Whether fr_confirm_kind_tail has anything to do for c; the cleanup
+ * when its tails are over (their traces removed). */
+int fr_confirm_kind_wants_tails(const ft_pipeline *pl, size_t i,
+                                const fr_confirmation *c);
+void fr_confirm_kind_tails_done(const fr_confirm_opts *o,
+                                const fr_confirmation *c);
 /* The same for a schedule without its analysis (`foretell batch confirm`
  * replays stored witnesses): expect is the kind's (enum ft_expect,
  * predict/kind.h). */

@@ -66,6 +66,15 @@ static int one(const fr_confirm_opts *o, int expect, const char *schedule,
     return 0;
 }
 
+/* base[0..*blen) of schedule's file name (what its files are named by). */
+static const char *base_of(const char *schedule, int *blen)
+{
+    const char *base = strrchr(schedule, '/');
+    base = base ? base + 1 : schedule;
+    *blen = (int)strcspn(base, ".");
+    return base;
+}
+
 int fr_confirm_kind(const ft_pipeline *pl, size_t i, const char *schedule,
                     const char *alt, const fr_confirm_opts *o,
                     fr_confirmation *c, ft_error *err)
@@ -80,9 +89,8 @@ int fr_confirm_expect(int expect, const char *schedule, const char *alt,
                       ft_error *err)
 {
     memset(c, 0, sizeof *c);
-    const char *base = strrchr(schedule, '/');
-    base = base ? base + 1 : schedule;
-    int blen = (int)strcspn(base, ".");
+    int blen;
+    const char *base = base_of(schedule, &blen);
     if (one(o, expect, schedule, base, blen, c, err) < 0)
         return -1;
     c->first = c->outcome;
@@ -103,4 +111,51 @@ int fr_confirm_expect(int expect, const char *schedule, const char *alt,
         *c = a;
     }
     return 0;
+}
+
+int fr_confirm_kind_wants_tails(const ft_pipeline *pl, size_t i,
+                                const fr_confirmation *c)
+{
+    const ft_pkind *k = ft_pkind_of(pl->kprops[i].kind);
+    return (!k || k->expect == FT_EXPECT_FOLLOWED) &&
+           c->status == FR_CONFIRMED && c->outcome.failure == FR_OK &&
+           c->schedule[0];
+}
+
+int fr_confirm_kind_tail(const ft_pipeline *pl, size_t i, const char *alt,
+                         const fr_confirm_opts *o, fr_confirmation *c,
+                         unsigned k, ft_error *err)
+{
+    if (!fr_confirm_kind_wants_tails(pl, i, c))
+        return 0;
+    int blen;
+    const char *base = base_of(c->schedule, &blen);
+    int r = fr_confirm_tail(o, c, base, blen, k, err);
+    if (r != 0 || !alt)
+        return r;
+    /* the other order, with the same tail */
+    fr_confirmation a = *c;
+    char abase[300];
+    snprintf(abase, sizeof abase, "%.*s.alt", blen, base);
+    snprintf(a.schedule, sizeof a.schedule, "%s", alt);
+    r = fr_confirm_tail(o, &a, abase, (int)strlen(abase), k, err);
+    if (r <= 0)
+        return r;
+    snprintf(a.note, sizeof a.note,
+             "the first order (%.400s) did not "
+             "fail; the other order (%.400s) does, with tail %s",
+             c->schedule, alt, a.tail);
+    *c = a;
+    return 1;
+}
+
+void fr_confirm_kind_tails_done(const fr_confirm_opts *o,
+                                const fr_confirmation *c)
+{
+    int blen;
+    const char *base = base_of(c->schedule, &blen);
+    char abase[300];
+    snprintf(abase, sizeof abase, "%.*s.alt", blen, base);
+    fr_confirm_tails_done(o, base, blen);
+    fr_confirm_tails_done(o, abase, (int)strlen(abase));
 }
