@@ -7,6 +7,7 @@
 #include "infer/infer.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,17 +151,31 @@ int fi_trace_add(fi_trace *t, const ft_event *ev)
     return 0;
 }
 
-const fi_extra *fi_trace_extra(const fi_trace *t, size_t i)
+/* The first of n side-table entries of `size` bytes, each starting with
+ * its event index (uint64_t), whose index is not below i: the side
+ * tables (extra, wide) are by index. */
+_Static_assert(offsetof(fi_extra, index) == 0, "index first");
+_Static_assert(offsetof(fi_wide, index) == 0, "index first");
+
+static size_t lower_index(const void *table, size_t n, size_t size, size_t i)
 {
-    static const fi_extra none;
-    size_t lo = 0, hi = t->nextra; /* binary search: extra is by index */
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->extra[mid].index < i)
+        uint64_t at;
+        memcpy(&at, (const char *)table + mid * size, sizeof at);
+        if (at < i)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+const fi_extra *fi_trace_extra(const fi_trace *t, size_t i)
+{
+    static const fi_extra none;
+    size_t lo = lower_index(t->extra, t->nextra, sizeof *t->extra, i);
     return lo < t->nextra && t->extra[lo].index == i ? &t->extra[lo] : &none;
 }
 
@@ -176,14 +191,7 @@ void fi_trace_get(const fi_trace *t, size_t i, ft_event *out)
                       .mo = e->mo};
     if (e->kind != FT_EV_READ_WIDE && e->kind != FT_EV_WRITE_WIDE)
         return;
-    size_t lo = 0, hi = t->nwide;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->wide[mid].index < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = lower_index(t->wide, t->nwide, sizeof *t->wide, i);
     if (lo < t->nwide && t->wide[lo].index == i) {
         out->bytes = t->wbytes + t->wide[lo].at;
         out->nbytes = t->wide[lo].n;
