@@ -38,7 +38,7 @@ int fi_merge_overlaps(fi_analysis *a)
     uint64_t *end = calloc(nv, sizeof *end);
     uint64_t *pairs = malloc(2 * nv * sizeof *pairs);
     uint32_t *rep = malloc(nv * sizeof *rep);
-    uint8_t *seen = NULL;
+    uint8_t *mark = NULL; /* bit 1: in a merged group; bit 0: seen */
     int rc = -1;
     if (!end || !pairs || !rep)
         goto out;
@@ -80,24 +80,23 @@ int fi_merge_overlaps(fi_analysis *a)
     }
     /* the groups' accesses go to their first variable, accounted again
      * in trace order; the others are left without accesses */
-    seen = calloc(nv, 1);
-    if (!seen)
+    mark = calloc(nv, 1);
+    if (!mark)
         goto out;
-    uint8_t *grouped = seen; /* bit 1: in a merged group; bit 0: seen */
     for (size_t v = 0; v < nv; v++)
         if (rep[v] != v)
-            grouped[v] = grouped[rep[v]] = 2;
+            mark[v] = mark[rep[v]] = 2;
     for (size_t i = 0; i < t->nev; i++) {
         uint32_t v = a->var_of[i];
-        if (v == UINT32_MAX || !(grouped[v] & 2))
+        if (v == UINT32_MAX || !(mark[v] & 2))
             continue;
         uint32_t r = rep[v];
         fi_access acc;
         fi_classify(t, &t->ev[i], &acc);
         a->var_of[i] = r;
         fi_var_account(&a->vars[r], t->ev[i].tid, acc.op == FI_OP_WRITE,
-                       grouped[r] & 1);
-        grouped[r] |= 1;
+                       mark[r] & 1);
+        mark[r] |= 1;
     }
     for (size_t v = 0; v < nv; v++)
         if (rep[v] != v) {
@@ -110,6 +109,6 @@ out:
     free(end);
     free(pairs);
     free(rep);
-    free(seen);
+    free(mark);
     return rc;
 }
