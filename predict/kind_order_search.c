@@ -20,7 +20,7 @@
  * is nearly the whole run; on data/correct_locked (605 events, 22
  * candidates) it took over 200 s and 890 MB without deciding, while most
  * of those reads can plainly read another value.  Two moves of the
- * recorded run find that:
+ * recorded run find that, and a third when neither does:
  *
  *   early  the thread u that wrote r's recorded source w0 is held back
  *          from w0 (or from the last point before w0 where it held no
@@ -28,7 +28,10 @@
  *          order until r runs, and r reads an older value;
  *   late   r's thread is held back (at r, or at the last point before it
  *          where it held no lock) until a later write y of another value
- *          has run (the others in recorded order), then it runs on to r.
+ *          has run (the others in recorded order), then it runs on to r;
+ *   eager  r's thread runs whenever it can, from its creation on (the
+ *          others in recorded order when it cannot), so r reads an
+ *          earlier state than the recording gave it.
  *
  * "The others run on in recorded order" is greedy: the enabled thread
  * whose next transition came first in the recording runs; a thread that
@@ -80,15 +83,18 @@ uint32_t ft_pkind_unlocked_before(const ft_reduced *whole, uint32_t x)
 
 /* One try: thread j runs only its positions below lim[j], r's thread
  * until after ran (NONE: for good); the recorded prefix below the first
- * id a limit holds back runs first, then the threads greedily.  1 when r ran and read another value (want, when specific), 0
- * not, -1 out of memory; s->steps holds the run. */
+ * id a limit holds back runs first, then the threads greedily.  eager
+ * (NONE: not): the recorded prefix stops at id eager, and r's thread
+ * then runs whenever it can, the others only when it cannot.  1 when r
+ * ran and read another value (want, when
+ * specific), 0 not, -1 out of memory; s->steps holds the run. */
 static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
-                    uint32_t after, int specific, uint64_t want,
+                    uint32_t after, uint32_t eager, int specific, uint64_t want,
                     double deadline)
 {
     const ft_ctm *c = s->c;
     uint32_t t = c->tid[r], nt = c->nthreads, k;
-    int ran = ft_hold_prefix(s, lim, r, &k);
+    int ran = ft_hold_prefix(s, lim, eager != NONE ? eager : r, &k);
     if (ran <= 0)
         return ran;
     int after_ran = after == NONE;
@@ -99,8 +105,12 @@ static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
             ft_predict_now() >= deadline)
             return 0;
         /* r's thread waits at its limit until after ran */
-        uint32_t best =
-            ft_hold_pick(s, lim, after != NONE && after_ran ? t : NONE);
+        uint32_t best = ft_hold_pick(
+            s, lim, eager != NONE || (after != NONE && after_ran) ? t : NONE);
+        uint32_t g = ft_exec_glued(s->x), pt = ft_exec_pos(s->x, t);
+        if (eager != NONE && !s->waiting[t] && pt < c->len[t] &&
+            (g == NONE || g == t))
+            best = ft_ctm_at(c, t, pt);
         if (best == NONE)
             return 0;
         uint64_t before = ft_exec_value(s->x, c->obj[r]);
@@ -130,11 +140,12 @@ static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
 #define REFINE 4
 static int try_hold_refined(ft_hold_run *s, const ft_reduced *whole,
                             uint32_t *lim, uint32_t r, uint32_t after,
-                            int specific, uint64_t want, double deadline)
+                            uint32_t eager, int specific, uint64_t want,
+                            double deadline)
 {
     const ft_ctm *c = s->c;
     for (int round = 0;; round++) {
-        int found = try_hold(s, lim, r, after, specific, want, deadline);
+        int found = try_hold(s, lim, r, after, eager, specific, want, deadline);
         if (found != 0 || round == REFINE ||
             (deadline > 0 && ft_predict_now() >= deadline))
             return found;
@@ -293,7 +304,7 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
             if (!any)
                 continue;
         }
-        found = try_hold_refined(&s, whole, lim, r, NONE, specific, want,
+        found = try_hold_refined(&s, whole, lim, r, NONE, NONE, specific, want,
                                  deadline);
     }
     /* late: r's thread waits, from the last point before r where it held
@@ -312,9 +323,28 @@ int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,
         for (uint32_t j = 0; j < nt; j++)
             lim[j] = UINT32_MAX;
         lim[t] = c->pos[ft_pkind_unlocked_before(whole, r)];
-        found = try_hold_refined(&s, whole, lim, r, y, specific, want,
+        found = try_hold_refined(&s, whole, lim, r, y, NONE, specific, want,
                                  deadline);
     }
+    /* eager: r's thread runs whenever it can from its first step, the
+     * others in recorded order when it cannot, so that r comes before
+     * the writes that fed it, or after a wake-up the recording gave it
+     * later (bench/predict's pool: a late worker's read of the queue's
+     * head after its first wait; the recording started it after every
+     * task was taken, the solver ran out of memory on the whole run).
+     * The recorded prefix runs up to what must precede r's thread's
+     * first step (its creation). */
+    uint32_t from = 0, x0 = ft_ctm_at(c, t, 0);
+    for (uint32_t j = 0; c->hb_vc && j < nt; j++) {
+        uint32_t h = j == t ? 0 : ft_ctm_hb_before(c, x0, j);
+        if (h && ft_ctm_at(c, j, h - 1) + 1 > from)
+            from = ft_ctm_at(c, j, h - 1) + 1;
+    }
+    for (uint32_t j = 0; j < nt; j++)
+        lim[j] = UINT32_MAX;
+    if (!found && c->hb_vc && from < x0)
+        found = try_hold_refined(&s, whole, lim, r, NONE, from, specific, want,
+                                 deadline);
     if (found > 0) {
         memset(res, 0, sizeof *res);
         if (witness_of(&s, r, res) < 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_kinds_cases.c - the property kinds on hand-made traces that pin one
  * rule each down (the random runs of test_kinds_random.c check them
- * against the enumerator): the order search's lock holder, the read a
+ * against the enumerator): the order search's lock holder and its eager
+ * thread, the read a
  * critical section determines, a signal waking one waiter, and the lost
  * wake-up rules that need the value order. */
 #include "../model/check.h"
@@ -69,6 +70,74 @@ static void test_order_lock_holder(void **state)
     for (size_t i = 0; i < cand.n; i++) {
         uint32_t r = cand.v[i].tgt[0];
         if (c->tid[r] != 3 || !ft_ctm_reads(c, r))
+            continue;
+        cand.v[i].kind = FT_PROP_ORDER;
+        ft_predict_opts o;
+        ft_predict_opts_default(&o);
+        o.timeout_ms = 0;
+        ft_presult res;
+        assert_int_equal(ft_predict_one(c, whole, &cand.v[i], &o, &res),
+                         FT_VIOLATED);
+        assert_non_null(strstr(ft_presult_reason(&res), "held back"));
+        ft_presult_free(&res);
+        checked++;
+    }
+    assert_int_equal(checked, 1);
+    ft_props_free(&cand);
+    ft_reduced_free(whole);
+    ft_ctm_free(c);
+}
+
+/* bench/predict's pool, in small: main submits (x = 1 under L, a
+ * signal on C), a worker takes the task (x = 0), and thread 1, started
+ * late in the recording, finds x = 0, waits on C, is woken by main's
+ * broadcast and reads x = 0 again.  That read can return 1 when thread 1
+ * runs early: it waits before the submit, whose signal wakes it.  No
+ * hold finds it (holding main or the worker back starves thread 1's
+ * wake-up, and no write follows the read): the search runs thread 1
+ * eagerly (kind_order_search.c).  Before that the property went to the
+ * solver, which ran out of memory on the pool's 822 transitions. */
+static void test_order_eager(void **state)
+{
+    (void)state;
+    enum { X = 0x1000, L = 0x2000, C = 0x3000 };
+    evbuf b = {0};
+    evbuf_add(&b, FT_EV_WRITE, 0, X, 0, 0, 0, 0);
+    for (uint32_t t = 1; t <= 2; t++)
+        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 0, L, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_WRITE, 0, X, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_COND_SIGNAL, 0, C, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 0, L, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 2, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 2, L, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_READ, 2, X, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_WRITE, 2, X, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, L, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 2, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_START, 1, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, L, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_READ, 1, X, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_COND_WAIT, 1, C, L, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 0, L, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_COND_BROADCAST, 0, C, 0, 0, 1, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 0, L, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_COND_WAKE, 1, C, L, 0, 0, 0);
+    evbuf_add(&b, FT_EV_READ, 1, X, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 1, L, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 1, 0, 0, 0, 0, 0);
+    ft_ctm *c;
+    ft_reduced *whole;
+    ft_props cand = {0};
+    order_model(&b, 2, "eager", &c, &whole, &cand);
+    uint32_t late = UINT32_MAX, reads = 0; /* thread 1's second read */
+    for (uint32_t q = 0; q < c->len[1]; q++)
+        if (ft_ctm_reads(c, ft_ctm_at(c, 1, q)) && reads++ == 1)
+            late = ft_ctm_at(c, 1, q);
+    assert_int_equal(reads, 2);
+    int checked = 0;
+    for (size_t i = 0; i < cand.n; i++) {
+        if (cand.v[i].tgt[0] != late)
             continue;
         cand.v[i].kind = FT_PROP_ORDER;
         ft_predict_opts o;
@@ -279,6 +348,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_lock_holder),
+        cmocka_unit_test(test_order_eager),
         cmocka_unit_test(test_order_same_section),
         cmocka_unit_test(test_signal_wakes_one),
         cmocka_unit_test(test_stuck_guarded_broadcast),
