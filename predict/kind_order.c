@@ -69,10 +69,7 @@ static int has_source(const ft_ctm *c, const uint32_t *w, uint32_t nw,
             continue;
         if (init_ok && ft_ctm_must_hb(c, y, r))
             init_ok = 0;
-        uint64_t val = ft_ctm_written(c, y);
-        int other = specific ? val == want && val != c->value[r]
-                             : val != c->value[r] || c->op[y] == FT_OP_RMW;
-        if (other &&
+        if (ft_order_other(c, y, r, specific, want) &&
             !ft_ctm_must_hb(c, r, y) &&
             !(c->tid[y] == c->tid[r] && c->pos[y] > c->pos[r]))
             return 1;

@@ -191,6 +191,16 @@ static int witness_of(const ft_hold_run *s, uint32_t r, ft_presult *res)
     return ft_presult_trim_seeds(c, res, NULL);
 }
 
+int ft_order_other(const ft_ctm *c, uint32_t y, uint32_t r, int specific,
+                   uint64_t want)
+{
+    uint64_t val = ft_ctm_written(c, y), old = c->value[r];
+    if (specific)
+        return val == want && val != old;
+    return val != old || (c->op[y] == FT_OP_RMW &&
+                          !(c->tid[y] == c->tid[r] && c->pos[y] < c->pos[r]));
+}
+
 int ft_order_vholds(const ft_ctm *c, const ft_value_order *vo,
                     const ft_prop *p, int specific, uint64_t want)
 {
@@ -222,10 +232,8 @@ int ft_order_vholds(const ft_ctm *c, const ft_value_order *vo,
     int held = !init_ok;
     for (uint32_t i = a; held && i < b; i++) {
         uint32_t y = ix->wr[i], u = c->tid[y];
-        uint64_t val = ft_ctm_written(c, y);
-        int other = specific ? val == want && val != old
-                             : val != old || c->op[y] == FT_OP_RMW;
-        if (y == r || !other || (u == t && c->pos[y] > q))
+        if (y == r || !ft_order_other(c, y, r, specific, want) ||
+            (u == t && c->pos[y] > q))
             continue;
         /* y follows r: every transition that must follow r needs r's
          * thread past r (r is a read: nothing reads from it), which the

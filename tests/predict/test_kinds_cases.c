@@ -2,7 +2,7 @@
 /* test_kinds_cases.c - the property kinds on hand-made traces that pin one
  * rule each down (the random runs of test_kinds_random.c check them
  * against the enumerator): the order search's lock holder and its eager
- * thread, the read a
+ * thread, an atomic update before the read in its own thread, the read a
  * critical section determines, a signal waking one waiter, and the lost
  * wake-up rules that need the value order. */
 #include "../model/check.h"
@@ -151,6 +151,68 @@ static void test_order_eager(void **state)
         checked++;
     }
     assert_int_equal(checked, 1);
+    ft_props_free(&cand);
+    ft_reduced_free(whole);
+    ft_ctm_free(c);
+}
+
+/* sysprog21's work-steal, in small: main writes x (a deque's bottom)
+ * before it creates thread 1, whose atomic update of x is followed by a
+ * read of x, the value it wrote; thread 2 only reads x.  Thread 1's read
+ * cannot see main's write: the update comes between, and its own read
+ * returns its recorded value in every prefix of the property, so it
+ * writes its recorded value (ft_order_other).  The value order proves
+ * it; before, an atomic update counted as a source of an unknown value
+ * wherever it was, and the work-steal trace's 15 such candidates stayed
+ * unknown. */
+static void test_order_own_update(void **state)
+{
+    (void)state;
+    enum { X = 0x1000 };
+    evbuf b = {0};
+    evbuf_add(&b, FT_EV_WRITE, 0, X, 0, 5, 0, 0);
+    for (uint32_t t = 1; t <= 2; t++) {
+        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
+    }
+    ft_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = FT_EV_ATOMIC_RMW;
+    e.tid = 1;
+    e.addr = X;
+    e.size = 8;
+    e.arg = FT_RMW_ADD;
+    e.value = 5;
+    e.value2 = 6;
+    e.site = 100;
+    evbuf_push(&b, &e);
+    evbuf_add(&b, FT_EV_READ, 1, X, 0, 6, 0, 0);
+    evbuf_add(&b, FT_EV_READ, 2, X, 0, 6, 0, 0);
+    for (uint32_t t = 1; t <= 2; t++)
+        evbuf_add(&b, FT_EV_THREAD_EXIT, t, 0, 0, 0, 0, 0);
+    ft_ctm *c;
+    ft_reduced *whole;
+    ft_props cand = {0};
+    order_model(&b, 2, "own_update", &c, &whole, &cand);
+    int checked = 0;
+    for (size_t i = 0; i < cand.n; i++) {
+        uint32_t r = cand.v[i].tgt[0];
+        if (c->op[r] != FT_OP_READ)
+            continue;
+        cand.v[i].kind = FT_PROP_ORDER;
+        ft_predict_opts o;
+        ft_predict_opts_default(&o);
+        o.timeout_ms = 0;
+        ft_presult res;
+        /* thread 2's read can see 5 (before the update); thread 1's not */
+        int want = c->tid[r] == 1 ? FT_HOLDS : FT_VIOLATED;
+        assert_int_equal(ft_predict_one(c, whole, &cand.v[i], &o, &res), want);
+        if (want == FT_HOLDS)
+            assert_non_null(strstr(ft_presult_reason(&res), "value order"));
+        ft_presult_free(&res);
+        checked++;
+    }
+    assert_int_equal(checked, 2);
     ft_props_free(&cand);
     ft_reduced_free(whole);
     ft_ctm_free(c);
@@ -349,6 +411,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_lock_holder),
         cmocka_unit_test(test_order_eager),
+        cmocka_unit_test(test_order_own_update),
         cmocka_unit_test(test_order_same_section),
         cmocka_unit_test(test_signal_wakes_one),
         cmocka_unit_test(test_stuck_guarded_broadcast),
