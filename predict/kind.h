@@ -141,14 +141,16 @@ extern const ft_pkind ft_pkind_race;     /* kind_race.c */
 /* kind_order_search.c: whether write y can give read r another value
  * than its recorded one (want, when specific): it writes another, or it
  * is an atomic update whose own read may return another value, making
- * what it writes unknown; not one of r's own thread before r, whose read
- * returns its recorded value in every prefix of the property (the data
- * rule), so it writes its recorded value.  And whether the value order proves
- * that read r = p->tgt[0] returns its recorded value (vholds), and a violation
- * (r returns another value, want when specific) found by holding one thread
+ * what it writes unknown: not when its thread must go past it before r
+ * (r's own thread before r; another thread by the value order vo, or by
+ * must happen-before when vo is NULL), since every read a thread goes past
+ * returns its recorded value in the property's prefixes (the data rule).
+ * And whether the value order proves that read r =
+ * p->tgt[0] returns its recorded value (vholds), and a violation (r
+ * returns another value, want when specific) found by holding one thread
  * back in the recorded run (search). */
-int ft_order_other(const ft_ctm *c, uint32_t y, uint32_t r, int specific,
-                   uint64_t want);
+int ft_order_other(const ft_ctm *c, const struct ft_value_order *vo, uint32_t y,
+                   uint32_t r, int specific, uint64_t want);
 int ft_order_vholds(const ft_ctm *c, const struct ft_value_order *vo,
                     const ft_prop *p, int specific, uint64_t want);
 int ft_order_search(ft_ctm *c, const ft_reduced *whole, const ft_prop *p,

@@ -69,7 +69,7 @@ static int has_source(const ft_ctm *c, const uint32_t *w, uint32_t nw,
             continue;
         if (init_ok && ft_ctm_must_hb(c, y, r))
             init_ok = 0;
-        if (ft_order_other(c, y, r, specific, want) &&
+        if (ft_order_other(c, NULL, y, r, specific, want) &&
             !ft_ctm_must_hb(c, r, y) &&
             !(c->tid[y] == c->tid[r] && c->pos[y] > c->pos[r]))
             return 1;

@@ -191,14 +191,23 @@ static int witness_of(const ft_hold_run *s, uint32_t r, ft_presult *res)
     return ft_presult_trim_seeds(c, res, NULL);
 }
 
-int ft_order_other(const ft_ctm *c, uint32_t y, uint32_t r, int specific,
-                   uint64_t want)
+int ft_order_other(const ft_ctm *c, const ft_value_order *vo, uint32_t y,
+                   uint32_t r, int specific, uint64_t want)
 {
     uint64_t val = ft_ctm_written(c, y), old = c->value[r];
     if (specific)
         return val == want && val != old;
-    return val != old || (c->op[y] == FT_OP_RMW &&
-                          !(c->tid[y] == c->tid[r] && c->pos[y] < c->pos[r]));
+    if (val != old || c->op[y] != FT_OP_RMW)
+        return val != old;
+    /* y's thread goes past y before r: y's read returned its recorded
+     * value (the data rule), and so did r's thread's reads before r */
+    uint32_t t = c->tid[r], u = c->tid[y], q = c->pos[r], next = c->pos[y] + 1;
+    if (u == t) /* before r it went past; after r it never runs */
+        return 0;
+    if (vo) /* the relation for r itself rests on r's value: r's thread's
+               transition before r */
+        return !(q > 0 && vo_before(vo, t, q - 1, u) > next);
+    return !(c->hb_vc && ft_ctm_hb_before(c, r, u) > next);
 }
 
 int ft_order_vholds(const ft_ctm *c, const ft_value_order *vo,
@@ -232,7 +241,7 @@ int ft_order_vholds(const ft_ctm *c, const ft_value_order *vo,
     int held = !init_ok;
     for (uint32_t i = a; held && i < b; i++) {
         uint32_t y = ix->wr[i], u = c->tid[y];
-        if (y == r || !ft_order_other(c, y, r, specific, want) ||
+        if (y == r || !ft_order_other(c, vo, y, r, specific, want) ||
             (u == t && c->pos[y] > q))
             continue;
         /* y follows r: every transition that must follow r needs r's
