@@ -112,20 +112,15 @@ int analyze_write_schedule(analyze_out *ao, size_t i, const char *dir)
     return 0;
 }
 
-/* Replays property i's schedule into ao->confirm[i].  The exit code: 0,
- * or what stops the analysis (the program cannot run, a write failed). */
-static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i,
-                       analyze_talk *talk)
+/* What stops the analysis when property i's replay failed (err, errno
+ * e): the exit code. */
+static int confirm_failed(analyze_out *ao, size_t i, const ft_error *err, int e,
+                          analyze_talk *talk)
 {
-    ft_error err;
-    errno = 0;
-    if (fr_confirm(ao->pl, i, ao->schedule[i], o, &ao->confirm[i], &err) >= 0)
-        return FT_EXIT_OK;
-    int e = errno;
     analyze_talk_end(talk);
     fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
-            err.path[0] ? err.path : "", err.path[0] ? ": " : "",
-            err.message);
+            err->path[0] ? err->path : "", err->path[0] ? ": " : "",
+            err->message);
     if (ao->confirm[i].write_errno)
         return FT_EXIT_INTERNAL;
     if (ao->confirm[i].outcome.exec_errno)
@@ -135,6 +130,57 @@ static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i,
     return e == ENOENT   ? FT_EXIT_NOT_FOUND
            : e == EACCES ? FT_EXIT_CANNOT_EXEC
                          : FT_EXIT_BAD_INPUT;
+}
+
+/* Replays property i's schedule into ao->confirm[i].  The exit code: 0,
+ * or what stops the analysis (the program cannot run, a write failed). */
+static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i,
+                       analyze_talk *talk)
+{
+    ft_error err;
+    errno = 0;
+    if (fr_confirm(ao->pl, i, ao->schedule[i], o, &ao->confirm[i], &err) >= 0)
+        return FT_EXIT_OK;
+    return confirm_failed(ao, i, &err, errno, talk);
+}
+
+/* The random tails of the findings whose witnesses were followed
+ * without a failure, in turns: tail 1 of each, then tail 2 of each, ...
+ * (as cli/analyze_kinds.c does for the other kinds: 16 tails of a long
+ * program's first finding left the last ones unreplayed under --time). */
+static int tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co,
+                          const fr_confirm_opts *o)
+{
+    const ft_pipeline *pl = ao->pl;
+    size_t want = 0;
+    for (size_t i = 0; i < pl->nprops; i++)
+        want += ao->schedule[i] && fr_confirm_wants_tails(&ao->confirm[i]);
+    if (!want || !co->tails)
+        return FT_EXIT_OK;
+    analyze_talk_begin(co->talk,
+                       "random tails of the atomicity findings that did "
+                       "not fail",
+                       want * co->tails);
+    int rc = FT_EXIT_OK;
+    for (unsigned k = 1;
+         k <= co->tails && rc == FT_EXIT_OK && !fr_confirm_time_up(o); k++)
+        for (size_t i = 0;
+             i < pl->nprops && rc == FT_EXIT_OK && !fr_confirm_time_up(o);
+             i++) {
+            if (!ao->schedule[i] || !fr_confirm_wants_tails(&ao->confirm[i]))
+                continue;
+            analyze_talk_replay(co->talk, ao->schedule[i]);
+            ft_error err;
+            errno = 0;
+            if (fr_confirm_atom_tail(ao->schedule[i], o, &ao->confirm[i], k,
+                                     &err) < 0)
+                rc = confirm_failed(ao, i, &err, errno, co->talk);
+        }
+    for (size_t i = 0; i < pl->nprops; i++)
+        if (ao->schedule[i] && fr_confirm_wants_tails(&ao->confirm[i]))
+            fr_confirm_atom_tails_done(ao->schedule[i], o);
+    analyze_talk_end(co->talk);
+    return rc;
 }
 
 static void fill(fr_confirm_opts *o, const analyze_confirm_opts *co)
@@ -155,6 +201,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     }
     fr_confirm_opts o;
     fill(&o, co);
+    o.tails = 0; /* every witness first, then the tails in turns */
     size_t total = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         total += ao->schedule[i] != NULL;
@@ -167,7 +214,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         rc = confirm_one(ao, &o, i, co->talk);
     }
     analyze_talk_end(co->talk);
-    return rc;
+    return rc == FT_EXIT_OK ? tails_in_turns(ao, co, &o) : rc;
 }
 
 /* How many more instances of a static property whose replays did not

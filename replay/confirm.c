@@ -257,6 +257,16 @@ int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
     return 0;
 }
 
+/* What a finding confirmed by its alternative witness says. */
+static void alt_note(fr_confirmation *alt, const char *path)
+{
+    snprintf(alt->note, sizeof alt->note,
+             "the witness's violating reads "
+             "see fewer writes without failing; with the writes the solver "
+             "had them read (%.600s) the program fails",
+             path);
+}
+
 /* The violation happened without a failure, tails included: replay the
  * alternative witness (the violating reads reading the writes the solver's
  * witness had them read, predict/trim.c), with tails too.  Keeps c as it
@@ -293,15 +303,71 @@ static int try_alt(const ft_pipeline *pl, size_t i, const fr_confirm_opts *o,
             c->write_errno = alt.write_errno;
             return -1;
         }
+        if (alt.outcome.failure == FR_OK && !o->tails)
+            snprintf(c->alt, sizeof c->alt, "%s", path); /* tails owed */
         if (alt.outcome.failure == FR_OK ||
             alt.outcome.failure == FR_UNFINISHED)
             return 0;
     }
-    snprintf(alt.note, sizeof alt.note, "the witness's violating reads see "
-             "fewer writes without failing; with the writes the solver had "
-             "them read (%.600s) the program fails", path);
+    alt_note(&alt, path);
     *c = alt;
     return 0;
+}
+
+int fr_confirm_wants_tails(const fr_confirmation *c)
+{
+    return (c->status == FR_CONFIRMED || c->status == FR_REFINED) &&
+           c->outcome.failure == FR_OK && !c->tail[0];
+}
+
+/* The files of the finding whose schedule is path: its base name up to
+ * the first dot. */
+static int base_of(const char *path, const char **base)
+{
+    const char *b = strrchr(path, '/');
+    *base = b ? b + 1 : path;
+    return (int)strcspn(*base, ".");
+}
+
+int fr_confirm_atom_tail(const char *schedule_path, const fr_confirm_opts *o,
+                         fr_confirmation *c, unsigned k, ft_error *err)
+{
+    if (!fr_confirm_wants_tails(c))
+        return 0;
+    const char *base;
+    int blen = base_of(schedule_path, &base);
+    char b2[300];
+    snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
+    int f = fr_confirm_tail(o, c, base, blen, k, err);
+    if (f > 0 && c->alt[0]) /* the alternative's last tail: not needed */
+        fr_confirm_tails_done(o, b2, (int)strlen(b2));
+    if (f != 0 || !c->alt[0]) {
+        c->alt[0] = f > 0 ? 0 : c->alt[0];
+        return f;
+    }
+    fr_confirmation alt = *c;
+    snprintf(alt.schedule, sizeof alt.schedule, "%s", c->alt);
+    f = fr_confirm_tail(o, &alt, b2, (int)strlen(b2), k, err);
+    if (f < 0)
+        c->write_errno = alt.write_errno;
+    if (f <= 0)
+        return f;
+    fr_confirm_tails_done(o, base, blen);
+    alt_note(&alt, c->alt);
+    alt.alt[0] = 0;
+    *c = alt;
+    return 1;
+}
+
+void fr_confirm_atom_tails_done(const char *schedule_path,
+                                const fr_confirm_opts *o)
+{
+    const char *base;
+    int blen = base_of(schedule_path, &base);
+    char b2[300];
+    snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
+    fr_confirm_tails_done(o, base, blen);
+    fr_confirm_tails_done(o, b2, (int)strlen(b2));
 }
 
 /* Analyzes trace and keeps only the properties of the wanted regions;

@@ -73,6 +73,11 @@ typedef struct fr_confirmation {
     char tail[64];           /* FORETELL_STRATEGY of the tail that made
                                 the run fail, "" if none did */
     char failing_schedule[1024]; /* that failing run as a schedule file */
+    char alt[1024];              /* an atomicity finding's alternative witness
+                                    (predict/trim.c), followed without a
+                                    failure and replayed without tails: its
+                                    tails are owed (fr_confirm_atom_tail);
+                                    "" if none */
     int write_errno;         /* a replay's trace could not be written (a
                                 full disk): fr_confirm returned -1 */
 } fr_confirmation;
@@ -88,6 +93,20 @@ const char *fr_confirm_status_id(int status);
  * 0 (see c->status), -1 with err set when the program cannot be run. */
 int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
                const fr_confirm_opts *o, fr_confirmation *c, ft_error *err);
+/* Random tail k (1 ..) of an atomicity finding fr_confirm confirmed
+ * with o->tails 0 whose run did not fail (fr_confirm_wants_tails): after
+ * its schedule, then after its alternative witness's (kept, with a note,
+ * when it fails).  So analyze replays every finding's witness before any
+ * finding's tails, then gives the tails out in turns
+ * (cli/analyze_confirm.c), as for the other kinds.  schedule_path: the
+ * one fr_confirm was given (it names the files).  1 when the program
+ * failed, 0 not, -1 with err set; fr_confirm_atom_tails_done cleans up
+ * after the last. */
+int fr_confirm_wants_tails(const fr_confirmation *c);
+int fr_confirm_atom_tail(const char *schedule_path, const fr_confirm_opts *o,
+                         fr_confirmation *c, unsigned k, ft_error *err);
+void fr_confirm_atom_tails_done(const char *schedule_path,
+                                const fr_confirm_opts *o);
 /* The first part of fr_confirm, for a schedule without its analysis
  * (`foretell batch confirm` replays stored witnesses): replayed, and
  * when followed without a failure, replayed with random tails; a
