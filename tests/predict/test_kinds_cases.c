@@ -21,8 +21,8 @@
 
 #define MAXP 64
 
-/* Ends b's main thread (joins threads 1..n, exits), loads b as a model
- * (*c, reduced *whole) and makes its order candidates. */
+/* Ends b's main thread (joins threads 1..n, none for 0; exits), loads
+ * b as a model (*c, reduced *whole) and makes its order candidates. */
 static void order_model(evbuf *b, uint32_t n, const char *name, ft_ctm **c,
                         ft_reduced **whole, ft_props *cand)
 {
@@ -36,6 +36,30 @@ static void order_model(evbuf *b, uint32_t n, const char *name, ft_ctm **c,
     assert_non_null(*whole);
     ft_pkind_src src = {*c, *whole, NULL, NULL, 8, MAXP};
     assert_int_equal(ft_pkind_of(FT_PROP_ORDER)->candidates(&src, cand), 0);
+}
+
+/* Solves order candidate p of c (no time bound) and checks its verdict
+ * is want, and, when reason is given, that its reason says so. */
+static void expect_order(ft_ctm *c, ft_reduced *whole, ft_prop *p, int want,
+                         const char *reason)
+{
+    p->kind = FT_PROP_ORDER;
+    ft_predict_opts o;
+    ft_predict_opts_default(&o);
+    o.timeout_ms = 0;
+    ft_presult res;
+    assert_int_equal(ft_predict_one(c, whole, p, &o, &res), want);
+    if (reason)
+        assert_non_null(strstr(ft_presult_reason(&res), reason));
+    ft_presult_free(&res);
+}
+
+/* Frees what order_model made. */
+static void order_free(ft_ctm *c, ft_reduced *whole, ft_props *cand)
+{
+    ft_props_free(cand);
+    ft_reduced_free(whole);
+    ft_ctm_free(c);
 }
 
 /* bench/predict's psort, in small: t1 makes the last write of x (0)
@@ -71,21 +95,11 @@ static void test_order_lock_holder(void **state)
         uint32_t r = cand.v[i].tgt[0];
         if (c->tid[r] != 3 || !ft_ctm_reads(c, r))
             continue;
-        cand.v[i].kind = FT_PROP_ORDER;
-        ft_predict_opts o;
-        ft_predict_opts_default(&o);
-        o.timeout_ms = 0;
-        ft_presult res;
-        assert_int_equal(ft_predict_one(c, whole, &cand.v[i], &o, &res),
-                         FT_VIOLATED);
-        assert_non_null(strstr(ft_presult_reason(&res), "held back"));
-        ft_presult_free(&res);
+        expect_order(c, whole, &cand.v[i], FT_VIOLATED, "held back");
         checked++;
     }
     assert_int_equal(checked, 1);
-    ft_props_free(&cand);
-    ft_reduced_free(whole);
-    ft_ctm_free(c);
+    order_free(c, whole, &cand);
 }
 
 /* bench/predict's pool, in small: main submits (x = 1 under L, a
@@ -139,21 +153,11 @@ static void test_order_eager(void **state)
     for (size_t i = 0; i < cand.n; i++) {
         if (cand.v[i].tgt[0] != late)
             continue;
-        cand.v[i].kind = FT_PROP_ORDER;
-        ft_predict_opts o;
-        ft_predict_opts_default(&o);
-        o.timeout_ms = 0;
-        ft_presult res;
-        assert_int_equal(ft_predict_one(c, whole, &cand.v[i], &o, &res),
-                         FT_VIOLATED);
-        assert_non_null(strstr(ft_presult_reason(&res), "held back"));
-        ft_presult_free(&res);
+        expect_order(c, whole, &cand.v[i], FT_VIOLATED, "held back");
         checked++;
     }
     assert_int_equal(checked, 1);
-    ft_props_free(&cand);
-    ft_reduced_free(whole);
-    ft_ctm_free(c);
+    order_free(c, whole, &cand);
 }
 
 /* sysprog21's work-steal, in small: main writes x (a deque's bottom)
@@ -196,38 +200,25 @@ static void test_order_own_update(void **state)
     evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, 1, 0, 0);
     evbuf_add(&b, FT_EV_READ, 0, X, 0, 6, 0, 0);
     evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, 2, 0, 0);
-    evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
-    ft_ctm *c = load_events(&b, "own_update");
-    evbuf_free(&b);
-    assert_non_null(c);
-    ft_reduced *whole = ft_reduce(c, 0);
-    assert_non_null(whole);
+    ft_ctm *c;
+    ft_reduced *whole;
     ft_props cand = {0};
-    ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
-    assert_int_equal(ft_pkind_of(FT_PROP_ORDER)->candidates(&src, &cand), 0);
+    order_model(&b, 0, "own_update", &c, &whole, &cand); /* joined */
     int checked = 0;
     for (size_t i = 0; i < cand.n; i++) {
         uint32_t r = cand.v[i].tgt[0];
         if (c->op[r] != FT_OP_READ)
             continue;
-        cand.v[i].kind = FT_PROP_ORDER;
-        ft_predict_opts o;
-        ft_predict_opts_default(&o);
-        o.timeout_ms = 0;
-        ft_presult res;
         /* thread 2's read can see 5 (before the update); thread 1's and
          * main's not */
-        int want = c->tid[r] == 2 ? FT_VIOLATED : FT_HOLDS;
-        assert_int_equal(ft_predict_one(c, whole, &cand.v[i], &o, &res), want);
-        if (want == FT_HOLDS)
-            assert_non_null(strstr(ft_presult_reason(&res), "value order"));
-        ft_presult_free(&res);
+        if (c->tid[r] == 2)
+            expect_order(c, whole, &cand.v[i], FT_VIOLATED, NULL);
+        else
+            expect_order(c, whole, &cand.v[i], FT_HOLDS, "value order");
         checked++;
     }
     assert_int_equal(checked, 3);
-    ft_props_free(&cand);
-    ft_reduced_free(whole);
-    ft_ctm_free(c);
+    order_free(c, whole, &cand);
 }
 
 /* Thread 1 reads x twice under L; thread 2 writes x under L (or, with
@@ -273,9 +264,7 @@ static unsigned section_candidates(int sections, int unlocked_writer)
         nth++;
     }
     assert_int_equal(nth, 2);
-    ft_props_free(&cand);
-    ft_reduced_free(whole);
-    ft_ctm_free(c);
+    order_free(c, whole, &cand);
     return which;
 }
 
