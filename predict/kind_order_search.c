@@ -86,8 +86,8 @@ uint32_t ft_pkind_unlocked_before(const ft_reduced *whole, uint32_t x)
  * id a limit holds back runs first, then the threads greedily.  eager
  * (NONE: not): the recorded prefix stops at id eager, and r's thread
  * then runs whenever it can, the others only when it cannot.  1 when r
- * ran and read another value (want, when
- * specific), 0 not, -1 out of memory; s->steps holds the run. */
+ * ran and read another value (want, when specific), 0 not, -1 out of
+ * memory; s->steps holds the run. */
 static int try_hold(ft_hold_run *s, const uint32_t *lim, uint32_t r,
                     uint32_t after, uint32_t eager, int specific, uint64_t want,
                     double deadline)

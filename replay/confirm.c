@@ -261,9 +261,9 @@ int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
 static void alt_note(fr_confirmation *alt, const char *path)
 {
     snprintf(alt->note, sizeof alt->note,
-             "the witness's violating reads "
-             "see fewer writes without failing; with the writes the solver "
-             "had them read (%.600s) the program fails",
+             "the witness's violating reads see fewer writes without "
+             "failing; with the writes the solver had them read (%.600s) "
+             "the program fails",
              path);
 }
 
