@@ -6,12 +6,12 @@
 # access.  Under --time 12 the first finding's 16 tails used to take all
 # of it and leave the others unreplayed; every one must be replayed, the
 # tails shared, and no tail trace left behind.
-# Program: tests/confirm/progs/atom_tails_in_turns.c.
+# Program: tests/confirm/progs/tails_in_turns.c, given "atomicity".
 NAME=atom_tails_in_turns
 . "$(dirname "$0")/lib.sh"
 
-build at "$P/atom_tails_in_turns.c" -O1
-record_passing at.ft ./at
+build at "$P/tails_in_turns.c" -O1
+record_passing at.ft ./at atomicity
 "$F" analyze -q --json --kinds atomicity --time 12 -o out at.ft >at.json 2>at.err
 rc=$?
 [ $rc = 2 ] || [ $rc = 4 ] && fail "analyze: exit $rc: $(tail -3 at.err)"
