@@ -320,13 +320,43 @@ int fr_confirm_wants_tails(const fr_confirmation *c)
            c->outcome.failure == FR_OK && !c->tail[0];
 }
 
-/* The files of the finding whose schedule is path: its base name up to
- * the first dot. */
-static int base_of(const char *path, const char **base)
+const char *fr_confirm_base(const char *path, int *blen)
 {
-    const char *b = strrchr(path, '/');
-    *base = b ? b + 1 : path;
-    return (int)strcspn(*base, ".");
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    *blen = (int)strcspn(base, ".");
+    return base;
+}
+
+int fr_confirm_tail_or_alt(const fr_confirm_opts *o, fr_confirmation *c,
+                           const char *base, int blen, const char *alt,
+                           unsigned k, ft_error *err)
+{
+    char abase[300];
+    snprintf(abase, sizeof abase, "%.*s.alt", blen, base);
+    int r = fr_confirm_tail(o, c, base, blen, k, err);
+    if (r > 0 && alt) /* the alternative's last tail: not needed */
+        fr_confirm_tails_done(o, abase, (int)strlen(abase));
+    if (r != 0 || !alt)
+        return r;
+    fr_confirmation a = *c;
+    snprintf(a.schedule, sizeof a.schedule, "%s", alt);
+    r = fr_confirm_tail(o, &a, abase, (int)strlen(abase), k, err);
+    if (r < 0)
+        c->write_errno = a.write_errno;
+    if (r <= 0)
+        return r;
+    fr_confirm_tails_done(o, base, blen);
+    *c = a;
+    return 2;
+}
+
+void fr_confirm_pair_done(const fr_confirm_opts *o, const char *base, int blen)
+{
+    char abase[300];
+    snprintf(abase, sizeof abase, "%.*s.alt", blen, base);
+    fr_confirm_tails_done(o, base, blen);
+    fr_confirm_tails_done(o, abase, (int)strlen(abase));
 }
 
 int fr_confirm_atom_tail(const char *schedule_path, const fr_confirm_opts *o,
@@ -334,40 +364,25 @@ int fr_confirm_atom_tail(const char *schedule_path, const fr_confirm_opts *o,
 {
     if (!fr_confirm_wants_tails(c))
         return 0;
-    const char *base;
-    int blen = base_of(schedule_path, &base);
-    char b2[300];
-    snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
-    int f = fr_confirm_tail(o, c, base, blen, k, err);
-    if (f > 0 && c->alt[0]) /* the alternative's last tail: not needed */
-        fr_confirm_tails_done(o, b2, (int)strlen(b2));
-    if (f != 0 || !c->alt[0]) {
-        c->alt[0] = f > 0 ? 0 : c->alt[0];
-        return f;
-    }
-    fr_confirmation alt = *c;
-    snprintf(alt.schedule, sizeof alt.schedule, "%s", c->alt);
-    f = fr_confirm_tail(o, &alt, b2, (int)strlen(b2), k, err);
-    if (f < 0)
-        c->write_errno = alt.write_errno;
-    if (f <= 0)
-        return f;
-    fr_confirm_tails_done(o, base, blen);
-    alt_note(&alt, c->alt);
-    alt.alt[0] = 0;
-    *c = alt;
-    return 1;
+    int blen;
+    const char *base = fr_confirm_base(schedule_path, &blen);
+    char alt[sizeof c->alt];
+    snprintf(alt, sizeof alt, "%s", c->alt);
+    int r =
+        fr_confirm_tail_or_alt(o, c, base, blen, alt[0] ? alt : NULL, k, err);
+    if (r > 0)
+        c->alt[0] = 0; /* no tails owed */
+    if (r == 2)
+        alt_note(c, alt);
+    return r > 0 ? 1 : r;
 }
 
 void fr_confirm_atom_tails_done(const char *schedule_path,
                                 const fr_confirm_opts *o)
 {
-    const char *base;
-    int blen = base_of(schedule_path, &base);
-    char b2[300];
-    snprintf(b2, sizeof b2, "%.*s.alt", blen, base);
-    fr_confirm_tails_done(o, base, blen);
-    fr_confirm_tails_done(o, b2, (int)strlen(b2));
+    int blen;
+    const char *base = fr_confirm_base(schedule_path, &blen);
+    fr_confirm_pair_done(o, base, blen);
 }
 
 /* Analyzes trace and keeps only the properties of the wanted regions;
@@ -414,11 +429,10 @@ int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
                         fr_confirmation *c, ft_error *err)
 {
     memset(c, 0, sizeof *c);
-    const char *base = strrchr(schedule_path, '/');
-    base = base ? base + 1 : schedule_path;
-    size_t blen = strcspn(base, ".");
+    int blen;
+    const char *base = fr_confirm_base(schedule_path, &blen);
     snprintf(c->trace, sizeof c->trace, "%.900s/%.*s.replay.ftrace", o->dir,
-             (int)blen, base);
+             blen, base);
     snprintf(c->schedule, sizeof c->schedule, "%s", schedule_path);
     if (fr_confirm_replay(o, c, schedule_path, c->trace, FR_DIVERGE_STOP, &c->outcome,
                err) < 0) {
@@ -435,7 +449,7 @@ int fr_confirm_schedule(const char *schedule_path, const fr_confirm_opts *o,
     if (!c->outcome.diverged) {
         c->status = FR_CONFIRMED;
         if (c->outcome.failure == FR_OK &&
-            fr_confirm_tails(o, c, base, (int)blen, err) < 0)
+            fr_confirm_tails(o, c, base, blen, err) < 0)
             return -1;
         return 0;
     }
@@ -448,11 +462,10 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
 {
     if (fr_confirm_schedule(schedule_path, o, c, err) < 0)
         return -1;
-    const char *base = strrchr(schedule_path, '/');
-    base = base ? base + 1 : schedule_path;
-    size_t blen = strcspn(base, ".");
+    int blen;
+    const char *base = fr_confirm_base(schedule_path, &blen);
     if (c->status == FR_CONFIRMED && c->outcome.failure == FR_OK)
-        return try_alt(pl, i, o, c, base, (int)blen, err);
+        return try_alt(pl, i, o, c, base, blen, err);
     if (c->status != FR_SPURIOUS)
         return 0;
     region_key want[2];
@@ -467,8 +480,8 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
         }
         c->rounds = round;
         char rdir[700], rtrace[800], sched[900], why[300];
-        snprintf(rdir, sizeof rdir, "%.500s/%.*s.refine-%u", o->dir, (int)blen,
-                 base, round);
+        snprintf(rdir, sizeof rdir, "%.500s/%.*s.refine-%u", o->dir, blen, base,
+                 round);
         if (mkdir(rdir, 0777) != 0 && errno != EEXIST) {
             snprintf(c->note, sizeof c->note, "cannot create %.700s: %s", rdir,
                      strerror(errno));
@@ -519,7 +532,8 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
             snprintf(c->note, sizeof c->note, "round %u: re-predicted on the "
                      "diverged run and followed: %.900s", round, c->schedule);
             return c->outcome.failure == FR_OK
-                       ? fr_confirm_tails(o, c, base, (int)blen, err) : 0;
+                       ? fr_confirm_tails(o, c, base, blen, err)
+                       : 0;
         }
         snprintf(c->note, sizeof c->note, "round %u: the refined schedule "
                  "%.500s diverged too: %.400s", round, c->schedule,

@@ -136,6 +136,19 @@ int fr_confirm_tail(const fr_confirm_opts *o, fr_confirmation *c,
                     const char *base, int blen, unsigned k, ft_error *err);
 void fr_confirm_tails_done(const fr_confirm_opts *o, const char *base,
                            int blen);
+/* The files of a finding whose schedule is path are named by its base
+ * name up to the first dot: that name, its length in *blen. */
+const char *fr_confirm_base(const char *path, int *blen);
+/* Tail k after c's schedule, then (alt non-NULL) after alt, their files
+ * named base and base.alt: 1 when the schedule's run failed, 2 when
+ * alt's did (c then holds alt's run, schedule and tail; the caller says
+ * why in c->note), 0 neither, -1 with err set.  A run that failed leaves
+ * no trace of the other's last tail; fr_confirm_pair_done cleans up
+ * after the last turn when neither did. */
+int fr_confirm_tail_or_alt(const fr_confirm_opts *o, fr_confirmation *c,
+                           const char *base, int blen, const char *alt,
+                           unsigned k, ft_error *err);
+void fr_confirm_pair_done(const fr_confirm_opts *o, const char *base, int blen);
 
 /* Confirms violated kind property i of pl (pl->kprops, predict/kind.h):
  * replays its schedule and checks what the kind expects (a deadlock, a

@@ -67,14 +67,6 @@ static int one(const fr_confirm_opts *o, int expect, const char *schedule,
 }
 
 /* base[0..*blen) of schedule's file name (what its files are named by). */
-static const char *base_of(const char *schedule, int *blen)
-{
-    const char *base = strrchr(schedule, '/');
-    base = base ? base + 1 : schedule;
-    *blen = (int)strcspn(base, ".");
-    return base;
-}
-
 int fr_confirm_kind(const ft_pipeline *pl, size_t i, const char *schedule,
                     const char *alt, const fr_confirm_opts *o,
                     fr_confirmation *c, ft_error *err)
@@ -90,7 +82,7 @@ int fr_confirm_expect(int expect, const char *schedule, const char *alt,
 {
     memset(c, 0, sizeof *c);
     int blen;
-    const char *base = base_of(schedule, &blen);
+    const char *base = fr_confirm_base(schedule, &blen);
     if (one(o, expect, schedule, base, blen, c, err) < 0)
         return -1;
     c->first = c->outcome;
@@ -129,33 +121,23 @@ int fr_confirm_kind_tail(const ft_pipeline *pl, size_t i, const char *alt,
     if (!fr_confirm_kind_wants_tails(pl, i, c))
         return 0;
     int blen;
-    const char *base = base_of(c->schedule, &blen);
-    int r = fr_confirm_tail(o, c, base, blen, k, err);
-    if (r != 0 || !alt)
-        return r;
-    /* the other order, with the same tail */
-    fr_confirmation a = *c;
-    char abase[300];
-    snprintf(abase, sizeof abase, "%.*s.alt", blen, base);
-    snprintf(a.schedule, sizeof a.schedule, "%s", alt);
-    r = fr_confirm_tail(o, &a, abase, (int)strlen(abase), k, err);
-    if (r <= 0)
-        return r;
-    snprintf(a.note, sizeof a.note,
-             "the first order (%.400s) did not "
-             "fail; the other order (%.400s) does, with tail %s",
-             c->schedule, alt, a.tail);
-    *c = a;
-    return 1;
+    const char *base = fr_confirm_base(c->schedule, &blen);
+    char first[sizeof c->schedule];
+    snprintf(first, sizeof first, "%s", c->schedule);
+    /* then the other order, with the same tail */
+    int r = fr_confirm_tail_or_alt(o, c, base, blen, alt, k, err);
+    if (r == 2)
+        snprintf(c->note, sizeof c->note,
+                 "the first order (%.400s) did not "
+                 "fail; the other order (%.400s) does, with tail %s",
+                 first, alt, c->tail);
+    return r > 0 ? 1 : r;
 }
 
 void fr_confirm_kind_tails_done(const fr_confirm_opts *o,
                                 const fr_confirmation *c)
 {
     int blen;
-    const char *base = base_of(c->schedule, &blen);
-    char abase[300];
-    snprintf(abase, sizeof abase, "%.*s.alt", blen, base);
-    fr_confirm_tails_done(o, base, blen);
-    fr_confirm_tails_done(o, abase, (int)strlen(abase));
+    const char *base = fr_confirm_base(c->schedule, &blen);
+    fr_confirm_pair_done(o, base, blen);
 }
