@@ -112,21 +112,18 @@ int analyze_write_schedule(analyze_out *ao, size_t i, const char *dir)
     return 0;
 }
 
-/* What stops the analysis when property i's replay failed (err, errno
- * e): the exit code. */
-static int confirm_failed(analyze_out *ao, size_t i, const ft_error *err, int e,
+int analyze_replay_failed(const fr_confirmation *c, const ft_error *err, int e,
                           analyze_talk *talk)
 {
     analyze_talk_end(talk);
     fprintf(stderr, "foretell analyze: --confirm: %s%s%s\n",
             err->path[0] ? err->path : "", err->path[0] ? ": " : "",
             err->message);
-    if (ao->confirm[i].write_errno)
+    if (c->write_errno)
         return FT_EXIT_INTERNAL;
-    if (ao->confirm[i].outcome.exec_errno)
-        return ao->confirm[i].outcome.exec_errno == ENOENT
-                   ? FT_EXIT_NOT_FOUND
-                   : FT_EXIT_CANNOT_EXEC;
+    if (c->outcome.exec_errno)
+        return c->outcome.exec_errno == ENOENT ? FT_EXIT_NOT_FOUND
+                                               : FT_EXIT_CANNOT_EXEC;
     return e == ENOENT   ? FT_EXIT_NOT_FOUND
            : e == EACCES ? FT_EXIT_CANNOT_EXEC
                          : FT_EXIT_BAD_INPUT;
@@ -141,44 +138,69 @@ static int confirm_one(analyze_out *ao, const fr_confirm_opts *o, size_t i,
     errno = 0;
     if (fr_confirm(ao->pl, i, ao->schedule[i], o, &ao->confirm[i], &err) >= 0)
         return FT_EXIT_OK;
-    return confirm_failed(ao, i, &err, errno, talk);
+    return analyze_replay_failed(&ao->confirm[i], &err, errno, talk);
 }
 
-/* The random tails of the findings whose witnesses were followed
- * without a failure, in turns: tail 1 of each, then tail 2 of each, ...
- * (as cli/analyze_kinds.c does for the other kinds: 16 tails of a long
- * program's first finding left the last ones unreplayed under --time). */
-static int tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co,
-                          const fr_confirm_opts *o)
+/* Whether finding i (of the other kinds when kinds) has random tails
+ * to run; its tail k; the cleanup after the last. */
+static int wants_tails(const analyze_out *ao, int kinds, size_t i)
 {
-    const ft_pipeline *pl = ao->pl;
-    size_t want = 0;
-    for (size_t i = 0; i < pl->nprops; i++)
-        want += ao->schedule[i] && fr_confirm_wants_tails(&ao->confirm[i]);
+    return kinds ? ao->kschedule[i] &&
+                       fr_confirm_kind_wants_tails(ao->pl, i, &ao->kconfirm[i])
+                 : ao->schedule[i] && fr_confirm_wants_tails(&ao->confirm[i]);
+}
+
+static int tail(analyze_out *ao, int kinds, size_t i, const fr_confirm_opts *o,
+                unsigned k, ft_error *err)
+{
+    return kinds ? fr_confirm_kind_tail(ao->pl, i, ao->kalt[i], o,
+                                        &ao->kconfirm[i], k, err)
+                 : fr_confirm_atom_tail(ao->schedule[i], o, &ao->confirm[i], k,
+                                        err);
+}
+
+static void tails_done(analyze_out *ao, int kinds, size_t i,
+                       const fr_confirm_opts *o)
+{
+    if (kinds)
+        fr_confirm_kind_tails_done(o, &ao->kconfirm[i]);
+    else
+        fr_confirm_atom_tails_done(ao->schedule[i], o);
+}
+
+int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co,
+                           const fr_confirm_opts *o, int kinds)
+{
+    size_t n = kinds ? ao->pl->nkprops : ao->pl->nprops, want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += wants_tails(ao, kinds, i);
     if (!want || !co->tails)
         return FT_EXIT_OK;
     analyze_talk_begin(co->talk,
-                       "random tails of the atomicity findings that did "
-                       "not fail",
+                       kinds ? "random tails of the findings that did not "
+                               "fail"
+                             : "random tails of the atomicity findings "
+                               "that did not fail",
                        want * co->tails);
     int rc = FT_EXIT_OK;
     for (unsigned k = 1;
          k <= co->tails && rc == FT_EXIT_OK && !fr_confirm_time_up(o); k++)
-        for (size_t i = 0;
-             i < pl->nprops && rc == FT_EXIT_OK && !fr_confirm_time_up(o);
+        for (size_t i = 0; i < n && rc == FT_EXIT_OK && !fr_confirm_time_up(o);
              i++) {
-            if (!ao->schedule[i] || !fr_confirm_wants_tails(&ao->confirm[i]))
+            if (!wants_tails(ao, kinds, i))
                 continue;
-            analyze_talk_replay(co->talk, ao->schedule[i]);
+            analyze_talk_replay(co->talk,
+                                kinds ? ao->kschedule[i] : ao->schedule[i]);
             ft_error err;
             errno = 0;
-            if (fr_confirm_atom_tail(ao->schedule[i], o, &ao->confirm[i], k,
-                                     &err) < 0)
-                rc = confirm_failed(ao, i, &err, errno, co->talk);
+            if (tail(ao, kinds, i, o, k, &err) < 0)
+                rc = analyze_replay_failed(kinds ? &ao->kconfirm[i]
+                                                 : &ao->confirm[i],
+                                           &err, errno, co->talk);
         }
-    for (size_t i = 0; i < pl->nprops; i++)
-        if (ao->schedule[i] && fr_confirm_wants_tails(&ao->confirm[i]))
-            fr_confirm_atom_tails_done(ao->schedule[i], o);
+    for (size_t i = 0; i < n; i++)
+        if (wants_tails(ao, kinds, i))
+            tails_done(ao, kinds, i, o);
     analyze_talk_end(co->talk);
     return rc;
 }
@@ -214,7 +236,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         rc = confirm_one(ao, &o, i, co->talk);
     }
     analyze_talk_end(co->talk);
-    return rc == FT_EXIT_OK ? tails_in_turns(ao, co, &o) : rc;
+    return rc == FT_EXIT_OK ? analyze_tails_in_turns(ao, co, &o, 0) : rc;
 }
 
 /* How many more instances of a static property whose replays did not

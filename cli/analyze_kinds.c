@@ -87,55 +87,6 @@ int analyze_kinds(analyze_out *ao, ft_pipeline *pl, const char *dir)
     return FT_EXIT_OK;
 }
 
-static int replay_error(const analyze_confirm_opts *co, const ft_error *err,
-                        int e)
-{
-    analyze_talk_end(co->talk);
-    fprintf(stderr, "foretell analyze: replaying: %s%s%s\n",
-            err->path[0] ? err->path : "", err->path[0] ? ": " : "",
-            err->message);
-    return e == ENOENT ? 127 : FT_EXIT_BAD_INPUT;
-}
-
-/* The random tails of the findings whose witnesses reached their state
- * without a failure, in turns: tail 1 of each, then tail 2 of each, ...
- * (a long program's tail runs for seconds: 16 of them for the first
- * finding left the last ones unreplayed under --time). */
-static int tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co,
-                          const fr_confirm_opts *o)
-{
-    const ft_pipeline *pl = ao->pl;
-    size_t want = 0;
-    for (size_t i = 0; i < pl->nkprops; i++)
-        want += ao->kschedule[i] &&
-                fr_confirm_kind_wants_tails(pl, i, &ao->kconfirm[i]);
-    if (!want || !co->tails)
-        return FT_EXIT_OK;
-    analyze_talk_begin(co->talk,
-                       "random tails of the findings that did "
-                       "not fail",
-                       want * co->tails);
-    for (unsigned k = 1; k <= co->tails && !fr_confirm_time_up(o); k++)
-        for (size_t i = 0; i < pl->nkprops && !fr_confirm_time_up(o); i++) {
-            if (!ao->kschedule[i] ||
-                !fr_confirm_kind_wants_tails(pl, i, &ao->kconfirm[i]))
-                continue;
-            analyze_talk_replay(co->talk, ao->kschedule[i]);
-            ft_error err;
-            errno = 0;
-            if (fr_confirm_kind_tail(pl, i, ao->kalt[i], o, &ao->kconfirm[i], k,
-                                     &err) < 0)
-                return replay_error(co, &err, errno);
-        }
-    for (size_t i = 0; i < pl->nkprops; i++) {
-        if (ao->kschedule[i] &&
-            fr_confirm_kind_wants_tails(pl, i, &ao->kconfirm[i]))
-            fr_confirm_kind_tails_done(o, &ao->kconfirm[i]);
-    }
-    analyze_talk_end(co->talk);
-    return FT_EXIT_OK;
-}
-
 int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co)
 {
     const ft_pipeline *pl = ao->pl;
@@ -159,10 +110,11 @@ int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co)
         errno = 0;
         if (fr_confirm_kind(pl, i, ao->kschedule[i], ao->kalt[i], &o,
                             &ao->kconfirm[i], &err) < 0)
-            return replay_error(co, &err, errno);
+            return analyze_replay_failed(&ao->kconfirm[i], &err, errno,
+                                         co->talk);
     }
     analyze_talk_end(co->talk);
-    return total ? tails_in_turns(ao, co, &o) : FT_EXIT_OK;
+    return total ? analyze_tails_in_turns(ao, co, &o, 1) : FT_EXIT_OK;
 }
 
 size_t analyze_kind_bugs(const analyze_out *ao)
