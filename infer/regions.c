@@ -12,7 +12,8 @@
  * lines span at most maxd, and the accesses do not come back to an earlier
  * site after others (that is the next loop iteration: each iteration is
  * its own region; a site repeating back to back, as in z = z + 1 at
- * statement granularity, is one statement).
+ * statement granularity, is one statement, unless a call or a
+ * synchronisation event came between).
  * Happens-before transitions close every candidate of the thread; lock,
  * unlock and notify do not, so one region can cover two critical sections
  * of the same lock. */
@@ -27,6 +28,8 @@ typedef struct candidate {
     uint64_t fn, file;
     uint32_t line_lo, line_hi, site;
     uint32_t nanchors;
+    int crossed;     /* a call or a synchronisation event of the thread
+                        since the last anchor */
     uint32_t *sites; /* max_anchors entries */
 } candidate;
 
@@ -155,12 +158,19 @@ static int anchor(walk *w, uint32_t tid, candidate *c, const fi_event *e)
         int fits = fn == c->fn && file == c->file &&
                    hi - lo <= w->a->opt.maxd &&
                    c->nanchors < w->a->opt.max_anchors;
-        /* Back to an earlier site after others: the next iteration. */
+        /* Back to an earlier site after others: the next iteration.
+         * So is the last site again after a call or a synchronisation
+         * event: a loop whose body has one anchor (sysprog21's tpool
+         * summed `*result` once per future, with a lock and a free
+         * between, into one region of 64 iterations). */
         uint32_t prev = c->sites[c->nanchors - 1];
+        if (prev == e->site && c->crossed)
+            fits = 0;
         for (uint32_t k = 0; fits && prev != e->site && k < c->nanchors; k++)
             if (c->sites[k] == e->site && e->site != 0)
                 fits = 0;
         if (fits) {
+            c->crossed = 0;
             c->last = ix;
             c->line_lo = lo;
             c->line_hi = hi;
@@ -177,6 +187,7 @@ static int anchor(walk *w, uint32_t tid, candidate *c, const fi_event *e)
     c->line_lo = c->line_hi = line;
     c->site = e->site;
     c->nanchors = 1;
+    c->crossed = 0;
     c->sites[0] = e->site;
     return 0;
 }
@@ -201,6 +212,8 @@ static int step(walk *w, const fi_event *e)
     if (acc.hb && a->opt.infer && close_all(w, tid, tw) < 0)
         return -1;
 
+    if (e->kind == FT_EV_FUNC_ENTRY || (acc.op != FI_OP_NONE && !acc.data))
+        tw->frames[tw->depth].cand.crossed = 1;
     if (e->kind == FT_EV_FUNC_ENTRY) {
         if (grow_frames(w, tw) < 0)
             return -1;

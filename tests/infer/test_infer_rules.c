@@ -184,6 +184,37 @@ static void loops_and_functions(void **state)
     fi_trace_free(&t);
 }
 
+/* A loop whose body has one anchor: the site repeating back to back is
+ * one statement (z = z + 1), but after a call or a synchronisation event
+ * it is the next iteration (sysprog21's tpool summed `*result` once per
+ * future, with calls that lock and free between, into one region of 64
+ * iterations). */
+static void one_site_loops(void **state)
+{
+    (void)state;
+    fi_trace t;
+    fi_trace_init(&t);
+    uint32_t a1 = fi_trace_site(&t, "f", "f.c", 1);
+    uint32_t g = fi_trace_site(&t, "g", "f.c", 5);
+    ev_add(&t, 0, FT_EV_READ, a1, X);       /* 0 */
+    ev_add(&t, 0, FT_EV_READ, a1, X);       /* 1 the same statement */
+    ev_add(&t, 0, FT_EV_FUNC_ENTRY, g, 0);  /* 2 a call */
+    ev_add(&t, 0, FT_EV_FUNC_EXIT, 0, 0);   /* 3 */
+    ev_add(&t, 0, FT_EV_READ, a1, X);       /* 4 next iteration */
+    ev_add(&t, 0, FT_EV_MUTEX_LOCK, a1, L); /* 5 */
+    ev_add(&t, 0, FT_EV_READ, a1, X);       /* 6 next iteration */
+    ev_add(&t, 0, FT_EV_READ, a1, X);       /* 7 */
+    other_thread(&t);
+    fi_analysis a;
+    assert_int_equal(fi_analyze(&a, &t, NULL), 0);
+    assert_int_equal(nreg0(&a), 3);
+    assert_non_null(find_region(&a, 0, 0, 1));
+    assert_non_null(find_region(&a, 0, 4, 4));
+    assert_non_null(find_region(&a, 0, 6, 7));
+    fi_analysis_free(&a);
+    fi_trace_free(&t);
+}
+
 static void unshared_and_no_conflict(void **state)
 {
     (void)state;
@@ -551,6 +582,7 @@ int main(void)
         cmocka_unit_test(maxd_and_files),
         cmocka_unit_test(procedures),
         cmocka_unit_test(loops_and_functions),
+        cmocka_unit_test(one_site_loops),
         cmocka_unit_test(unshared_and_no_conflict),
         cmocka_unit_test(overlapping_accesses_conflict),
         cmocka_unit_test(annotations),
