@@ -382,6 +382,61 @@ out:
     return ok;
 }
 
+/* The locks whose one section of b's thread holds the whole of region
+ * b and is released past b's last transition, or never: into locks and
+ * secs (at most VO_MAX_HELD).  Returns how many. */
+static uint32_t held_across(const ft_value_order *v, const ft_pregion *b,
+                            uint32_t *locks, const vo_cs **secs)
+{
+    const ft_ctm *c = v->c;
+    int acq;
+    uint32_t n = 0, k = 0;
+    uint32_t lk = vo_lock_op(c, ft_ctm_at(c, b->thread, b->first), &acq);
+    if (lk != VO_NONE && acq)
+        locks[n++] = lk;
+    n = vo_add_held_on_entry(v, b->thread, b->first, locks, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const vo_cs *s = vo_cs_at(v, locks[i], b->thread, b->first);
+        if (s && (s->rel == VO_NONE || s->rel > b->last)) {
+            locks[k] = locks[i];
+            secs[k++] = s;
+        }
+    }
+    return k;
+}
+
+/* The first position of b's thread, from lo on, whose transitions may
+ * come before a's transition at position q, by mutual exclusion: b lies
+ * in one section S of a lock (held_across) and q in a section T of a's
+ * thread on the same lock, one of the two exclusive.  A transition of S
+ * before q puts S before T whole, S's release before T's acquisition.
+ * But S is released past b's last transition, which b's thread runs
+ * only when b's reads returned their recorded values; then the value
+ * order holds for it (clean of a's free read, fa), and when it puts T's
+ * acquisition before S's release, no transition of S comes before q.
+ * sysprog21's tpool: main's `future->flag &= ~TIMEOUT` under the
+ * future's mutex, which it releases only after reading FINISHED, against
+ * a worker's region from `flag |= RUNNING` to its next section's read of
+ * the flag (63 CMA pairs whose smallest window was too big to solve). */
+static uint32_t past_held(const ft_value_order *v, const ft_pregion *b,
+                          const uint32_t *locks, const vo_cs *const *secs,
+                          uint32_t nl, uint32_t ta, uint32_t q,
+                          const vo_free *fa, uint32_t lo)
+{
+    for (uint32_t i = 0; i < nl; i++) {
+        const vo_cs *t = vo_cs_at(v, locks[i], ta, q);
+        if (!t || !(t->excl || secs[i]->excl))
+            continue;
+        uint32_t end =
+            secs[i]->rel == VO_NONE ? v->c->len[b->thread] : secs[i]->rel + 1;
+        if (end > lo &&
+            (secs[i]->rel == VO_NONE ||
+             vo_before_clean(v, b->thread, secs[i]->rel, ta, fa) > t->acq))
+            lo = end;
+    }
+    return lo;
+}
+
 /* CMA, one direction: nothing reached from region b can reach into
  * region a.  What b reaches starts at b's first transition, so in each
  * thread j it lies at positions from lo[j] on (those that need not
@@ -420,6 +475,9 @@ static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
     uint32_t f = c->fork_trans[ta];
     if (start == lo[ta] && f != FT_CTM_NONE && c->pos[f] >= lo[c->tid[f]])
         goto out; /* its fork may come after b began */
+    uint32_t locks[VO_MAX_HELD + 1];
+    const vo_cs *secs[VO_MAX_HELD + 1];
+    uint32_t nl = held_across(v, b, locks, secs);
     for (uint32_t q = start; q <= a->last; q++) {
         uint32_t z = ft_ctm_at(c, ta, q);
         if (c->op[z] == FT_OP_JOIN) {
@@ -436,9 +494,13 @@ static int cannot_reach(const ft_value_order *v, const ft_pregion *a,
                 if (u == ta)
                     continue;
                 uint32_t hi = ft_value_order_first_after(v, u, ta, q);
+                uint32_t from_u = lo[u];
                 if (u == b->thread && hi <= b->last)
                     hi = b->last + 1;
-                if (conflict_in(v, &o, u, lo[u], hi))
+                if (u == b->thread && nl)
+                    from_u =
+                        past_held(v, b, locks, secs, nl, ta, q, &fa, from_u);
+                if (conflict_in(v, &o, u, from_u, hi))
                     goto out;
             }
         }

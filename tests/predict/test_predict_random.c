@@ -524,6 +524,66 @@ static void test_value_order_lock_then_quiet(void **state)
     }
 }
 
+/* A region inside a section its thread releases only past the region
+ * (sysprog21's tpool: main's `future->flag &= ~TIMEOUT` under the
+ * future's mutex, released after it read FINISHED), against a region
+ * that spans two sections of that lock (a worker's `flag |= RUNNING`,
+ * then, in its next section, its read of the flag).  Thread 2 reaches
+ * its unlock only when its read of F returned 3, which thread 1 writes
+ * in its second section, so thread 2's section never falls between
+ * thread 1's two: the value order claims the CMA property, and the
+ * oracle finds no violation.  When thread 2's section reads nothing of
+ * thread 1's (racy: it writes F = 5 and reads H, never written), it can
+ * run between them, the oracle finds the violation, and the value order
+ * must not claim. */
+static void test_value_order_held_past(void **state)
+{
+    (void)state;
+    enum { F = 0x100, H = 0x108, L = 0x200 };
+    for (int racy = 0; racy <= 1; racy++) {
+        evbuf b = {0};
+        for (uint32_t t = 1; t <= 2; t++)
+            evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_START, 1, 0, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, L, 0, 0, FT_HOW_BLOCK, 0);
+        evbuf_add(&b, FT_EV_READ, 1, F, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_WRITE, 1, F, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 1, L, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, L, 0, 0, FT_HOW_BLOCK, 0);
+        evbuf_add(&b, FT_EV_READ, 1, F, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_WRITE, 1, F, 0, 3, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 1, L, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_START, 2, 0, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_LOCK, 2, L, 0, 0, FT_HOW_BLOCK, 0);
+        if (racy) {
+            evbuf_add(&b, FT_EV_WRITE, 2, F, 0, 5, 0, 0);
+            evbuf_add(&b, FT_EV_READ, 2, H, 0, 0, 0, 0);
+        } else {
+            evbuf_add(&b, FT_EV_READ, 2, F, 0, 3, 0, 0);
+            evbuf_add(&b, FT_EV_WRITE, 2, F, 0, 3, 0, 0);
+            evbuf_add(&b, FT_EV_READ, 2, F, 0, 3, 0, 0);
+        }
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, L, 0, 0, 0, 0);
+        char tag[16];
+        snprintf(tag, sizeof tag, "heldpast%d", racy);
+        ft_ctm *c = load_events(&b, tag);
+        evbuf_free(&b);
+        assert_non_null(c);
+        uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
+        assert_true(wa + 3 < c->len[1] && wb + 2 < c->len[2]);
+        ft_prop p = {.kind = FT_PROP_CMA,
+                     .r = {{1, wa, wa + 3}, {2, racy ? wb : wb - 1, wb}}};
+        assert_int_equal(value_order_claims(c, &p), !racy);
+        av_walk w = {c, &p, 1, {0}, {{0}}, {0}};
+        oracle_opts oo;
+        memset(&oo, 0, sizeof oo);
+        assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
+        assert_int_equal(w.found[0] != 0, racy);
+        free(w.valid[0].k);
+        ft_ctm_free(c);
+    }
+}
+
 /* A read's source is never a write that another write of the variable
  * by the same thread follows, when that later write must precede the
  * read.  Thread 2 reads X = 1 after reading thread 3's F, so thread 3's
@@ -681,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_value_order_sem_post),
         cmocka_unit_test(test_value_order_one_lock),
         cmocka_unit_test(test_value_order_lock_then_quiet),
+        cmocka_unit_test(test_value_order_held_past),
         cmocka_unit_test(test_value_order_overwritten_source),
         cmocka_unit_test(test_predict_matches_oracle),
     };
