@@ -105,14 +105,14 @@ void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
  * and 1 is returned; else 0. */
 int analyze_confirm_skip(const struct fr_confirm_opts *o,
                          struct fr_confirmation *c);
-/* The random tails of the findings (the other kinds' when kinds, else
- * the atomicity ones) whose witnesses were replayed without tails and
- * ran without a failure, in turns: tail 1 of each, then tail 2 of each,
- * ... (a long program's tail runs for seconds: 16 of them for the first
- * finding left the last ones unreplayed under --time).  The exit code,
- * as above. */
-int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co,
-                           const struct fr_confirm_opts *o, int kinds);
+/* The random tails of the findings whose witnesses were replayed
+ * without tails and ran without a failure (atomicity ones, the more
+ * instances analyze_uncover solved, the other kinds'), after every
+ * witness, in turns: tail 1 of each, then tail 2 of each, ... (a long
+ * program's tail runs for seconds: 16 of them for the first finding
+ * left the last ones unreplayed under --time).  The exit code, as
+ * above. */
+int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co);
 /* What stops the analysis when a replay of c could not run (err, errno
  * e), said on stderr: the exit code (2, 4, 126, 127). */
 struct fr_confirmation;

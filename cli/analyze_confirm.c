@@ -168,39 +168,55 @@ static void tails_done(analyze_out *ao, int kinds, size_t i,
         fr_confirm_atom_tails_done(ao->schedule[i], o);
 }
 
-int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co,
-                           const fr_confirm_opts *o, int kinds)
+/* Finding j of the two sets in turn: the atomicity ones (0 ..
+ * nprops - 1), then the other kinds'. */
+static size_t which(const analyze_out *ao, size_t j, int *kinds)
 {
-    size_t n = kinds ? ao->pl->nkprops : ao->pl->nprops, want = 0;
-    for (size_t i = 0; i < n; i++)
-        want += wants_tails(ao, kinds, i);
+    size_t na = ao->confirm ? ao->pl->nprops : 0;
+    *kinds = j >= na;
+    return *kinds ? j - na : j;
+}
+
+int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
+{
+    size_t n = (ao->confirm ? ao->pl->nprops : 0) +
+               (ao->kconfirm ? ao->pl->nkprops : 0);
+    size_t want = 0;
+    int kinds;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = which(ao, j, &kinds);
+        want += (size_t)wants_tails(ao, kinds, i);
+    }
     if (!want || !co->tails)
         return FT_EXIT_OK;
+    fr_confirm_opts o;
+    analyze_confirm_opts_fill(&o, co);
     analyze_talk_begin(co->talk,
-                       kinds ? "random tails of the findings that did not "
-                               "fail"
-                             : "random tails of the atomicity findings "
-                               "that did not fail",
+                       "random tails of the findings that did not "
+                       "fail",
                        want * co->tails);
     int rc = FT_EXIT_OK;
     for (unsigned k = 1;
-         k <= co->tails && rc == FT_EXIT_OK && !fr_confirm_time_up(o); k++)
-        for (size_t i = 0; i < n && rc == FT_EXIT_OK && !fr_confirm_time_up(o);
-             i++) {
+         k <= co->tails && rc == FT_EXIT_OK && !fr_confirm_time_up(&o); k++)
+        for (size_t j = 0; j < n && rc == FT_EXIT_OK && !fr_confirm_time_up(&o);
+             j++) {
+            size_t i = which(ao, j, &kinds);
             if (!wants_tails(ao, kinds, i))
                 continue;
             analyze_talk_replay(co->talk,
                                 kinds ? ao->kschedule[i] : ao->schedule[i]);
             ft_error err;
             errno = 0;
-            if (tail(ao, kinds, i, o, k, &err) < 0)
+            if (tail(ao, kinds, i, &o, k, &err) < 0)
                 rc = analyze_replay_failed(kinds ? &ao->kconfirm[i]
                                                  : &ao->confirm[i],
                                            &err, errno, co->talk);
         }
-    for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+        size_t i = which(ao, j, &kinds);
         if (wants_tails(ao, kinds, i))
-            tails_done(ao, kinds, i, o);
+            tails_done(ao, kinds, i, &o);
+    }
     analyze_talk_end(co->talk);
     return rc;
 }
@@ -223,7 +239,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     }
     fr_confirm_opts o;
     fill(&o, co);
-    o.tails = 0; /* every witness first, then the tails in turns */
+    o.tails = 0; /* every witness first (analyze_tails_in_turns) */
     size_t total = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         total += ao->schedule[i] != NULL;
@@ -236,7 +252,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         rc = confirm_one(ao, &o, i, co->talk);
     }
     analyze_talk_end(co->talk);
-    return rc == FT_EXIT_OK ? analyze_tails_in_turns(ao, co, &o, 0) : rc;
+    return rc;
 }
 
 /* How many more instances of a static property whose replays did not
@@ -269,6 +285,7 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
         goto out;
     fr_confirm_opts o;
     fill(&o, co);
+    o.tails = 0; /* every witness first (analyze_tails_in_turns) */
     if (fr_confirm_time_up(&o))
         goto out;
     if (co->progress)

@@ -669,6 +669,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
             exit_code = analyze_uncover(&ao, &co, pl);
         if (exit_code == FT_EXIT_OK)
             exit_code = analyze_confirm_kinds(&ao, &co);
+        if (exit_code == FT_EXIT_OK)
+            exit_code = analyze_tails_in_turns(&ao, &co);
         if (exit_code != FT_EXIT_OK) {
             free_out(&ao);
             return exit_code;

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* tails_in_turns.c - two order findings that replay without a failure
  * (or, given "atomicity", lost updates of two counters incremented over
- * two critical sections, never checked), then a long run of two busy
+ * two critical sections, never checked; given "instances", four threads
+ * incrementing one of them: one static finding with more instances),
+ * then a long run of two busy
  * threads: each random tail after a witness runs that long phase,
  * switching at nearly every access.  For tests/confirm/tails_in_turns.sh
- * and atom_tails_in_turns.sh: under a short --time, analyze must replay
- * every witness before spending time on any one's tails.
- * Usage: tails_in_turns [atomicity] [ROUNDS] */
+ * atom_tails_in_turns.sh and instance_tails_in_turns.sh: under a short
+ * --time, analyze must replay every witness before spending time on any
+ * one's tails.
+ * Usage: tails_in_turns [atomicity|instances] [ROUNDS] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,12 +82,15 @@ static void *busy(void *arg)
 
 int main(int argc, char **argv)
 {
-    int atomicity = argc > 1 && strcmp(argv[1], "atomicity") == 0;
+    int instances = argc > 1 && strcmp(argv[1], "instances") == 0;
+    int atomicity =
+        instances || (argc > 1 && strcmp(argv[1], "atomicity") == 0);
     rounds = argc > 1 + atomicity ? atol(argv[1 + atomicity]) : 100000;
     pthread_t t[4], u, v;
     if (atomicity) {
         for (int i = 0; i < 4; i++)
-            pthread_create(&t[i], NULL, i < 2 ? bump_a : bump_b, NULL);
+            pthread_create(&t[i], NULL, i < 2 || instances ? bump_a : bump_b,
+                           NULL);
     } else {
         pthread_create(&t[0], NULL, read_a, NULL);
         pthread_create(&t[1], NULL, read_b, NULL);
