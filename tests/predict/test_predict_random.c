@@ -349,20 +349,28 @@ static int value_order_claims(const ft_ctm *c, const ft_prop *p)
     return claim;
 }
 
+/* The value order claims p of c (freed) exactly when claims, and the
+ * oracle finds a violation of it exactly when violable. */
+static void claim_as_oracle(ft_ctm *c, const ft_prop *p, int claims,
+                            int violable)
+{
+    assert_int_equal(value_order_claims(c, p), claims);
+    av_walk w = {c, p, 1, {0}, {{0}}, {0}};
+    oracle_opts oo;
+    memset(&oo, 0, sizeof oo);
+    assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
+    assert_int_equal(w.found[0] != 0, violable);
+    free(w.valid[0].k);
+    ft_ctm_free(c);
+}
+
 /* The value order claims that b's first-writes property holds, and the
  * oracle finds no violation of it. */
 static void claim_holds_for_oracle(evbuf *b, const char *tag)
 {
     ft_prop p;
     ft_ctm *c = load_first_writes(b, tag, &p);
-    assert_true(value_order_claims(c, &p));
-    av_walk w = {c, &p, 1, {0}, {{0}}, {0}};
-    oracle_opts oo;
-    memset(&oo, 0, sizeof oo);
-    assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
-    assert_false(w.found[0]);
-    free(w.valid[0].k);
-    ft_ctm_free(c);
+    claim_as_oracle(c, &p, 1, 0);
 }
 
 /* A read of a value that 65 writes wrote (the value order once gave up
@@ -513,14 +521,7 @@ static void test_value_order_lock_then_quiet(void **state)
         assert_true(wa + 2 < c->len[1] && wb + 2 < c->len[2]);
         ft_prop p = {.kind = FT_PROP_CMA,
                      .r = {{1, wa, wa + 2}, {2, wb, wb + 2}}};
-        assert_int_equal(value_order_claims(c, &p), !racy);
-        av_walk w = {c, &p, 1, {0}, {{0}}, {0}};
-        oracle_opts oo;
-        memset(&oo, 0, sizeof oo);
-        assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
-        assert_int_equal(w.found[0] != 0, racy != 0);
-        free(w.valid[0].k);
-        ft_ctm_free(c);
+        claim_as_oracle(c, &p, !racy, racy != 0);
     }
 }
 
@@ -573,14 +574,7 @@ static void test_value_order_held_past(void **state)
         assert_true(wa + 3 < c->len[1] && wb + 2 < c->len[2]);
         ft_prop p = {.kind = FT_PROP_CMA,
                      .r = {{1, wa, wa + 3}, {2, racy ? wb : wb - 1, wb}}};
-        assert_int_equal(value_order_claims(c, &p), !racy);
-        av_walk w = {c, &p, 1, {0}, {{0}}, {0}};
-        oracle_opts oo;
-        memset(&oo, 0, sizeof oo);
-        assert_true(oracle_walk(c, &oo, av_visit, &w) > 0);
-        assert_int_equal(w.found[0] != 0, racy);
-        free(w.valid[0].k);
-        ft_ctm_free(c);
+        claim_as_oracle(c, &p, !racy, racy);
     }
 }
 

@@ -3,10 +3,10 @@
  * (or, given "atomicity", lost updates of two counters incremented over
  * two critical sections, never checked; given "instances", four threads
  * incrementing one of them: one static finding with more instances),
- * then a long run of two busy
- * threads: each random tail after a witness runs that long phase,
- * switching at nearly every access.  For tests/confirm/tails_in_turns.sh
- * atom_tails_in_turns.sh and instance_tails_in_turns.sh: under a short
+ * then a long run of two busy threads: each random tail after a witness
+ * runs that long phase, switching at nearly every access.  For
+ * tests/confirm/tails_in_turns.sh and atom_tails_in_turns.sh (atomicity,
+ * instances): under a short
  * --time, analyze must replay every witness before spending time on any
  * one's tails.
  * Usage: tails_in_turns [atomicity|instances] [ROUNDS] */
