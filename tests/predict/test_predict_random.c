@@ -349,6 +349,17 @@ static int value_order_claims(const ft_ctm *c, const ft_prop *p)
     return claim;
 }
 
+/* Loads b (freed) as variant k of a case named stem. */
+static ft_ctm *load_variant(evbuf *b, const char *stem, int k)
+{
+    char tag[16];
+    snprintf(tag, sizeof tag, "%s%d", stem, k);
+    ft_ctm *c = load_events(b, tag);
+    evbuf_free(b);
+    assert_non_null(c);
+    return c;
+}
+
 /* The value order claims p of c (freed) exactly when claims, and the
  * oracle finds a violation of it exactly when violable. */
 static void claim_as_oracle(ft_ctm *c, const ft_prop *p, int claims,
@@ -512,11 +523,7 @@ static void test_value_order_lock_then_quiet(void **state)
             evbuf_add(&b, FT_EV_READ, t, reads_d ? D : F, 0, reads_d && racy, 0,
                       0);
         }
-        char tag[16];
-        snprintf(tag, sizeof tag, "lockq%d", racy);
-        ft_ctm *c = load_events(&b, tag);
-        evbuf_free(&b);
-        assert_non_null(c);
+        ft_ctm *c = load_variant(&b, "lockq", racy);
         uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
         assert_true(wa + 2 < c->len[1] && wb + 2 < c->len[2]);
         ft_prop p = {.kind = FT_PROP_CMA,
@@ -565,11 +572,7 @@ static void test_value_order_held_past(void **state)
             evbuf_add(&b, FT_EV_READ, 2, F, 0, 3, 0, 0);
         }
         evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, L, 0, 0, 0, 0);
-        char tag[16];
-        snprintf(tag, sizeof tag, "heldpast%d", racy);
-        ft_ctm *c = load_events(&b, tag);
-        evbuf_free(&b);
-        assert_non_null(c);
+        ft_ctm *c = load_variant(&b, "heldpast", racy);
         uint32_t wa = first_write_pos(c, 1), wb = first_write_pos(c, 2);
         assert_true(wa + 3 < c->len[1] && wb + 2 < c->len[2]);
         ft_prop p = {.kind = FT_PROP_CMA,
