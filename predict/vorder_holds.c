@@ -382,19 +382,27 @@ out:
     return ok;
 }
 
+/* The locks held as region g begins: taken at its first transition or
+ * before it (vo_add_held_on_entry), into locks (room for VO_MAX_HELD +
+ * 1).  Returns how many. */
+static uint32_t held_at_start(const ft_value_order *v, const ft_pregion *g,
+                              uint32_t *locks)
+{
+    int acq;
+    uint32_t n = 0;
+    uint32_t lk = vo_lock_op(v->c, ft_ctm_at(v->c, g->thread, g->first), &acq);
+    if (lk != VO_NONE && acq)
+        locks[n++] = lk;
+    return vo_add_held_on_entry(v, g->thread, g->first, locks, n);
+}
+
 /* The locks whose one section of b's thread holds the whole of region
  * b and is released past b's last transition, or never: into locks and
- * secs (at most VO_MAX_HELD).  Returns how many. */
+ * secs (room for VO_MAX_HELD + 1).  Returns how many. */
 static uint32_t held_across(const ft_value_order *v, const ft_pregion *b,
                             uint32_t *locks, const vo_cs **secs)
 {
-    const ft_ctm *c = v->c;
-    int acq;
-    uint32_t n = 0, k = 0;
-    uint32_t lk = vo_lock_op(c, ft_ctm_at(c, b->thread, b->first), &acq);
-    if (lk != VO_NONE && acq)
-        locks[n++] = lk;
-    n = vo_add_held_on_entry(v, b->thread, b->first, locks, n);
+    uint32_t n = held_at_start(v, b, locks), k = 0;
     for (uint32_t i = 0; i < n; i++) {
         const vo_cs *s = vo_cs_at(v, locks[i], b->thread, b->first);
         if (s && (s->rel == VO_NONE || s->rel > b->last)) {
@@ -531,15 +539,10 @@ out:
 static int one_lock_apart(const ft_value_order *v, const ft_pregion *a,
                           const ft_pregion *b)
 {
-    const ft_ctm *c = v->c;
     if (a->thread == b->thread)
         return 0; /* one section may hold both */
     uint32_t locks[VO_MAX_HELD + 1];
-    int acq;
-    uint32_t n = 0, lk = vo_lock_op(c, ft_ctm_at(c, a->thread, a->first), &acq);
-    if (lk != VO_NONE && acq)
-        locks[n++] = lk;
-    n = vo_add_held_on_entry(v, a->thread, a->first, locks, n);
+    uint32_t n = held_at_start(v, a, locks);
     for (uint32_t i = 0; i < n; i++) {
         const vo_cs *sa = vo_cs_at(v, locks[i], a->thread, a->first);
         const vo_cs *sb = vo_cs_at(v, locks[i], b->thread, b->first);
