@@ -289,7 +289,9 @@ static int consistent(cuts *s)
  * to P) must precede N: N's section cannot overlap W's, so it begins
  * after P released M.  Or when y is a read of x that returned v0, and
  * N's thread wrote x another value at w before N, with every write of
- * v0 to x preceding w: a read after w would need one of them after w.
+ * v0 to x preceding w: a read after w would need one of them after w
+ * (W's thread's own writes past y are no source of y: tpool's
+ * `flag &= ~TIMEOUT` writes back the value it read).
  * The classic guarded wait (`while (!done) wait`, `done = 1;
  * broadcast` under the lock): the waiter's read of done = 0 comes before
  * the write of 1, so the broadcast comes after the wait began, and a
@@ -322,6 +324,8 @@ static int read_before(const cuts *s, uint32_t t, uint32_t lo, uint32_t hi,
         int ok = 1;
         for (uint32_t k = a; k < b && ok; k++) {
             uint32_t z = ix->wr[k], tz = c->tid[z];
+            if (tz == t && c->pos[z] > q)
+                continue; /* t's own later writes are no source of y */
             if (c->op[z] != FT_OP_WRITE)
                 ok = 0; /* an RMW: its value is not looked at */
             else if (c->value[z] == v0)
