@@ -313,24 +313,23 @@ static int read_before(const cuts *s, uint32_t t, uint32_t lo, uint32_t hi,
             continue;
         uint64_t v0 = c->value[y];
         uint32_t a = ix->wr_first[x], b = ix->wr_first[x + 1];
-        if (b - a > 256)
-            continue; /* the writes looked at, per read */
         uint32_t i = ft_slice_upper(c, ix->wr, a, b, u, pn);
-        if (i == a || c->tid[ix->wr[i - 1]] != u)
-            continue;
+        if (i == a || c->tid[ix->wr[i - 1]] != u || vo->rmw[x])
+            continue; /* an RMW's value is not looked at */
         uint32_t w = ix->wr[i - 1];
         if (c->op[w] != FT_OP_WRITE || c->value[w] == v0)
             continue;
+        /* each thread's last write of v0 that y could read precedes w
+         * (then so do its earlier ones); t's own past y are no source */
         int ok = 1;
-        for (uint32_t k = a; k < b && ok; k++) {
-            uint32_t z = ix->wr[k], tz = c->tid[z];
-            if (tz == t && c->pos[z] > q)
-                continue; /* t's own later writes are no source of y */
-            if (c->op[z] != FT_OP_WRITE)
-                ok = 0; /* an RMW: its value is not looked at */
-            else if (c->value[z] == v0)
-                ok = (tz == u && c->pos[z] < c->pos[w]) ||
-                     vo_before(vo, u, c->pos[w], tz) > c->pos[z];
+        for (uint32_t tz = 0; tz < c->nthreads && ok; tz++) {
+            size_t k =
+                vo_write_lower(vo->w, vo->nw, x, v0, tz, tz == t ? y : VO_NONE);
+            const vo_write *z = k ? &vo->w[k - 1] : NULL;
+            if (!z || z->obj != x || z->val != v0 || z->tid != tz)
+                continue;
+            ok = (tz == u && c->pos[z->id] < c->pos[w]) ||
+                 vo_before(vo, u, c->pos[w], tz) > c->pos[z->id];
         }
         if (ok)
             return 1;

@@ -556,6 +556,8 @@ void ft_value_order_free(ft_value_order *v)
     free(v->nrows);
     free(v->caprows);
     free(v->cs);
+    free(v->w);
+    free(v->rmw);
     free(v);
 }
 
@@ -596,6 +598,12 @@ ft_value_order *ft_value_order_new_until(const ft_ctm *c,
             w[nw++] = (vo_write){c->obj[x], x, c->tid[x],
                                  ft_ctm_written(c, x)};
     vo_writes_sort(w, nw);
+    if (!(v->rmw = calloc(c->nvars + 1, 1)))
+        goto fail;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        if (ft_ctm_writes(c, x) && c->obj[x] < c->nvars &&
+            c->op[x] != FT_OP_WRITE)
+            v->rmw[c->obj[x]] = 1;
     size_t nn = 0;
     for (uint32_t x = 0; x < c->ntrans; x++)
         nn += c->op[x] == FT_OP_NOTIFY || c->op[x] == FT_OP_NOTIFY_ALL;
@@ -611,7 +619,8 @@ ft_value_order *ft_value_order_new_until(const ft_ctm *c,
     if (!sems || collect_cs(v) || (until > 0 && ft_predict_now() >= until) ||
         compute_clocks(v, w, nw, notes, nn, sems, until))
         goto fail;
-    free(w);
+    v->w = w; /* kept: the lost wake-up rules look writes up by value */
+    v->nw = nw;
     free(notes);
     vo_sems_free(sems);
     return v;

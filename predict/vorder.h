@@ -26,6 +26,9 @@ struct ft_value_order {
     vo_cs *cs; /* sorted by lock, thread, acquisition */
     size_t ncs;
     const ft_slice_index *ix; /* per object: ids by thread, position */
+    struct vo_write *w;       /* every write by (obj, val, tid, id) */
+    size_t nw;
+    uint8_t *rmw; /* per variable: some write of it is no plain write */
 };
 
 /* A transition on an object, sorted by (obj, val, tid, id): a write and
