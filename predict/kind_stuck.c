@@ -18,8 +18,7 @@
  * past them: a finished thread ran all its reads).  Candidates: each such
  * wait, per_group dynamic instances per site.  The witness is the whole
  * prefix (nothing may be left out: every thread's place is the state). */
-#include "predict/kind.h"
-#include "predict/vorder.h"
+#include "predict/kind_stuck.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,47 +70,6 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
  * no combination of cuts meets these, no schedule reaches such a state
  * and the property holds without the solver (the search is bounded; past
  * the bound the solver decides). */
-
-#define UNSTARTED UINT32_MAX
-#define CUT_BUDGET 2000000L
-/* Condition operations looked at for the wake rule over all stops of one
- * property (past it the remaining stops have none: fewer refusals). */
-#define WAKE_BUDGET 4000000L
-
-/* A semaphore's operations by thread: positions of posts and waits. */
-typedef struct semops {
-    uint32_t v;
-    int known;       /* its one init precedes every other operation */
-    int64_t base;    /* the initial count */
-    uint32_t **post, **wait, *npost, *nwait; /* per thread, increasing */
-} semops;
-
-typedef struct cuts {
-    const ft_ctm *c;
-    const ft_reduced *w;
-    uint32_t **stop, *nstop; /* per thread: positions it may stop at */
-    uint32_t *cut;           /* the combination being tried */
-    uint32_t *at;            /* its stops' indices */
-    uint8_t **used;          /* NULL: stop at the first consistent one;
-                                else per thread, the stops some
-                                consistent combination has */
-    semops *sem;             /* the semaphores waited on at stops */
-    uint32_t nsem;
-    long budget;
-    const ft_value_order *vo; /* NULL: the rules below that need it off */
-    uint32_t ***wake;         /* per thread, per stop: NULL, or per thread
-                                 u the first position of a notify that
-                                 would have woken the wait (wake_of) */
-    long wake_budget;         /* condition operations wake_of looks at */
-} cuts;
-
-static uint32_t held_at(const cuts *s, uint32_t t)
-{
-    uint32_t p = s->cut[t];
-    if (p == UNSTARTED || p == 0)
-        return 0;
-    return s->w->held_after[ft_ctm_at(s->c, t, p - 1)];
-}
 
 /* How many of the increasing positions a[0..n) lie below cut. */
 static uint32_t below(const uint32_t *a, uint32_t n, uint32_t cut)
@@ -207,12 +165,12 @@ static void sems_free(cuts *s)
 static int apart(const cuts *s, uint32_t t)
 {
     const ft_reduced *w = s->w;
-    uint32_t h = held_at(s, t);
+    uint32_t h = stuck_held_at(s, t);
     for (uint32_t i = 0; h && i < w->ls_len[h]; i++) {
         uint32_t en = w->ls_pool[w->ls_first[h] + i];
         for (uint32_t u = 0; u < t; u++) {
             int rd;
-            if (ft_pkind_set_has(w, held_at(s, u), en >> 1, &rd) &&
+            if (ft_pkind_set_has(w, stuck_held_at(s, u), en >> 1, &rd) &&
                 !(rd && (en & 1)))
                 return 0;
         }
@@ -249,7 +207,8 @@ static int consistent(cuts *s)
             ok = 0;
             for (uint32_t u = 0; u < nt && !ok; u++) {
                 int rd;
-                ok = u != t && ft_pkind_set_has(w, held_at(s, u), v, &rd) &&
+                ok = u != t &&
+                     ft_pkind_set_has(w, stuck_held_at(s, u), v, &rd) &&
                      !(rd && c->op[x] == FT_OP_RDLOCK);
             }
             break;
@@ -276,147 +235,12 @@ static int consistent(cuts *s)
     return 1;
 }
 
-/* ---- with the value order (vorder.c), two more rules ---------------
- *
- * What ran is closed under the relation: a thread that ran z ran what
- * must precede z (every read that ran returned its recorded value, which
- * is what the relation's edges rest on).  And a thread that waits at a
- * condition wait W was not woken: no thread ran a notify N of the
- * condition that must come after W began waiting (its WAIT_PRE P) and
- * would wake it, a broadcast, or a signal when no other thread ever
- * waits on the condition.  N, inside a section of W's mutex M, comes
- * after P when some transition y of W's section (from its acquisition
- * to P) must precede N: N's section cannot overlap W's, so it begins
- * after P released M.  Or when y is a read of x that returned v0, and
- * N's thread wrote x another value at w before N, with every write of
- * v0 to x preceding w: a read after w would need one of them after w
- * (W's thread's own writes past y are no source of y: tpool's
- * `flag &= ~TIMEOUT` writes back the value it read).
- * The classic guarded wait (`while (!done) wait`, `done = 1;
- * broadcast` under the lock): the waiter's read of done = 0 comes before
- * the write of 1, so the broadcast comes after the wait began, and a
- * waiter it would wake is not stuck (bench/predict/shapes/workqueue.c's
- * consumers). */
-
-/* Reads of thread t in [lo, hi) (W's section, P excluded) one of which
- * must precede u's transition at pn by the write rule above. */
-static int read_before(const cuts *s, uint32_t t, uint32_t lo, uint32_t hi,
-                       uint32_t u, uint32_t pn)
-{
-    const ft_ctm *c = s->c;
-    const ft_value_order *vo = s->vo;
-    const ft_slice_index *ix = vo->ix;
-    for (uint32_t q = lo; q < hi; q++) {
-        uint32_t y = ft_ctm_at(c, t, q), x = c->obj[y];
-        if (c->op[y] != FT_OP_READ || x >= c->nvars ||
-            c->vars[x].kind != FT_VAR_MEMORY)
-            continue;
-        uint64_t v0 = c->value[y];
-        uint32_t a = ix->wr_first[x], b = ix->wr_first[x + 1];
-        uint32_t i = ft_slice_upper(c, ix->wr, a, b, u, pn);
-        if (i == a || c->tid[ix->wr[i - 1]] != u || vo->rmw[x])
-            continue; /* an RMW's value is not looked at */
-        uint32_t w = ix->wr[i - 1];
-        if (c->op[w] != FT_OP_WRITE || c->value[w] == v0)
-            continue;
-        /* each thread's last write of v0 that y could read precedes w
-         * (then so do its earlier ones); t's own past y are no source */
-        int ok = 1;
-        for (uint32_t tz = 0; tz < c->nthreads && ok; tz++) {
-            size_t k =
-                vo_write_lower(vo->w, vo->nw, x, v0, tz, tz == t ? y : VO_NONE);
-            const vo_write *z = k ? &vo->w[k - 1] : NULL;
-            if (!z || z->obj != x || z->val != v0 || z->tid != tz)
-                continue;
-            ok = (tz == u && c->pos[z->id] < c->pos[w]) ||
-                 vo_before(vo, u, c->pos[w], tz) > c->pos[z->id];
-        }
-        if (ok)
-            return 1;
-    }
-    return 0;
-}
-
-/* For thread t standing at position q, a condition wait: per thread u,
- * the first position of a notify that would have woken it (VO_NONE
- * none); NULL when none would or q is no such wait.  -1 out of memory
- * (*out NULL). */
-static int wake_of(cuts *s, uint32_t t, uint32_t q, uint32_t **out)
-{
-    const ft_ctm *c = s->c;
-    const ft_value_order *vo = s->vo;
-    *out = NULL;
-    if (q == 0 || q >= c->len[t])
-        return 0;
-    uint32_t w = ft_ctm_at(c, t, q), pre = ft_ctm_at(c, t, q - 1);
-    uint32_t cv = c->obj[w], m = c->obj2[w];
-    if (c->op[w] != FT_OP_WAIT_POST || c->op[pre] != FT_OP_WAIT_PRE ||
-        c->obj[pre] != cv || cv >= c->nvars || m >= c->nvars)
-        return 0;
-    const vo_cs *sec = vo_cs_at(vo, m, t, q - 1);
-    if (!sec)
-        return 0;
-    const ft_slice_index *ix = vo->ix;
-    uint32_t a = ix->all_first[cv], b = ix->all_first[cv + 1];
-    if ((s->wake_budget -= 2 * (long)(b - a)) < 0)
-        return 0;
-    int sole = 1;
-    for (uint32_t k = a; k < b && sole; k++)
-        sole = c->op[ix->all[k]] != FT_OP_WAIT_PRE || c->tid[ix->all[k]] == t;
-    uint32_t *wk = NULL;
-    for (uint32_t k = a; k < b; k++) {
-        uint32_t n = ix->all[k], u = c->tid[n], pn = c->pos[n];
-        if (u == t || c->obj[n] != cv ||
-            !(c->op[n] == FT_OP_NOTIFY_ALL ||
-              (sole && c->op[n] == FT_OP_NOTIFY)) ||
-            !vo_cs_at(vo, m, u, pn) ||
-            (wk && wk[u] <= pn)) /* by thread, position: the first */
-            continue;
-        if (vo_before(vo, u, pn, t) <= sec->acq &&
-            !read_before(s, t, sec->acq, q - 1, u, pn))
-            continue;
-        if (!wk) {
-            if (!(wk = malloc(sizeof *wk * c->nthreads)))
-                return -1;
-            for (uint32_t j = 0; j < c->nthreads; j++)
-                wk[j] = VO_NONE;
-        }
-        wk[u] = pn;
-    }
-    *out = wk;
-    return 0;
-}
-
-/* What thread a ran (up to its cut) is closed under the relation as far
- * as thread b's cut goes, and a's wait, if any, was not woken by b. */
-static int fits_one(const cuts *s, uint32_t a, uint32_t b)
-{
-    uint32_t ca = s->cut[a], cb = s->cut[b];
-    uint32_t ranb = cb == UNSTARTED ? 0 : cb;
-    if (ca != UNSTARTED && ca > 0 && vo_before(s->vo, a, ca - 1, b) > ranb)
-        return 0;
-    const uint32_t *wk = s->wake ? s->wake[a][s->at[a]] : NULL;
-    return !(wk && wk[b] != VO_NONE && ranb > wk[b]);
-}
-
-/* Thread t's cut against those of threads 0..t-1 (with the value order
- * only). */
-static int fits(const cuts *s, uint32_t t)
-{
-    if (!s->vo)
-        return 1;
-    for (uint32_t u = 0; u < t; u++)
-        if (!fits_one(s, t, u) || !fits_one(s, u, t))
-            return 0;
-    return 1;
-}
-
 static int search(cuts *s, uint32_t t)
 {
     if (--s->budget < 0)
         return 1; /* no claim past the bound */
     if (t == s->c->nthreads) {
-        if (!consistent(s))
+        if (!consistent(s) || (s->vo && stuck_woken_at_leaf(s)))
             return 0;
         if (!s->used) /* one is enough */
             return 1;
@@ -427,7 +251,7 @@ static int search(cuts *s, uint32_t t)
     for (uint32_t i = 0; i < s->nstop[t]; i++) {
         s->cut[t] = s->stop[t][i];
         s->at[t] = i;
-        if (apart(s, t) && fits(s, t) && search(s, t + 1))
+        if (apart(s, t) && stuck_fits(s, t) && search(s, t + 1))
             return 1;
     }
     return 0;
@@ -493,7 +317,7 @@ static int make_stops(cuts *s, const ft_prop *p)
             return -1;
         for (uint32_t i = 0; i < s->nstop[t]; i++)
             if (s->stop[t][i] != UNSTARTED &&
-                wake_of(s, t, s->stop[t][i], &s->wake[t][i]) < 0)
+                stuck_wake_of(s, t, s->stop[t][i], &s->wake[t][i]) < 0)
                 return -1;
     }
     return 0;

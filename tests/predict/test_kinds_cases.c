@@ -4,7 +4,8 @@
  * against the enumerator): the order search's lock holder and its eager
  * thread, an atomic update before the read in its own thread, the read a
  * critical section determines, a signal waking one waiter, and the lost
- * wake-up rules that need the value order. */
+ * wake-up rules that need the value order (broadcasts, and signals with
+ * more than one waiter). */
 #include "../model/check.h"
 #include "../model/gen.h"
 #include "predict/kind.h"
@@ -425,6 +426,75 @@ static void test_stuck_guarded_broadcast(void **state)
     }
 }
 
+/* Signals with two waiters: threads 1 and 2 read D = 0 under M and wait
+ * on C; main writes D and signals C twice, each signal in its own
+ * section.  Both reads precede main's first write, so both signals come
+ * after both waits began: each wakes one waiter, and neither can wait
+ * for good.  The rule at the cut search's leaf counts them (a signal
+ * notifies t unless another pending wait takes it); the wake rule per
+ * stop could not (a signal counts there only when no other thread ever
+ * waits on C).  Unguarded (the waiters read nothing), a wait may begin
+ * after both signals: the solver finds thread 1 stuck. */
+static void test_stuck_two_signals(void **state)
+{
+    (void)state;
+    enum { C = 0x3000, M = 0x2000, D = 0x100 };
+    for (int guarded = 1; guarded >= 0; guarded--) {
+        evbuf b = {0};
+        for (uint32_t t = 1; t <= 2; t++) {
+            evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+            evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
+        }
+        for (uint32_t t = 1; t <= 2; t++) {
+            evbuf_add(&b, FT_EV_MUTEX_LOCK, t, M, 0, 0, FT_HOW_BLOCK, 0);
+            if (guarded)
+                evbuf_add(&b, FT_EV_READ, t, D, 0, 0, 0, 0);
+            evbuf_add(&b, FT_EV_COND_WAIT, t, C, M, 0, 0, 0);
+        }
+        for (uint32_t t = 1; t <= 2; t++) {
+            evbuf_add(&b, FT_EV_MUTEX_LOCK, 0, M, 0, 0, FT_HOW_BLOCK, 0);
+            evbuf_add(&b, FT_EV_WRITE, 0, D, 0, t, 0, 0);
+            evbuf_add(&b, FT_EV_COND_SIGNAL, 0, C, 0, t, 1, 0);
+            evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 0, M, 0, 0, 0, 0);
+            evbuf_add(&b, FT_EV_COND_WAKE, t, C, M, 0, 0, 0);
+            evbuf_add(&b, FT_EV_MUTEX_UNLOCK, t, M, 0, 0, 0, 0);
+            evbuf_add(&b, FT_EV_THREAD_EXIT, t, 0, 0, 0, 0, 0);
+        }
+        for (uint32_t t = 1; t <= 2; t++)
+            evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, t, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
+        ft_ctm *c = load_events(&b, guarded ? "two_signals" : "two_unguarded");
+        evbuf_free(&b);
+        assert_non_null(c);
+        ft_reduced *whole = ft_reduce(c, 0);
+        assert_non_null(whole);
+        ft_props cand = {0};
+        ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
+        const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
+        assert_int_equal(k->candidates(&src, &cand), 0);
+        assert_int_equal(cand.n, 2);
+        ft_slice_index *ix = ft_slice_index_new(c);
+        ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+        assert_non_null(vo);
+        for (uint32_t i = 0; i < cand.n; i++) {
+            assert_false(k->holds(c, whole, NULL, &cand.v[i]));
+            assert_int_equal(k->holds(c, whole, vo, &cand.v[i]), guarded);
+            ft_predict_opts o;
+            ft_predict_opts_default(&o);
+            o.no_value_order = 1; /* the solver's own verdict */
+            ft_presult res;
+            ft_pkind_predict(c, whole, NULL, &cand.v[i], &o, &res);
+            assert_int_equal(res.verdict, guarded ? FT_HOLDS : FT_VIOLATED);
+            ft_presult_free(&res);
+        }
+        ft_value_order_free(vo);
+        ft_slice_index_free(ix);
+        free(cand.v);
+        ft_reduced_free(whole);
+        ft_ctm_free(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_order_same_section),
         cmocka_unit_test(test_signal_wakes_one),
         cmocka_unit_test(test_stuck_guarded_broadcast),
+        cmocka_unit_test(test_stuck_two_signals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
