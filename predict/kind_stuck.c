@@ -275,6 +275,7 @@ static void cuts_free(cuts *s)
     free(s->cut);
     free(s->at);
     free(s->used);
+    free(s->held_by);
     sems_free(s);
 }
 
@@ -310,6 +311,24 @@ static int make_stops(cuts *s, const ft_prop *p)
     }
     if (!s->vo)
         return 0;
+    /* which thread may hold each lock where it stops (wake_of) */
+    if (!(s->held_by = malloc(sizeof *s->held_by * (c->nvars + 1))))
+        return -1;
+    for (uint32_t v = 0; v < c->nvars; v++)
+        s->held_by[v] = VO_NONE;
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t i = 0; i < s->nstop[t]; i++) {
+            s->cut[t] = s->stop[t][i];
+            uint32_t h = stuck_held_at(s, t);
+            for (uint32_t k = 0; h && k < s->w->ls_len[h]; k++) {
+                uint32_t m = s->w->ls_pool[s->w->ls_first[h] + k] >> 1;
+                if (m < c->nvars)
+                    s->held_by[m] =
+                        s->held_by[m] == VO_NONE || s->held_by[m] == t
+                            ? t
+                            : STUCK_HELD_BY_MANY;
+            }
+        }
     if (!(s->wake = calloc(nt, sizeof *s->wake)))
         return -1;
     for (uint32_t t = 0; t < nt; t++) {

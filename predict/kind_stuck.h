@@ -10,6 +10,7 @@
 #include "predict/vorder.h"
 
 #define UNSTARTED UINT32_MAX
+#define STUCK_HELD_BY_MANY (UINT32_MAX - 1)
 #define CUT_BUDGET 2000000L
 /* Condition operations looked at for the wake rule over all stops of one
  * property (past it the remaining stops have none: fewer refusals). */
@@ -40,6 +41,9 @@ typedef struct cuts {
                                  u the first position of a notify that
                                  would have woken the wait (wake_of) */
     long wake_budget;         /* condition operations wake_of looks at */
+    uint32_t *held_by;        /* per lock: the thread that holds it at
+                                 some stop, VO_NONE none,
+                                 STUCK_HELD_BY_MANY more than one */
 } cuts;
 
 static inline uint32_t stuck_held_at(const cuts *s, uint32_t t)

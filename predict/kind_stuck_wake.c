@@ -96,7 +96,9 @@ int stuck_wake_of(cuts *s, uint32_t t, uint32_t q, uint32_t **out)
         c->obj[pre] != cv || cv >= c->nvars || m >= c->nvars)
         return 0;
     const vo_cs *sec = vo_cs_at(vo, m, t, q - 1);
-    if (!sec)
+    /* woken, t still waits for m when another thread may stop holding
+     * it: left to the leaf, which knows (stuck_woken_at_leaf) */
+    if (!sec || (s->held_by[m] != VO_NONE && s->held_by[m] != t))
         return 0;
     const ft_slice_index *ix = vo->ix;
     uint32_t a = ix->all_first[cv], b = ix->all_first[cv + 1];

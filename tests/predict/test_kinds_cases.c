@@ -495,6 +495,72 @@ static void test_stuck_two_signals(void **state)
     }
 }
 
+/* A waiter woken while its mutex stays held: thread 1 reads D = 0 under
+ * M and waits on C; thread 2 writes D = 1 and broadcasts under M, then
+ * takes L before releasing M; thread 3 takes L, then M.  The broadcast
+ * comes after the wait began, but when threads 2 and 3 deadlock (2 holds
+ * M and waits for L, 3 holds L and waits for M), thread 1, woken, waits
+ * for M for good: it stands at its wait in a final state, which the
+ * solver finds.  The wake rules must not call it impossible (a notify
+ * wakes a waiter out of the state only when its mutex is free there). */
+static void test_stuck_woken_mutex_held(void **state)
+{
+    (void)state;
+    enum { C = 0x3000, M = 0x2000, L = 0x2100, D = 0x100 };
+    evbuf b = {0};
+    for (uint32_t t = 1; t <= 3; t++) {
+        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
+    }
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, M, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_READ, 1, D, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_COND_WAIT, 1, C, M, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 2, M, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_WRITE, 2, D, 0, 1, 0, 0);
+    evbuf_add(&b, FT_EV_COND_BROADCAST, 2, C, 0, 1, 1, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 2, L, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, L, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, M, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 2, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_COND_WAKE, 1, C, M, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 1, M, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 1, 0, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 3, L, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_MUTEX_LOCK, 3, M, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 3, M, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 3, L, 0, 0, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 3, 0, 0, 0, 0, 0);
+    for (uint32_t t = 1; t <= 3; t++)
+        evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, t, 0, 0);
+    evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
+    ft_ctm *c = load_events(&b, "woken_mutex_held");
+    evbuf_free(&b);
+    assert_non_null(c);
+    ft_reduced *whole = ft_reduce(c, 0);
+    assert_non_null(whole);
+    ft_props cand = {0};
+    ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
+    const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
+    assert_int_equal(k->candidates(&src, &cand), 0);
+    assert_int_equal(cand.n, 1);
+    ft_slice_index *ix = ft_slice_index_new(c);
+    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+    assert_non_null(vo);
+    assert_false(k->holds(c, whole, vo, &cand.v[0]));
+    ft_predict_opts o;
+    ft_predict_opts_default(&o);
+    o.no_value_order = 1;
+    ft_presult res;
+    ft_pkind_predict(c, whole, NULL, &cand.v[0], &o, &res);
+    assert_int_equal(res.verdict, FT_VIOLATED);
+    ft_presult_free(&res);
+    ft_value_order_free(vo);
+    ft_slice_index_free(ix);
+    free(cand.v);
+    ft_reduced_free(whole);
+    ft_ctm_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_signal_wakes_one),
         cmocka_unit_test(test_stuck_guarded_broadcast),
         cmocka_unit_test(test_stuck_two_signals),
+        cmocka_unit_test(test_stuck_woken_mutex_held),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
