@@ -22,6 +22,15 @@
 
 #define MAXP 64
 
+/* Main creates threads 1..n, each of which starts at once. */
+static void start_threads(evbuf *b, uint32_t n)
+{
+    for (uint32_t t = 1; t <= n; t++) {
+        evbuf_add(b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
+        evbuf_add(b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
+    }
+}
+
 /* Ends b's main thread (joins threads 1..n, none for 0; exits), loads
  * b as a model (*c, reduced *whole) and makes its order candidates. */
 static void order_model(evbuf *b, uint32_t n, const char *name, ft_ctm **c,
@@ -76,10 +85,7 @@ static void test_order_lock_holder(void **state)
     enum { X = 0x1000, L = 0x2000 };
     evbuf b = {0};
     evbuf_add(&b, FT_EV_READ, 0, X, 0, 0, 0, 0);
-    for (uint32_t t = 1; t <= 3; t++) {
-        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
-        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
-    }
+    start_threads(&b, 3);
     evbuf_add(&b, FT_EV_WRITE, 0, X, 0, 1, 0, 0);
     for (uint32_t t = 1; t <= 3; t++) {
         evbuf_add(&b, FT_EV_MUTEX_LOCK, t, L, 0, 0, FT_HOW_BLOCK, 0);
@@ -177,10 +183,7 @@ static void test_order_own_update(void **state)
     enum { X = 0x1000 };
     evbuf b = {0};
     evbuf_add(&b, FT_EV_WRITE, 0, X, 0, 5, 0, 0);
-    for (uint32_t t = 1; t <= 2; t++) {
-        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
-        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
-    }
+    start_threads(&b, 2);
     ft_event e;
     memset(&e, 0, sizeof e);
     e.kind = FT_EV_ATOMIC_RMW;
@@ -231,10 +234,7 @@ static unsigned section_candidates(int sections, int unlocked_writer)
 {
     enum { X = 0x1000, L = 0x2000 };
     evbuf b = {0};
-    for (uint32_t t = 1; t <= 2; t++) {
-        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
-        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
-    }
+    start_threads(&b, 2);
     evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, L, 0, 0, FT_HOW_BLOCK, 0);
     evbuf_add(&b, FT_EV_READ, 1, X, 0, 0, 0, 0);
     if (sections == 2) {
@@ -308,10 +308,7 @@ static void test_signal_wakes_one(void **state)
     (void)state;
     enum { C = 0x3000, M = 0x2000 };
     evbuf b = {0};
-    for (uint32_t t = 1; t <= 3; t++) {
-        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
-        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
-    }
+    start_threads(&b, 3);
     for (uint32_t t = 1; t <= 2; t++) {
         evbuf_add(&b, FT_EV_MUTEX_LOCK, t, M, 0, 0, FT_HOW_BLOCK, 0);
         evbuf_add(&b, FT_EV_COND_WAIT, t, C, M, 0, 0, 0);
@@ -345,6 +342,44 @@ static void test_signal_wakes_one(void **state)
     assert_int_equal(ft_smt_check(&e, 0), Z3_L_FALSE);
     ft_smt_free(&e);
     ft_reduced_free(r);
+    ft_ctm_free(c);
+}
+
+/* Loads b (freed) as name, makes its lost wake-up candidates (ncand of
+ * them) and checks each: the cut search alone proves none, with the
+ * value order it proves them when cheap, and the solver's own verdict
+ * (no value order) is verdict. */
+static void expect_stuck(evbuf *b, const char *name, uint32_t ncand, int cheap,
+                         int verdict)
+{
+    ft_ctm *c = load_events(b, name);
+    evbuf_free(b);
+    assert_non_null(c);
+    ft_reduced *whole = ft_reduce(c, 0);
+    assert_non_null(whole);
+    ft_props cand = {0};
+    ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
+    const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
+    assert_int_equal(k->candidates(&src, &cand), 0);
+    assert_int_equal(cand.n, ncand);
+    ft_slice_index *ix = ft_slice_index_new(c);
+    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+    assert_non_null(vo);
+    for (uint32_t i = 0; i < cand.n; i++) {
+        assert_false(k->holds(c, whole, NULL, &cand.v[i]));
+        assert_int_equal(k->holds(c, whole, vo, &cand.v[i]), cheap);
+        ft_predict_opts o;
+        ft_predict_opts_default(&o);
+        o.no_value_order = 1; /* the solver's own verdict */
+        ft_presult res;
+        ft_pkind_predict(c, whole, NULL, &cand.v[i], &o, &res);
+        assert_int_equal(res.verdict, verdict);
+        ft_presult_free(&res);
+    }
+    ft_value_order_free(vo);
+    ft_slice_index_free(ix);
+    free(cand.v);
+    ft_reduced_free(whole);
     ft_ctm_free(c);
 }
 
@@ -393,36 +428,12 @@ static void test_stuck_guarded_broadcast(void **state)
         evbuf_add(&b, FT_EV_THREAD_EXIT, 1, 0, 0, 0, 0, 0);
         evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, 1, 0, 0);
         evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
-        ft_ctm *c = load_events(&b, racy      ? "stuck_racy"
-                                    : rewrite ? "stuck_rewrite"
-                                    : busy    ? "stuck_busy"
-                                              : "stuck_guarded");
-        evbuf_free(&b);
-        assert_non_null(c);
-        ft_reduced *whole = ft_reduce(c, 0);
-        assert_non_null(whole);
-        ft_props cand = {0};
-        ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
-        const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
-        assert_int_equal(k->candidates(&src, &cand), 0);
-        assert_int_equal(cand.n, 1);
-        ft_slice_index *ix = ft_slice_index_new(c);
-        ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
-        assert_non_null(vo);
-        assert_false(k->holds(c, whole, NULL, &cand.v[0]));
-        assert_int_equal(k->holds(c, whole, vo, &cand.v[0]), !racy);
-        ft_predict_opts o;
-        ft_predict_opts_default(&o);
-        o.no_value_order = 1; /* the solver's own verdict */
-        ft_presult res;
-        ft_pkind_predict(c, whole, NULL, &cand.v[0], &o, &res);
-        assert_int_equal(res.verdict, racy ? FT_VIOLATED : FT_HOLDS);
-        ft_presult_free(&res);
-        ft_value_order_free(vo);
-        ft_slice_index_free(ix);
-        free(cand.v);
-        ft_reduced_free(whole);
-        ft_ctm_free(c);
+        expect_stuck(&b,
+                     racy      ? "stuck_racy"
+                     : rewrite ? "stuck_rewrite"
+                     : busy    ? "stuck_busy"
+                               : "stuck_guarded",
+                     1, !racy, racy ? FT_VIOLATED : FT_HOLDS);
     }
 }
 
@@ -441,10 +452,7 @@ static void test_stuck_two_signals(void **state)
     enum { C = 0x3000, M = 0x2000, D = 0x100 };
     for (int guarded = 1; guarded >= 0; guarded--) {
         evbuf b = {0};
-        for (uint32_t t = 1; t <= 2; t++) {
-            evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
-            evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
-        }
+        start_threads(&b, 2);
         for (uint32_t t = 1; t <= 2; t++) {
             evbuf_add(&b, FT_EV_MUTEX_LOCK, t, M, 0, 0, FT_HOW_BLOCK, 0);
             if (guarded)
@@ -463,35 +471,8 @@ static void test_stuck_two_signals(void **state)
         for (uint32_t t = 1; t <= 2; t++)
             evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, t, 0, 0);
         evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
-        ft_ctm *c = load_events(&b, guarded ? "two_signals" : "two_unguarded");
-        evbuf_free(&b);
-        assert_non_null(c);
-        ft_reduced *whole = ft_reduce(c, 0);
-        assert_non_null(whole);
-        ft_props cand = {0};
-        ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
-        const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
-        assert_int_equal(k->candidates(&src, &cand), 0);
-        assert_int_equal(cand.n, 2);
-        ft_slice_index *ix = ft_slice_index_new(c);
-        ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
-        assert_non_null(vo);
-        for (uint32_t i = 0; i < cand.n; i++) {
-            assert_false(k->holds(c, whole, NULL, &cand.v[i]));
-            assert_int_equal(k->holds(c, whole, vo, &cand.v[i]), guarded);
-            ft_predict_opts o;
-            ft_predict_opts_default(&o);
-            o.no_value_order = 1; /* the solver's own verdict */
-            ft_presult res;
-            ft_pkind_predict(c, whole, NULL, &cand.v[i], &o, &res);
-            assert_int_equal(res.verdict, guarded ? FT_HOLDS : FT_VIOLATED);
-            ft_presult_free(&res);
-        }
-        ft_value_order_free(vo);
-        ft_slice_index_free(ix);
-        free(cand.v);
-        ft_reduced_free(whole);
-        ft_ctm_free(c);
+        expect_stuck(&b, guarded ? "two_signals" : "two_unguarded", 2, guarded,
+                     guarded ? FT_HOLDS : FT_VIOLATED);
     }
 }
 
@@ -508,10 +489,7 @@ static void test_stuck_woken_mutex_held(void **state)
     (void)state;
     enum { C = 0x3000, M = 0x2000, L = 0x2100, D = 0x100 };
     evbuf b = {0};
-    for (uint32_t t = 1; t <= 3; t++) {
-        evbuf_add(&b, FT_EV_THREAD_CREATE, 0, 0, 0, t, 0, 0);
-        evbuf_add(&b, FT_EV_THREAD_START, t, 0, 0, 0, 0, 0);
-    }
+    start_threads(&b, 3);
     evbuf_add(&b, FT_EV_MUTEX_LOCK, 1, M, 0, 0, FT_HOW_BLOCK, 0);
     evbuf_add(&b, FT_EV_READ, 1, D, 0, 0, 0, 0);
     evbuf_add(&b, FT_EV_COND_WAIT, 1, C, M, 0, 0, 0);
@@ -533,32 +511,7 @@ static void test_stuck_woken_mutex_held(void **state)
     for (uint32_t t = 1; t <= 3; t++)
         evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, t, 0, 0);
     evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
-    ft_ctm *c = load_events(&b, "woken_mutex_held");
-    evbuf_free(&b);
-    assert_non_null(c);
-    ft_reduced *whole = ft_reduce(c, 0);
-    assert_non_null(whole);
-    ft_props cand = {0};
-    ft_pkind_src src = {c, whole, NULL, NULL, 8, MAXP};
-    const ft_pkind *k = ft_pkind_of(FT_PROP_STUCK);
-    assert_int_equal(k->candidates(&src, &cand), 0);
-    assert_int_equal(cand.n, 1);
-    ft_slice_index *ix = ft_slice_index_new(c);
-    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
-    assert_non_null(vo);
-    assert_false(k->holds(c, whole, vo, &cand.v[0]));
-    ft_predict_opts o;
-    ft_predict_opts_default(&o);
-    o.no_value_order = 1;
-    ft_presult res;
-    ft_pkind_predict(c, whole, NULL, &cand.v[0], &o, &res);
-    assert_int_equal(res.verdict, FT_VIOLATED);
-    ft_presult_free(&res);
-    ft_value_order_free(vo);
-    ft_slice_index_free(ix);
-    free(cand.v);
-    ft_reduced_free(whole);
-    ft_ctm_free(c);
+    expect_stuck(&b, "woken_mutex_held", 1, 0, FT_VIOLATED);
 }
 
 int main(void)
