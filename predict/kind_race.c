@@ -30,8 +30,9 @@
  * loop racing a thousand times gives one static race.  A read walks back
  * over the variable's writes only (a flag a thread spins on has millions
  * of reads: walking them for every read was quadratic, and ran a 380,000
- * event ring buffer past `--time`), and no access walks back over more
- * than SCAN accesses in all (atomics that cannot race each other). */
+ * event ring buffer past `--time`), an atomic access over the plain ones
+ * only (two atomics cannot race), and no access walks back over more
+ * than SCAN accesses in all. */
 #include "predict/kind.h"
 
 #include <stdlib.h>
@@ -111,91 +112,122 @@ static void run_starts(const ft_ctm *c, const uint32_t *list, uint32_t n,
         pd[j] = j > 0 && c->tid[list[j - 1]] == c->tid[list[j]] ? pd[j - 1] : j;
 }
 
+/* A variable's accesses of one kind, in trace order (CSR by variable):
+ * all of them, the writes, and the same two without the atomic ones.
+ * An access walks back over the list of what can race with it: a read
+ * over writes, an atomic access over non-atomic ones (spmc's lock-free
+ * queue, sysprog21/concurrent-programs: every access of its hot words is
+ * atomic, and walking them for each other took 25 of its 28 s). */
+enum { L_ALL, L_WRITES, L_PLAIN, L_PLAIN_WRITES, L_KINDS };
+
+typedef struct alist {
+    uint32_t *first, *ids, *pd; /* pd: run_starts of one variable's ids */
+    uint32_t *seen;             /* per thread: v + 1 when it has one before y */
+    uint32_t count; /* threads with one before y (of this variable) */
+    uint32_t at;    /* ids[first[v] .. at) come before y */
+} alist;
+
+static int in_list(const ft_pkind_src *s, uint32_t x, int k)
+{
+    const ft_ctm *c = s->c;
+    return is_access(c, x) && c->vars[c->obj[x]].shared &&
+           (!(k & L_WRITES) || ft_ctm_writes(c, x)) &&
+           (!(k & L_PLAIN) || !atomic_access(s, x));
+}
+
+static int lists_make(const ft_pkind_src *s, alist *l)
+{
+    const ft_ctm *c = s->c;
+    uint32_t most = 0;
+    for (int k = 0; k < L_KINDS; k++) {
+        l[k].first = calloc(c->nvars + 2, sizeof *l[k].first);
+        l[k].ids = malloc(sizeof *l[k].ids * (c->ntrans + 1));
+        l[k].seen = calloc(c->nthreads + 1, sizeof *l[k].seen);
+        if (!l[k].first || !l[k].ids || !l[k].seen)
+            return -1;
+        for (uint32_t x = 0; x < c->ntrans; x++)
+            if (in_list(s, x, k))
+                l[k].first[c->obj[x] + 1]++;
+        for (uint32_t v = 0; v < c->nvars; v++) {
+            l[k].first[v + 1] += l[k].first[v];
+            if (l[k].first[v + 1] - l[k].first[v] > most)
+                most = l[k].first[v + 1] - l[k].first[v];
+        }
+        uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
+        if (!fill)
+            return -1;
+        for (uint32_t x = 0; x < c->ntrans; x++)
+            if (in_list(s, x, k))
+                l[k].ids[l[k].first[c->obj[x]] + fill[c->obj[x]]++] = x;
+        free(fill);
+    }
+    for (int k = 0; k < L_KINDS; k++)
+        if (!(l[k].pd = malloc(sizeof *l[k].pd * (most + 1))))
+            return -1;
+    return 0;
+}
+
+static void lists_free(alist *l)
+{
+    for (int k = 0; k < L_KINDS; k++) {
+        free(l[k].first);
+        free(l[k].ids);
+        free(l[k].pd);
+        free(l[k].seen);
+    }
+}
+
 static int candidates(const ft_pkind_src *s, ft_props *out)
 {
     const ft_ctm *c = s->c;
     uint32_t nt = c->nthreads;
-    /* each variable's accesses in trace order (CSR) */
-    uint32_t *first = calloc(c->nvars + 2, sizeof *first);
-    uint32_t *acc = malloc(sizeof *acc * (c->ntrans + 1));
-    uint32_t *fill = calloc(c->nvars + 1, sizeof *fill);
-    /* the same for the writes alone */
-    uint32_t *wfirst = calloc(c->nvars + 2, sizeof *wfirst);
-    uint32_t *wacc = malloc(sizeof *wacc * (c->ntrans + 1));
+    alist l[L_KINDS];
+    memset(l, 0, sizeof l);
     uint32_t *walked = malloc(sizeof *walked * (nt + 1));
     uint8_t *stop = malloc(nt + 1);
-    /* v + 1 where the thread accessed (wrote) v before the current access */
-    uint32_t *seen_acc = calloc(nt + 1, sizeof *seen_acc);
-    uint32_t *seen_wr = calloc(nt + 1, sizeof *seen_wr);
     sitepair *pairs = NULL;
     size_t npairs = 0, cap = 0;
-    uint32_t *pd_acc = NULL, *pd_wr = NULL;
     int rc = -1;
-    if (!first || !acc || !fill || !walked || !stop || !wfirst || !wacc ||
-        !seen_acc || !seen_wr)
-        goto out;
-    for (uint32_t x = 0; x < c->ntrans; x++)
-        if (is_access(c, x) && c->vars[c->obj[x]].shared) {
-            first[c->obj[x] + 1]++;
-            wfirst[c->obj[x] + 1] += ft_ctm_writes(c, x) != 0;
-        }
-    for (uint32_t v = 0; v < c->nvars; v++) {
-        first[v + 1] += first[v];
-        wfirst[v + 1] += wfirst[v];
-    }
-    for (uint32_t x = 0; x < c->ntrans; x++)
-        if (is_access(c, x) && c->vars[c->obj[x]].shared)
-            acc[first[c->obj[x]] + fill[c->obj[x]]++] = x;
-    memset(fill, 0, sizeof *fill * (c->nvars + 1));
-    for (uint32_t x = 0; x < c->ntrans; x++)
-        if (is_access(c, x) && c->vars[c->obj[x]].shared &&
-            ft_ctm_writes(c, x))
-            wacc[wfirst[c->obj[x]] + fill[c->obj[x]]++] = x;
-    /* jumps over runs of one thread's accesses (a recorded thread runs
-     * for a quantum: thousands of accesses in a row), per variable */
-    uint32_t most = 0;
-    for (uint32_t v = 0; v < c->nvars; v++)
-        if (first[v + 1] - first[v] > most)
-            most = first[v + 1] - first[v];
-    pd_acc = malloc(sizeof *pd_acc * (most + 1));
-    pd_wr = malloc(sizeof *pd_wr * (most + 1));
-    if (!pd_acc || !pd_wr)
+    if (!walked || !stop || lists_make(s, l) < 0)
         goto out;
     rc = 0;
     for (uint32_t v = 0; v < c->nvars && rc == 0; v++) {
-        uint32_t wq = wfirst[v]; /* the writes before acc[q] end here */
-        run_starts(c, acc + first[v], first[v + 1] - first[v], pd_acc);
-        run_starts(c, wacc + wfirst[v], wfirst[v + 1] - wfirst[v], pd_wr);
-        /* the threads with an access (a write) of v before acc[q]: the
-         * walk back from acc[q] ends when each has stopped */
-        uint32_t nacc = 0, nwr = 0;
-        for (uint32_t q = first[v]; q < first[v + 1] && rc == 0; q++) {
-            uint32_t y = acc[q];
+        for (int k = 0; k < L_KINDS; k++) {
+            alist *a = &l[k];
+            /* jumps over runs of one thread's accesses (a recorded thread
+             * runs for a quantum: thousands of accesses in a row) */
+            run_starts(c, a->ids + a->first[v], a->first[v + 1] - a->first[v],
+                       a->pd);
+            a->count = 0;
+            a->at = a->first[v];
+        }
+        const alist *all = &l[L_ALL];
+        for (uint32_t q = all->first[v]; q < all->first[v + 1] && rc == 0;
+             q++) {
+            uint32_t y = all->ids[q], ty = c->tid[y];
             int yw = ft_ctm_writes(c, y), ya = atomic_access(s, y);
+            for (int k = 0; k < L_KINDS; k++)
+                while (l[k].at < l[k].first[v + 1] && l[k].ids[l[k].at] < y)
+                    l[k].at++;
+            /* what can race with y: a read with writes, an atomic access
+             * with plain ones */
+            const alist *a = &l[(yw ? L_ALL : L_WRITES) | (ya ? L_PLAIN : 0)];
+            const uint32_t *list = a->ids + a->first[v];
+            uint32_t k = a->at - a->first[v];
+            /* the walk back ends when every other thread with an access
+             * in the list has stopped (it went on to SCAN before: 10^7
+             * events, a minute) */
+            uint32_t running = a->count - (a->seen[ty] == v + 1);
             memset(walked, 0, sizeof *walked * nt);
             memset(stop, 0, nt);
-            stop[c->tid[y]] = 1;
-            /* every other thread stopped: nothing further back can race
-             * (the walk went on to SCAN before: 10^7 events, a minute) */
-            uint32_t ty = c->tid[y];
-            uint32_t running = yw ? nacc - (seen_acc[ty] == v + 1)
-                                  : nwr - (seen_wr[ty] == v + 1);
-            while (wq < wfirst[v + 1] && wacc[wq] < y)
-                wq++;
-            /* a read races only with writes: walk those (list[0..k) of
-             * v's; a stopped thread's run is skipped at once) */
-            const uint32_t *list = yw ? acc + first[v] : wacc + wfirst[v];
-            const uint32_t *pd = yw ? pd_acc : pd_wr;
-            uint32_t k = yw ? q - first[v] : wq - wfirst[v];
+            stop[ty] = 1;
             for (uint32_t scanned = 0; running && k > 0 && rc == 0 &&
                                        scanned++ < SCAN;) {
                 uint32_t x = list[--k], t = c->tid[x];
                 if (stop[t]) {
-                    k = pd[k];
+                    k = a->pd[k];
                     continue;
                 }
-                if ((!yw && !ft_ctm_writes(c, x)) || (ya && atomic_access(s, x)))
-                    continue;
                 if (ft_ctm_must_hb(c, x, y) || ++walked[t] > WALK) {
                     stop[t] = 1;
                     running--;
@@ -220,28 +252,17 @@ static int candidates(const ft_pkind_src *s, ft_props *out)
                 p.group = (uint32_t)(sp - pairs);
                 rc = ft_props_push(out, &p);
             }
-            if (seen_acc[ty] != v + 1) {
-                seen_acc[ty] = v + 1;
-                nacc++;
-            }
-            if (yw && seen_wr[ty] != v + 1) {
-                seen_wr[ty] = v + 1;
-                nwr++;
-            }
+            for (int j = 0; j < L_KINDS; j++)
+                if (l[j].seen[ty] != v + 1 && in_list(s, y, j)) {
+                    l[j].seen[ty] = v + 1;
+                    l[j].count++;
+                }
         }
     }
 out:
-    free(first);
-    free(acc);
-    free(fill);
-    free(wfirst);
-    free(wacc);
+    lists_free(l);
     free(walked);
     free(stop);
-    free(seen_acc);
-    free(pd_acc);
-    free(pd_wr);
-    free(seen_wr);
     free(pairs);
     return rc;
 }
