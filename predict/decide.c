@@ -570,6 +570,12 @@ static int try_cand(ft_decider *d, const ft_prop *p, const cand *cd,
                              d->nsteps < budget &&
                              units < 4 * budget;
          units++) {
+        /* one candidate on a long trace runs for seconds (SV-COMP's gcd-2,
+         * a diverged run of 568,000 transitions re-analysed: 77 s past
+         * --time in the 64 tries between two readings of the clock) */
+        if ((units & 255) == 255 && d->until > 0 &&
+            ft_predict_now() >= d->until)
+            break;
         uint32_t t = heap_pop(d);
         int r = run_unit(d, p, cd->hold, t);
         if (r == 2)
@@ -643,15 +649,16 @@ long ft_decide_run(ft_decider *d, const ft_prop *props, size_t n,
     double now = ft_predict_now();
     double until =
         o->until > now ? now + (o->until - now) * SEARCH_SHARE : o->until;
-    uint64_t tried = 0; /* the clock is read every 64 tries, first at 0 */
+    d->until = until;
+    uint64_t tried = 0; /* the budget is polled every 64 tries */
     for (size_t k = 0; k < cv.n; k++) {
         const cand *cd = &cv.v[k];
         if (decided[cd->prop] ||
             (o->gviol && o->gviol[props[cd->prop].group]))
             continue;
-        if ((tried++ & 63) == 0 &&
-            ((o->budget && ft_budget_poll(o->budget, o->stage, k, cv.n)) ||
-             (until > 0 && ft_predict_now() >= until)))
+        if (((tried++ & 63) == 0 && o->budget &&
+             ft_budget_poll(o->budget, o->stage, k, cv.n)) ||
+            (until > 0 && ft_predict_now() >= until))
             break;
         advance_base(d, cd->k);
         if (d->base_bad != NONE && d->base_bad < cd->k)

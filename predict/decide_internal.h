@@ -69,6 +69,8 @@ struct ft_decider {
                        violation of an instance, kept as a spare, marks
                        its group too */
     int stop; /* the candidate has given what it can */
+    double until; /* the search's end (0: none): a candidate's run stops
+                     there too */
     int oom;
 };
 
