@@ -207,13 +207,15 @@ static uint32_t takers(const cuts *s, uint32_t t, uint32_t pre, uint32_t cv)
                 c->obj2[x] < c->nvars && held_in_state(s, c->obj2[x]))
                 n++;
         }
-        uint32_t before = vo_before(s->vo, t, pre, v), scan = 0;
+        uint32_t before = vo_before(s->vo, t, pre, v), scan = 0, waits = 0;
         for (uint32_t i = ft_slice_upper(c, ix->all, a, b, v, cut); i > a;
              i--) {
             uint32_t x = ix->all[i - 1];
             if (c->tid[x] != v || c->pos[x] < before)
                 break; /* v's, and not known to precede pre */
-            if (++scan > TAKER_SCAN)
+            /* a notifier's own signals cost a step, not a claim */
+            if (++scan > 64 * TAKER_SCAN ||
+                (c->op[x] == FT_OP_WAIT_POST && ++waits > TAKER_SCAN))
                 return UINT32_MAX;
             n += c->op[x] == FT_OP_WAIT_POST;
         }
