@@ -87,6 +87,11 @@ void analyze_talk_end(analyze_talk *t);
 /* Fills ao->confirm.  Returns the exit code: 0, or 127/2 when the program
  * cannot be run, 4 out of memory. */
 int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co);
+/* After every witness's first replay (analyze_confirm, analyze_uncover,
+ * analyze_confirm_kinds): the atomicity witnesses that diverged are
+ * refined (re-recorded, re-predicted, replayed; replay/confirm.h), each
+ * with a progress line.  The exit code, as analyze_confirm's. */
+int analyze_refine(analyze_out *ao, const analyze_confirm_opts *co);
 /* Writes violated property i's schedule into dir and its path into
  * ao->schedule[i]; says what failed on stderr.  0, -1. */
 int analyze_write_schedule(analyze_out *ao, size_t i, const char *dir);

@@ -240,6 +240,7 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
     fr_confirm_opts o;
     fill(&o, co);
     o.tails = 0; /* every witness first (analyze_tails_in_turns) */
+    o.refine = 0; /* and before any refinement (analyze_refine) */
     size_t total = 0;
     for (size_t i = 0; i < pl->nprops; i++)
         total += ao->schedule[i] != NULL;
@@ -250,6 +251,39 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
             continue;
         analyze_talk_replay(co->talk, ao->schedule[i]);
         rc = confirm_one(ao, &o, i, co->talk);
+    }
+    analyze_talk_end(co->talk);
+    return rc;
+}
+
+int analyze_refine(analyze_out *ao, const analyze_confirm_opts *co)
+{
+    const ft_pipeline *pl = ao->pl;
+    size_t total = 0;
+    for (size_t i = 0; ao->confirm && i < pl->nprops; i++)
+        total += ao->schedule[i] && ao->confirm[i].status == FR_SPURIOUS;
+    if (!total || !co->refine)
+        return FT_EXIT_OK;
+    fr_confirm_opts o;
+    fill(&o, co);
+    o.tails = 0; /* every witness first (analyze_tails_in_turns) */
+    analyze_talk_begin(co->talk, "refining diverged witnesses", total);
+    int rc = FT_EXIT_OK;
+    for (size_t i = 0; i < pl->nprops && rc == FT_EXIT_OK; i++) {
+        fr_confirmation *c = &ao->confirm[i];
+        if (!ao->schedule[i] || c->status != FR_SPURIOUS)
+            continue;
+        if (fr_confirm_time_up(&o)) {
+            snprintf(c->note, sizeof c->note,
+                     "not refined: the analysis's "
+                     "time ran out");
+            continue;
+        }
+        analyze_talk_replay(co->talk, ao->schedule[i]);
+        ft_error err;
+        errno = 0;
+        if (fr_confirm_refine(pl, i, ao->schedule[i], &o, c, &err) < 0)
+            rc = analyze_replay_failed(c, &err, errno, co->talk);
     }
     analyze_talk_end(co->talk);
     return rc;
@@ -286,6 +320,7 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
     fr_confirm_opts o;
     fill(&o, co);
     o.tails = 0; /* every witness first (analyze_tails_in_turns) */
+    o.refine = 0; /* and before any refinement (analyze_refine) */
     if (fr_confirm_time_up(&o))
         goto out;
     if (co->progress)

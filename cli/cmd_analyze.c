@@ -670,6 +670,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
         if (exit_code == FT_EXIT_OK)
             exit_code = analyze_confirm_kinds(&ao, &co);
         if (exit_code == FT_EXIT_OK)
+            exit_code = analyze_refine(&ao, &co);
+        if (exit_code == FT_EXIT_OK)
             exit_code = analyze_tails_in_turns(&ao, &co);
         if (exit_code != FT_EXIT_OK) {
             free_out(&ao);

@@ -385,6 +385,17 @@ void fr_confirm_atom_tails_done(const char *schedule_path,
     fr_confirm_pair_done(o, base, blen);
 }
 
+/* Progress of a refinement's re-analysis: the replays' tick, so that a
+ * long one is not silence. */
+static void refine_progress(void *arg, const char *stage, uint64_t done,
+                            uint64_t total)
+{
+    (void)stage, (void)done, (void)total;
+    const fr_confirm_opts *o = arg;
+    if (o->tick)
+        o->tick(o->tick_arg);
+}
+
 /* Analyzes trace and keeps only the properties of the wanted regions;
  * solves them.  Returns the number violated, -1 if the trace is unusable. */
 static long reanalyze(ft_pipeline *pl, const char *trace,
@@ -396,9 +407,10 @@ static long reanalyze(ft_pipeline *pl, const char *trace,
      * diverged run is a long trace, and its re-analysis ran minutes past
      * the bound (SV-COMP's dekker and szymanski, killed at 180 s under
      * --time 60) */
-    ft_budget budget = {o->until, 0, NULL, NULL, 0};
+    ft_budget budget = {o->until, 0, refine_progress, (void *)o, 0};
     if (ft_pipeline_load_bounded(pl, trace, FT_INPUT_FORETELL,
-                                 o->until > 0 ? &budget : NULL, &e) < 0 ||
+                                 o->until > 0 || o->tick ? &budget : NULL,
+                                 &e) < 0 ||
         ft_pipeline_infer(pl, o->infer, &e) < 0) {
         snprintf(note, notelen, "the diverged run's trace %.600s cannot "
                  "be analyzed: %.256s", trace, e.message);
@@ -466,8 +478,17 @@ int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
     const char *base = fr_confirm_base(schedule_path, &blen);
     if (c->status == FR_CONFIRMED && c->outcome.failure == FR_OK)
         return try_alt(pl, i, o, c, base, blen, err);
-    if (c->status != FR_SPURIOUS)
+    return fr_confirm_refine(pl, i, schedule_path, o, c, err);
+}
+
+int fr_confirm_refine(const ft_pipeline *pl, size_t i,
+                      const char *schedule_path, const fr_confirm_opts *o,
+                      fr_confirmation *c, ft_error *err)
+{
+    if (c->status != FR_SPURIOUS || !o->refine)
         return 0;
+    int blen;
+    const char *base = fr_confirm_base(schedule_path, &blen);
     region_key want[2];
     int nwant = keys_of(pl, i, want);
     if (!nwant)

@@ -90,9 +90,19 @@ int fr_confirm_time_up(const fr_confirm_opts *o);
 const char *fr_confirm_status_id(int status);
 
 /* Confirms violated property i of pl, whose schedule is schedule_path.
- * 0 (see c->status), -1 with err set when the program cannot be run. */
+ * 0 (see c->status), -1 with err set when the program cannot be run.
+ * With o->refine 0 a divergence stays FR_SPURIOUS, and
+ * fr_confirm_refine refines it later (analyze replays every witness
+ * once before any refinement: a refinement re-analyzes a run and can
+ * take the time left). */
 int fr_confirm(const ft_pipeline *pl, size_t i, const char *schedule_path,
                const fr_confirm_opts *o, fr_confirmation *c, ft_error *err);
+/* The refinement rounds of c, a spurious confirmation fr_confirm made of
+ * property i (schedule_path as given to it), up to o->refine; nothing
+ * when c is not FR_SPURIOUS.  The re-analysis calls o->tick. */
+int fr_confirm_refine(const ft_pipeline *pl, size_t i,
+                      const char *schedule_path, const fr_confirm_opts *o,
+                      fr_confirmation *c, ft_error *err);
 /* Random tail k (1 ..) of an atomicity finding fr_confirm confirmed
  * with o->tails 0 whose run did not fail (fr_confirm_wants_tails): after
  * its schedule, then after its alternative witness's (kept, with a note,

@@ -90,6 +90,18 @@ assert all("step" in c["divergence"] for c in sp), sp
 assert any(c["status"] == "refined" for c in sp), sp
 assert d["confirmed"] == sum(x["confirmation"]["status"] in ("confirmed", "refined") for x in v)
 ' || fail "config_swap: no divergence found and refined"
+# Every witness is replayed once before any refinement: a refinement
+# re-analyzes a run and can take the time that is left (SV-COMP gcd-2:
+# its 6 order and race witnesses were never replayed).
+nk=0
+for k in out-cs/order-*.replay.ftrace out-cs/data-race-*.replay.ftrace; do
+    [ -e "$k" ] || continue
+    nk=$((nk + 1))
+    for r in out-cs/*.refine-1; do
+        [ "$r" -nt "$k" ] || fail "config_swap: $r refined before $k was replayed"
+    done
+done
+[ $nk -gt 0 ] || fail "config_swap: no order or race finding replayed"
 
 # Without PROG, the program the trace recorded is replayed when it is the
 # same build (by default, and with --confirm); not when it is gone or
