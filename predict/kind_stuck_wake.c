@@ -79,6 +79,34 @@ static int read_before(const cuts *s, uint32_t t, uint32_t lo, uint32_t hi,
     return 0;
 }
 
+/* When thread t stands at position q at a condition wait W (its
+ * WAIT_PRE ran, its WAIT_POST is next): W's section of its mutex in the
+ * value order, with the condition and the mutex; else NULL. */
+static const vo_cs *standing_wait(const cuts *s, uint32_t t, uint32_t q,
+                                  uint32_t *cv, uint32_t *m)
+{
+    const ft_ctm *c = s->c;
+    if (q == 0 || q >= c->len[t])
+        return NULL;
+    uint32_t w = ft_ctm_at(c, t, q), pre = ft_ctm_at(c, t, q - 1);
+    *cv = c->obj[w];
+    *m = c->obj2[w];
+    if (c->op[w] != FT_OP_WAIT_POST || c->op[pre] != FT_OP_WAIT_PRE ||
+        c->obj[pre] != *cv || *cv >= c->nvars || *m >= c->nvars)
+        return NULL;
+    return vo_cs_at(s->vo, *m, t, q - 1);
+}
+
+/* Whether the notify of thread u at position pn must come after t's
+ * wait, standing at q in section sec, began: by the relation, or by a
+ * read of the section (ran: as read_before). */
+static int notify_after_wait(const cuts *s, uint32_t t, uint32_t q,
+                             const vo_cs *sec, uint32_t u, uint32_t pn, int ran)
+{
+    return vo_before(s->vo, u, pn, t) > sec->acq ||
+           read_before(s, t, sec->acq, q - 1, u, pn, ran);
+}
+
 /* For thread t standing at position q, a condition wait: per thread u,
  * the first position of a notify that would have woken it (VO_NONE
  * none); NULL when none would or q is no such wait.  -1 out of memory
@@ -88,14 +116,8 @@ int stuck_wake_of(cuts *s, uint32_t t, uint32_t q, uint32_t **out)
     const ft_ctm *c = s->c;
     const ft_value_order *vo = s->vo;
     *out = NULL;
-    if (q == 0 || q >= c->len[t])
-        return 0;
-    uint32_t w = ft_ctm_at(c, t, q), pre = ft_ctm_at(c, t, q - 1);
-    uint32_t cv = c->obj[w], m = c->obj2[w];
-    if (c->op[w] != FT_OP_WAIT_POST || c->op[pre] != FT_OP_WAIT_PRE ||
-        c->obj[pre] != cv || cv >= c->nvars || m >= c->nvars)
-        return 0;
-    const vo_cs *sec = vo_cs_at(vo, m, t, q - 1);
+    uint32_t cv, m;
+    const vo_cs *sec = standing_wait(s, t, q, &cv, &m);
     /* woken, t still waits for m when another thread may stop holding
      * it: left to the leaf, which knows (stuck_woken_at_leaf) */
     if (!sec || (s->held_by[m] != VO_NONE && s->held_by[m] != t))
@@ -116,8 +138,7 @@ int stuck_wake_of(cuts *s, uint32_t t, uint32_t q, uint32_t **out)
             !vo_cs_at(vo, m, u, pn) ||
             (wk && wk[u] <= pn)) /* by thread, position: the first */
             continue;
-        if (vo_before(vo, u, pn, t) <= sec->acq &&
-            !read_before(s, t, sec->acq, q - 1, u, pn, 0))
+        if (!notify_after_wait(s, t, q, sec, u, pn, 0))
             continue;
         if (!wk) {
             if (!(wk = malloc(sizeof *wk * c->nthreads)))
@@ -231,15 +252,10 @@ int stuck_woken_at_leaf(cuts *s)
     const ft_value_order *vo = s->vo;
     const ft_slice_index *ix = vo->ix;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-        uint32_t q = s->cut[t];
-        if (q == UNSTARTED || q == 0 || q >= c->len[t])
+        uint32_t q = s->cut[t], cv, m;
+        if (q == UNSTARTED)
             continue;
-        uint32_t w = ft_ctm_at(c, t, q), pre = ft_ctm_at(c, t, q - 1);
-        uint32_t cv = c->obj[w], m = c->obj2[w];
-        if (c->op[w] != FT_OP_WAIT_POST || c->op[pre] != FT_OP_WAIT_PRE ||
-            c->obj[pre] != cv || cv >= c->nvars || m >= c->nvars)
-            continue;
-        const vo_cs *sec = vo_cs_at(vo, m, t, q - 1);
+        const vo_cs *sec = standing_wait(s, t, q, &cv, &m);
         if (!sec || held_in_state(s, m))
             continue;
         uint32_t a = ix->all_first[cv], b = ix->all_first[cv + 1];
@@ -252,8 +268,7 @@ int stuck_woken_at_leaf(cuts *s)
                 (c->op[n] != FT_OP_NOTIFY && c->op[n] != FT_OP_NOTIFY_ALL) ||
                 !vo_cs_at(vo, m, u, pn))
                 continue;
-            if (vo_before(vo, u, pn, t) <= sec->acq &&
-                !read_before(s, t, sec->acq, q - 1, u, pn, 1))
+            if (!notify_after_wait(s, t, q, sec, u, pn, 1))
                 continue;
             if (c->op[n] == FT_OP_NOTIFY_ALL)
                 return 1;
