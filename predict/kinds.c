@@ -549,6 +549,13 @@ int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
     return 0;
 }
 
+/* The first pass's timeout per candidate (ft_predict_opts.kind_first_ms
+ * 0).  Most kind candidates the solver decides at all take well under it
+ * (bench/predict's shapes and data/); pool's lost wake-ups take 1.5-2.7
+ * s, and on pigz a candidate Z3 cannot decide reaches its memory bound
+ * only after about 4.4 s.  1 s cost pool 2.6 s more than 2.5 s did. */
+#define FT_KIND_FIRST_PASS_MS 2500u
+
 /* Solves the undecided candidates kprops[done0..) in two passes: every
  * one with a short timeout first, then the ones that ran into it with
  * the full one, after the others.  In candidate order with the full
@@ -561,7 +568,8 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
 {
     size_t n = pl->nkprops;
     const char *stage = "solving other kinds";
-    unsigned first_ms = o->first_pass_ms ? o->first_pass_ms : FT_FIRST_PASS_MS;
+    unsigned first_ms =
+        o->kind_first_ms ? o->kind_first_ms : FT_KIND_FIRST_PASS_MS;
     if ((o->timeout_ms && o->timeout_ms <= first_ms) || n - done0 < 2)
         return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n, done0,
                                          o, w, ft_window_index_ref(w), 0, stage,
@@ -589,17 +597,24 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
     free(again);
     if (rc < 0)
         return -1;
+    if (!nagain)
+        return 0;
+    /* each candidate's seconds are those of both passes */
+    double *first_s = malloc(sizeof *first_s * nagain);
+    if (!first_s)
+        return -1;
     for (size_t i = n - nagain; i < n; i++) {
+        first_s[i - (n - nagain)] = pl->kresults[i].seconds;
         ft_presult_free(&pl->kresults[i]);
         memset(&pl->kresults[i], 0, sizeof pl->kresults[i]);
     }
-    if (!nagain)
-        return 0;
-    return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n,
-                                     n - nagain, o, w, ft_window_index_ref(w),
-                                     0, stage, NULL, NULL) < 0
-               ? -1
-               : 0;
+    long done = ft_pipeline_solve_bounded(
+        pl, pl->kprops, pl->kresults, n, n - nagain, o, w,
+        ft_window_index_ref(w), 0, stage, NULL, NULL);
+    for (size_t i = n - nagain; done >= 0 && i < n; i++)
+        pl->kresults[i].seconds += first_s[i - (n - nagain)];
+    free(first_s);
+    return done < 0 ? -1 : 0;
 }
 
 long ft_pipeline_predict_kinds(ft_pipeline *pl, const ft_predict_opts *o)

@@ -484,96 +484,6 @@ static long decide_cheaply(ft_pipeline *pl, const ft_window_index *w,
     return m < 0 ? -1 : n;
 }
 
-/* Moves the properties marked again last (results and stand-ins with
- * them), in their order, and clears their results for another solving.
- * 0, -1 out of memory. */
-static int put_again_last(ft_pipeline *pl, const uint8_t *again,
-                          loose_set *loose)
-{
-    size_t n = pl->nprops;
-    prop_key *k = malloc(sizeof *k * (n + 1));
-    size_t *to = loose->n ? malloc(sizeof *to * (n + 1)) : NULL;
-    if (!k || (loose->n && !to)) {
-        free(k);
-        free(to);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        k[i] = (prop_key){again[i], i};
-    qsort(k, n, sizeof *k, prop_key_cmp);
-    for (size_t j = 0; to && j < n; j++)
-        to[k[j].index] = j;
-    for (size_t i = 0; to && i < loose->n; i++)
-        loose->v[i].index = to[loose->v[i].index];
-    free(to);
-    permute(k, n, pl->props, pl->results);
-    free(k);
-    return 0;
-}
-
-/* Solves props[done0..) in two passes, as the kinds are (kinds.c): every
- * one with a short timeout first, then those that ran into it with the
- * full one, after the others.  In one pass a hopeless property took the
- * whole per-property timeout, which --time cuts to what is left: on
- * pigz (madler/pigz fe4894f) property #171 took all of --time 60's
- * solving, and 71 properties after it were never tried.  w is the
- * caller's reference, given up here.  Returns as
- * ft_pipeline_solve_bounded. */
-static long solve_in_two_passes(ft_pipeline *pl, size_t done0,
-                                const ft_predict_opts *o, ft_window_index *w,
-                                int windowed, size_t stop_after,
-                                ft_progress_fn *progress, void *arg,
-                                loose_set *loose)
-{
-    size_t n = pl->nprops;
-    unsigned first_ms = o->first_pass_ms ? o->first_pass_ms : FT_FIRST_PASS_MS;
-    if ((o->timeout_ms && o->timeout_ms <= first_ms) || n - done0 < 2)
-        return ft_pipeline_solve_bounded(pl, pl->props, pl->results, n, done0,
-                                         o, windowed ? w : NULL, w, stop_after,
-                                         "solving", progress, arg);
-    ft_predict_opts first = *o;
-    first.timeout_ms = first_ms;
-    long done = ft_pipeline_solve_bounded(
-        pl, pl->props, pl->results, n, done0, &first, windowed ? w : NULL,
-        ft_window_index_ref(w), stop_after, "solving", progress, arg);
-    uint8_t *again = done >= 0 ? calloc(n + 1, 1) : NULL;
-    if (!again) {
-        ft_window_index_free(w);
-        return -1;
-    }
-    size_t nagain = 0;
-    for (size_t i = done0; i < n && !pl->abandoned; i++) {
-        const ft_presult *r = &pl->results[i];
-        again[i] = r->verdict == FT_UNKNOWN && !r->not_solved && !r->covered &&
-                   r->seconds >= 0.9 * first_ms / 1000.0;
-        nagain += again[i];
-    }
-    if (!nagain || put_again_last(pl, again, loose) < 0) {
-        free(again);
-        ft_window_index_free(w);
-        return nagain ? -1 : done;
-    }
-    free(again);
-    /* each property's seconds are those of both passes */
-    double *first_s = malloc(sizeof *first_s * nagain);
-    if (!first_s) {
-        ft_window_index_free(w);
-        return -1;
-    }
-    for (size_t i = n - nagain; i < n; i++) {
-        first_s[i - (n - nagain)] = pl->results[i].seconds;
-        ft_presult_free(&pl->results[i]);
-        memset(&pl->results[i], 0, sizeof pl->results[i]);
-    }
-    done = ft_pipeline_solve_bounded(pl, pl->props, pl->results, n, n - nagain,
-                                     o, windowed ? w : NULL, w, stop_after,
-                                     "solving (full timeout)", progress, arg);
-    for (size_t i = n - nagain; done >= 0 && i < n; i++)
-        pl->results[i].seconds += first_s[i - (n - nagain)];
-    free(first_s);
-    return done;
-}
-
 /* Where the solver ended unknown (or never got to), the relaxed search's
  * violation (from decide_cheaply), which frees loose. */
 static void take_loose(ft_pipeline *pl, loose_set *loose)
@@ -644,8 +554,9 @@ long ft_pipeline_predict(ft_pipeline *pl, const ft_predict_opts *o,
     own.until = ft_pipeline_solve_until(pl, &own, t0);
     /* the value order was asked about every property already */
     own.no_value_order = 1;
-    long done = solve_in_two_passes(pl, (size_t)ndecided, &own, w, windowed,
-                                    stop_after, progress, arg, &loose);
+    long done = ft_pipeline_solve_bounded(
+        pl, pl->props, pl->results, pl->nprops, (size_t)ndecided, &own,
+        windowed ? w : NULL, w, stop_after, "solving", progress, arg);
     if (done < 0) {
         take_loose(pl, &loose);
         return -1;

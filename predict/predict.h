@@ -107,19 +107,11 @@ typedef struct ft_predict_opts {
      * violated; by default those are left (ft_presult.covered). */
     int every_instance;
     double until;          /* set from total_ms: CLOCK_MONOTONIC s, 0 none */
-    /* the first pass: every property the cheap decisions left (the
-     * atomicity ones and the other kinds' candidates) with this timeout
-     * (ms), then those that reached it with timeout_ms (pipeline.c,
-     * kinds.c); 0: FT_FIRST_PASS_MS */
-    unsigned first_pass_ms;
+    /* the other kinds' first pass: every candidate with this timeout
+     * (ms), then those that reached it with timeout_ms (kinds.c);
+     * 0: 2500 */
+    unsigned kind_first_ms;
 } ft_predict_opts;
-
-/* The first pass's timeout per property (ft_predict_opts.first_pass_ms
- * 0).  Most kind candidates the solver decides at all take well under it
- * (bench/predict's shapes and data/); pool's lost wake-ups take 1.5-2.7
- * s, and on pigz a candidate Z3 cannot decide reaches its memory bound
- * only after about 4.4 s.  1 s cost pool 2.6 s more than 2.5 s did. */
-#define FT_FIRST_PASS_MS 2500u
 
 void ft_predict_opts_default(ft_predict_opts *o);
 
