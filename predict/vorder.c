@@ -619,8 +619,18 @@ ft_value_order *ft_value_order_new_until(const ft_ctm *c,
     if (!sems || collect_cs(v) || (until > 0 && ft_predict_now() >= until) ||
         compute_clocks(v, w, nw, notes, nn, sems, until))
         goto fail;
-    v->w = w; /* kept: the lost wake-up rules look writes up by value */
-    v->nw = nw;
+    /* kept for the lost wake-up rules, which look writes up by value at
+     * a condition wait (kind_stuck_wake.c): without one, 24 bytes a write
+     * given back */
+    size_t nwaits = 0;
+    for (uint32_t x = 0; x < c->ntrans && !nwaits; x++)
+        nwaits += c->op[x] == FT_OP_WAIT_PRE;
+    if (nwaits) {
+        v->w = w;
+        v->nw = nw;
+    } else {
+        free(w);
+    }
     free(notes);
     vo_sems_free(sems);
     return v;

@@ -26,7 +26,9 @@ struct ft_value_order {
     vo_cs *cs; /* sorted by lock, thread, acquisition */
     size_t ncs;
     const ft_slice_index *ix; /* per object: ids by thread, position */
-    struct vo_write *w;       /* every write by (obj, val, tid, id) */
+    struct vo_write *w;       /* every write by (obj, val, tid, id); NULL
+                                 (nw 0) when the trace has no condition
+                                 wait, the one rule that asks */
     size_t nw;
     uint8_t *rmw; /* per variable: some write of it is no plain write */
 };

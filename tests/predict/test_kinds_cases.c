@@ -265,6 +265,14 @@ static unsigned section_candidates(int sections, int unlocked_writer)
         nth++;
     }
     assert_int_equal(nth, 2);
+    /* no condition wait: the value order gives its sorted writes back
+     * (expect_stuck checks they are kept where there is one) */
+    ft_slice_index *ix = ft_slice_index_new(c);
+    ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
+    assert_non_null(vo);
+    assert_true(!vo->w && vo->nw == 0);
+    ft_value_order_free(vo);
+    ft_slice_index_free(ix);
     order_free(c, whole, &cand);
     return which;
 }
@@ -365,6 +373,14 @@ static void expect_stuck(evbuf *b, const char *name, uint32_t ncand, int cheap,
     ft_slice_index *ix = ft_slice_index_new(c);
     ft_value_order *vo = ix ? ft_value_order_new(c, ix) : NULL;
     assert_non_null(vo);
+    /* the sorted writes are kept for the condition waits' rules only */
+    uint32_t waits = 0;
+    for (uint32_t x = 0; x < c->ntrans; x++)
+        waits += c->op[x] == FT_OP_WAIT_PRE;
+    if (waits)
+        assert_non_null(vo->w);
+    else
+        assert_true(!vo->w && vo->nw == 0);
     for (uint32_t i = 0; i < cand.n; i++) {
         assert_false(k->holds(c, whole, NULL, &cand.v[i]));
         assert_int_equal(k->holds(c, whole, vo, &cand.v[i]), cheap);
