@@ -106,6 +106,15 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
 struct fr_confirm_opts;
 void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
                                const analyze_confirm_opts *co);
+/* A witness's first replay gets its share of what is left of --time:
+ * left witnesses (this one included) still to replay share it equally,
+ * at least 1 s each (o->run_until; none without --time), so that one
+ * replay that runs on cannot leave the others unreplayed (SV-COMP
+ * qrcu-2: its updater spins after the schedule in a loop without key
+ * points, 48 s of --time 60, and 13 witnesses were never replayed).  The
+ * witnesses of the other kinds, counted for those stages before them. */
+void analyze_share_time(struct fr_confirm_opts *o, size_t left);
+size_t analyze_kind_witnesses(const analyze_out *ao);
 /* Under --time: once o's time is up, c says "not replayed" (FR_NOT_RUN)
  * and 1 is returned; else 0. */
 int analyze_confirm_skip(const struct fr_confirm_opts *o,

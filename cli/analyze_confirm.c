@@ -86,6 +86,28 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     }
 }
 
+/* At least this much of --time for a witness's first replay. */
+#define SHARE_MIN_S 1.0
+
+void analyze_share_time(fr_confirm_opts *o, size_t left)
+{
+    o->run_until = 0;
+    if (o->until <= 0 || !left)
+        return;
+    double now = ft_now(), share = (o->until - now) / (double)left;
+    o->run_until = now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
+    if (o->run_until > o->until)
+        o->run_until = o->until;
+}
+
+size_t analyze_kind_witnesses(const analyze_out *ao)
+{
+    size_t n = 0;
+    for (size_t i = 0; ao->kschedule && i < ao->pl->nkprops; i++)
+        n += ao->kschedule[i] != NULL;
+    return n;
+}
+
 int analyze_confirm_skip(const fr_confirm_opts *o, fr_confirmation *c)
 {
     if (!fr_confirm_time_up(o))
@@ -246,9 +268,11 @@ int analyze_confirm(analyze_out *ao, const analyze_confirm_opts *co)
         total += ao->schedule[i] != NULL;
     analyze_talk_begin(co->talk, "confirming", total);
     int rc = FT_EXIT_OK;
+    size_t left = total + analyze_kind_witnesses(ao);
     for (size_t i = 0; i < pl->nprops && rc == FT_EXIT_OK; i++) {
         if (!ao->schedule[i] || analyze_confirm_skip(&o, &ao->confirm[i]))
             continue;
+        analyze_share_time(&o, left--);
         analyze_talk_replay(co->talk, ao->schedule[i]);
         rc = confirm_one(ao, &o, i, co->talk);
     }
@@ -343,6 +367,7 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
             rc = FT_EXIT_INTERNAL;
             break;
         }
+        analyze_share_time(&o, (size_t)(m - k) + analyze_kind_witnesses(ao));
         analyze_talk_replay(co->talk, ao->schedule[i]);
         if (!analyze_confirm_skip(&o, &ao->confirm[i]))
             rc = confirm_one(ao, &o, i, co->talk);

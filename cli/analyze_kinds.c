@@ -102,9 +102,11 @@ int analyze_confirm_kinds(analyze_out *ao, const analyze_confirm_opts *co)
     for (size_t i = 0; i < pl->nkprops; i++)
         total += ao->kschedule && ao->kschedule[i] != NULL;
     analyze_talk_begin(co->talk, "replaying findings", total);
+    size_t left = total;
     for (size_t i = 0; i < pl->nkprops && total; i++) {
         if (!ao->kschedule[i] || analyze_confirm_skip(&o, &ao->kconfirm[i]))
             continue;
+        analyze_share_time(&o, left--);
         analyze_talk_replay(co->talk, ao->kschedule[i]);
         ft_error err;
         errno = 0;

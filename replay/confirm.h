@@ -34,6 +34,14 @@ typedef struct fr_confirm_opts {
                                     replay (tail, refinement) starts after
                                     it, and one running then is stopped
                                     (FR_UNFINISHED: fr_confirm_cut) */
+    double run_until;            /* CLOCK_MONOTONIC s, 0 none: a replay
+                                    still going then is stopped
+                                    (FR_UNFINISHED), as at until; its
+                                    share of the time (analyze: what is
+                                    left of --time over the witnesses
+                                    still to replay), so that one that
+                                    runs on cannot leave the others
+                                    unreplayed.  No bound on starting. */
     void (*tick)(void *arg);     /* fr_run_opts.tick of every replay */
     void *tick_arg;
     const ft_pipeline *recorded; /* the recorded run's analysis, or NULL:

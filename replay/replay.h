@@ -55,6 +55,8 @@ typedef struct fr_run_opts {
     double until;           /* CLOCK_MONOTONIC seconds (ft_now), 0 none:
                                the caller's own deadline; a run still
                                going then is stopped as FR_UNFINISHED */
+    const char *until_what; /* what that deadline is, for the outcome's
+                               detail (NULL: "the time bound (--time)") */
     void (*tick)(void *arg); /* called every look at the run (about 4
                                times a second): the caller's progress */
     void *tick_arg;

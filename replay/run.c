@@ -439,9 +439,9 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         out->diverged = o->schedule != NULL;
         out->ended_early = 1;
         snprintf(out->detail, sizeof out->detail,
-                 "stopped after %.1f s, "
-                 "before its trace began: the time bound (--time) ran out",
-                 seconds);
+                 "stopped after %.1f s, before its trace began: %s ran out",
+                 seconds,
+                 o->until_what ? o->until_what : "the time bound (--time)");
         return 0;
     }
     int trc = run_trace(o, tmp, status, hung, started, &rep, out, err);
@@ -463,8 +463,9 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         return -1;
     out->seconds = seconds;
     if (out->failure == FR_UNFINISHED) {
-        snprintf(out->detail, sizeof out->detail, "stopped after %.1f s, "
-                 "before it ended: the time bound (--time) ran out", seconds);
+        snprintf(out->detail, sizeof out->detail,
+                 "stopped after %.1f s, before it ended: %s ran out", seconds,
+                 o->until_what ? o->until_what : "the time bound (--time)");
     } else if (out->failure == FR_HANG && hung == STOP_STALL) {
         snprintf(out->detail, sizeof out->detail, "no progress (key points, "
                  "CPU) for %.1f s (stopped)", o->stall_s);

@@ -11,7 +11,8 @@
 #  - computing 60 s under --time 4: the command returns near 4 s (before,
 #    a started replay kept its --run-timeout, 30 s), and a replay it
 #    stopped is "unfinished" (its violation reached) or "not_run" with
-#    why, never a hang;
+#    why, never a hang; each of its 3 witnesses is replayed for its share
+#    of what is left (none "not_run");
 #  - the same under `batch analyze --trace-time 4`: the trace analyzed,
 #    its findings stored, near 4 s.
 NAME=slow_replay
@@ -74,6 +75,10 @@ for c in cs:
         assert c["status"] == "not_run", c
         assert "--time" in c["refinement"], c
 assert "unfinished" in seen, cs
+# each witness had its share of what was left of --time: none was left
+# unreplayed behind the first (before 2026-11-29 only the first ran)
+assert all(c["status"] != "not_run" for c in cs), cs
+assert any("its share" in c["detail"] for c in cs), cs
 PY
 # batch: --trace-time's end stops the replays too; before, a replay
 # judged by progress alone ran on until the trace's analysis was killed
