@@ -106,13 +106,16 @@ int analyze_uncover(analyze_out *ao, const analyze_confirm_opts *co,
 struct fr_confirm_opts;
 void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
                                const analyze_confirm_opts *co);
-/* A witness's first replay gets its share of what is left of --time:
- * left witnesses (this one included) still to replay share it equally,
- * at least 1 s each (o->run_until; none without --time), so that one
- * replay that runs on cannot leave the others unreplayed (SV-COMP
- * qrcu-2: its updater spins after the schedule in a loop without key
- * points, 48 s of --time 60, and 13 witnesses were never replayed).  The
- * witnesses of the other kinds, counted for those stages before them. */
+/* Once a witness's first replay is past its schedule (its violation
+ * reached, the tail running), it runs on for at most its share of what
+ * is left of --time: the witnesses still to replay (this one included,
+ * left) share it equally, at least 1 s each (o->tail_until; none without
+ * --time).  So one whose tail runs on cannot leave the others unreplayed
+ * (SV-COMP qrcu-2: its updater spins after the schedule in a loop without
+ * key points, 48 s of --time 60, and 13 witnesses were never replayed),
+ * and a long replay still following its schedule is never cut by it.
+ * The witnesses of the other kinds are counted for the stages before
+ * theirs. */
 void analyze_share_time(struct fr_confirm_opts *o, size_t left);
 size_t analyze_kind_witnesses(const analyze_out *ao);
 /* Under --time: once o's time is up, c says "not replayed" (FR_NOT_RUN)

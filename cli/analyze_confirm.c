@@ -86,18 +86,16 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     }
 }
 
-/* At least this much of --time for a witness's first replay. */
+/* At least this much of --time for a witness's tail. */
 #define SHARE_MIN_S 1.0
 
 void analyze_share_time(fr_confirm_opts *o, size_t left)
 {
-    o->run_until = 0;
+    o->tail_until = 0;
     if (o->until <= 0 || !left)
         return;
     double now = ft_now(), share = (o->until - now) / (double)left;
-    o->run_until = now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
-    if (o->run_until > o->until)
-        o->run_until = o->until;
+    o->tail_until = now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
 }
 
 size_t analyze_kind_witnesses(const analyze_out *ao)

@@ -9,7 +9,9 @@
  *     was not built with foretell-cc), known even when the run wrote
  *     nothing;
  *   - progress: key points, CPU time, thread states, refreshed by the
- *     watchdog's tick, so that a slow run is told apart from a hung one.
+ *     watchdog's tick, so that a slow run is told apart from a hung one;
+ *     and whether a replay is past its schedule (its tail runs), so that
+ *     the harness can bound the tail alone.
  * The harness creates a small anonymous file (memfd), passes its
  * descriptor number in FORETELL_PROGRESS_FD, and the runtime maps it at
  * init, closes the descriptor (the program's own descriptors are numbered
@@ -30,7 +32,10 @@ typedef struct ft_progress_page {
     uint32_t magic;        /* FT_PROGRESS_MAGIC once the runtime started */
     uint32_t version;      /* FT_PROGRESS_VERSION */
     int32_t pid;           /* the process that maps it */
-    int32_t unused;
+    int32_t in_tail;       /* 1 once a replay has followed its whole
+                              schedule (the tail policy runs), at the
+                              snapshot; 0 before, and in other runs (a
+                              runtime from before 2026-11-29 leaves 0) */
     uint64_t ticks;        /* progress snapshots written so far */
     uint64_t keypoints;    /* key points run by all threads */
     uint64_t cpu_ns;       /* CPU time of the process */

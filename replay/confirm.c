@@ -151,10 +151,7 @@ static int replay_tail(const fr_confirm_opts *o, fr_confirmation *c,
      * at the key-point bound; --time's end stops the run (unfinished) */
     ro.stall_s = o->timeout_s;
     ro.until = o->until;
-    if (o->run_until > 0 && (ro.until <= 0 || o->run_until < ro.until)) {
-        ro.until = o->run_until;
-        ro.until_what = "its share of the time bound (--time)";
-    }
+    ro.tail_until = o->tail_until;
     ro.max_steps = o->max_steps;
     if (!ro.max_steps) { /* and at least 4 times the recorded run's */
         uint64_t rec = o->recorded ? 4 * (uint64_t)o->recorded->trace.nev : 0;
@@ -200,11 +197,9 @@ int fr_confirm_cut(fr_confirmation *c, int shown)
                  "time (--time) ran out as the replay began");
     else
         snprintf(c->note, sizeof c->note,
-                 "not finished: %s ran out during the replay (%.1f s, %llu "
-                 "of %llu steps followed)",
-                 strstr(out->detail, "its share")
-                     ? "its share of the analysis's time (--time)"
-                     : "the analysis's time (--time)",
+                 "not finished: the analysis's "
+                 "time (--time) ran out during the replay (%.1f s, %llu of "
+                 "%llu steps followed)",
                  out->seconds, (unsigned long long)out->steps_followed,
                  (unsigned long long)out->steps_total);
     return 1;

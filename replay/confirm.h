@@ -34,14 +34,16 @@ typedef struct fr_confirm_opts {
                                     replay (tail, refinement) starts after
                                     it, and one running then is stopped
                                     (FR_UNFINISHED: fr_confirm_cut) */
-    double run_until;            /* CLOCK_MONOTONIC s, 0 none: a replay
-                                    still going then is stopped
-                                    (FR_UNFINISHED), as at until; its
-                                    share of the time (analyze: what is
-                                    left of --time over the witnesses
-                                    still to replay), so that one that
-                                    runs on cannot leave the others
-                                    unreplayed.  No bound on starting. */
+    double tail_until;           /* CLOCK_MONOTONIC s, 0 none: a replay
+                                    past its schedule (its violation
+                                    reached, the tail running) still
+                                    going then is stopped (FR_UNFINISHED,
+                                    fr_run_opts.tail_until); its share of
+                                    the time (analyze: what is left of
+                                    --time over the witnesses still to
+                                    replay), so that one whose tail runs
+                                    on cannot leave the others
+                                    unreplayed */
     void (*tick)(void *arg);     /* fr_run_opts.tick of every replay */
     void *tick_arg;
     const ft_pipeline *recorded; /* the recorded run's analysis, or NULL:

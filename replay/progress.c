@@ -72,6 +72,12 @@ int fr_progress_started(const fr_progress *r)
            __atomic_load_n(&r->page->magic, __ATOMIC_ACQUIRE) == FT_PROGRESS_MAGIC;
 }
 
+int fr_progress_in_tail(const fr_progress *r)
+{
+    return fr_progress_started(r) &&
+           __atomic_load_n(&r->page->in_tail, __ATOMIC_RELAXED) != 0;
+}
+
 /* Key points are progress; so is CPU time without key points
  * (uninstrumented code computing), when it is at least a tenth of the
  * time since the last look (the watchdog's own ticks cost far less).  The

@@ -55,8 +55,12 @@ typedef struct fr_run_opts {
     double until;           /* CLOCK_MONOTONIC seconds (ft_now), 0 none:
                                the caller's own deadline; a run still
                                going then is stopped as FR_UNFINISHED */
-    const char *until_what; /* what that deadline is, for the outcome's
-                               detail (NULL: "the time bound (--time)") */
+    double tail_until;      /* CLOCK_MONOTONIC seconds, 0 none: a replay
+                               past its schedule (the progress page's
+                               in_tail) still going then is stopped as
+                               at until (FR_UNFINISHED, "its share of the
+                               time bound (--time)"); one still following
+                               its schedule is not */
     void (*tick)(void *arg); /* called every look at the run (about 4
                                times a second): the caller's progress */
     void *tick_arg;
@@ -284,6 +288,8 @@ void fr_progress_reset(fr_progress *r);
 void fr_progress_close(fr_progress *r);
 /* The runtime started in the program (it was built with foretell-cc). */
 int fr_progress_started(const fr_progress *r);
+/* Whether the run is past its schedule (the runtime's last snapshot). */
+int fr_progress_in_tail(const fr_progress *r);
 /* Takes a look at the run's progress at time now (seconds, any clock):
  * last_progress is when key points or CPU time last moved, last_kp_time
  * when key points last moved (the first look is the baseline). */

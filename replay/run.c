@@ -100,7 +100,7 @@ static void child(const fr_run_opts *o, const char *trace, int errfd,
 }
 
 /* Why the harness stopped a run (ft_child_watch's answer). */
-enum { STOP_NONE, STOP_WALL, STOP_STALL, STOP_UNTIL };
+enum { STOP_NONE, STOP_WALL, STOP_STALL, STOP_UNTIL, STOP_TAIL };
 
 struct watch {
     const fr_run_opts *o;
@@ -118,6 +118,9 @@ static int why_stop(void *arg, double now)
         w->o->tick(w->o->tick_arg);
     if (w->o->until > 0 && now >= w->o->until)
         return STOP_UNTIL;
+    if (w->o->tail_until > 0 && now >= w->o->tail_until &&
+        fr_progress_in_tail(w->prog))
+        return STOP_TAIL;
     if (w->o->timeout_s > 0 && now - w->start >= w->o->timeout_s)
         return STOP_WALL;
     if (w->o->stall_s > 0) {
@@ -144,7 +147,7 @@ static const char *end_reason(ft_reader *r, int status, int hung,
             snprintf(buf, len, "%s", end->reason), rt_reason = buf;
     }
     if (hung)
-        return hung == STOP_UNTIL ? "stopped" : "timeout";
+        return hung == STOP_UNTIL || hung == STOP_TAIL ? "stopped" : "timeout";
     if (rt_reason && strcmp(rt_reason, "exit") && strcmp(rt_reason, "signal"))
         return rt_reason; /* deadlock, diverged, max-steps, exec */
     if (WIFSIGNALED(status))
@@ -386,7 +389,8 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     close(pfd[0]);
     int status = 0, hung = 0;
     struct watch watch = {o, &prog, start};
-    int bounded = o->timeout_s > 0 || o->stall_s > 0 || o->until > 0 || o->tick;
+    int bounded = o->timeout_s > 0 || o->stall_s > 0 || o->until > 0 ||
+                  o->tail_until > 0 || o->tick;
     if (ft_child_watch(pid, GRACE_S, LOOK_EVERY_S, bounded ? why_stop : NULL,
                        &watch, &status, &hung) < 0) {
         int we = errno;
@@ -439,9 +443,9 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         out->diverged = o->schedule != NULL;
         out->ended_early = 1;
         snprintf(out->detail, sizeof out->detail,
-                 "stopped after %.1f s, before its trace began: %s ran out",
-                 seconds,
-                 o->until_what ? o->until_what : "the time bound (--time)");
+                 "stopped after %.1f s, "
+                 "before its trace began: the time bound (--time) ran out",
+                 seconds);
         return 0;
     }
     int trc = run_trace(o, tmp, status, hung, started, &rep, out, err);
@@ -465,7 +469,9 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     if (out->failure == FR_UNFINISHED) {
         snprintf(out->detail, sizeof out->detail,
                  "stopped after %.1f s, before it ended: %s ran out", seconds,
-                 o->until_what ? o->until_what : "the time bound (--time)");
+                 hung == STOP_TAIL ? "its share of the time bound (--time), "
+                                     "past its schedule,"
+                                   : "the time bound (--time)");
     } else if (out->failure == FR_HANG && hung == STOP_STALL) {
         snprintf(out->detail, sizeof out->detail, "no progress (key points, "
                  "CPU) for %.1f s (stopped)", o->stall_s);

@@ -82,6 +82,15 @@ struct step {
     uint32_t steal; /* the step ends with the watchdog's STEAL */
 };
 
+/* The schedule was followed to its end (ft_replay_in_tail): set by the
+ * thread holding the baton, read by the watchdog's progress tick. */
+static int rp_in_tail;
+
+int ft_replay_in_tail(void)
+{
+    return __atomic_load_n(&rp_in_tail, __ATOMIC_RELAXED);
+}
+
 static struct {
     struct step *steps;
     uint64_t n, cur;
@@ -198,6 +207,7 @@ static void advance(void)
     }
     if (rp.cur == rp.n && ft_rt.policy == &ft_policy_replay) {
         ft_rt.policy = ft_policy_tail;
+        __atomic_store_n(&rp_in_tail, 1, __ATOMIC_RELAXED);
         ft_rt_verbose("replay: schedule done (%llu steps)",
                       (unsigned long long)rp.n);
     }

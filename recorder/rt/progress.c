@@ -68,6 +68,7 @@ void ft_progress_tick(void)
     page->blocked = by_state[FT_T_BLOCKED];
     page->outside = by_state[FT_T_OUTSIDE];
     page->exited = by_state[FT_T_EXITED];
+    __atomic_store_n(&page->in_tail, ft_replay_in_tail(), __ATOMIC_RELAXED);
     __atomic_store_n(&page->ticks, page->ticks + 1, __ATOMIC_RELEASE);
 }
 
