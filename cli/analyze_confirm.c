@@ -295,12 +295,7 @@ int analyze_refine(analyze_out *ao, const analyze_confirm_opts *co)
         fr_confirmation *c = &ao->confirm[i];
         if (!ao->schedule[i] || c->status != FR_SPURIOUS)
             continue;
-        if (fr_confirm_time_up(&o)) {
-            snprintf(c->note, sizeof c->note,
-                     "not refined: the analysis's "
-                     "time ran out");
-            continue;
-        }
+        /* (fr_confirm_refine says "not refined" once the time is up) */
         analyze_talk_replay(co->talk, ao->schedule[i]);
         ft_error err;
         errno = 0;
