@@ -117,6 +117,10 @@ void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
  * The witnesses of the other kinds are counted for the stages before
  * theirs. */
 void analyze_share_time(struct fr_confirm_opts *o, size_t left);
+/* The end of one share of what is left before until, over left shares
+ * (at least 1 s), for analyze_share_time and each refinement
+ * (fr_confirm_opts.refine_until); 0 without until. */
+double analyze_share_until(double until, size_t left);
 size_t analyze_kind_witnesses(const analyze_out *ao);
 /* Under --time: once o's time is up, c says "not replayed" (FR_NOT_RUN)
  * and 1 is returned; else 0. */
@@ -176,6 +180,9 @@ size_t analyze_kind_bugs(const analyze_out *ao);
 /* Predicted violations (atomicity and kinds) whose replay did not run
  * (--time ran out first): undecided, not clean. */
 size_t analyze_not_replayed(const analyze_out *ao);
+/* Atomicity witnesses that diverged and whose refinement the time (or
+ * its share of it) stopped: undecided, not clean. */
+size_t analyze_unrefined(const analyze_out *ao);
 void analyze_free_kinds(analyze_out *ao);
 
 /* ---- findings grouped per static bug (analyze_findings.c) ------------ */

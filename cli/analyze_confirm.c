@@ -86,16 +86,20 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     }
 }
 
-/* At least this much of --time for a witness's tail. */
+/* At least this much of --time for a witness's tail or a refinement. */
 #define SHARE_MIN_S 1.0
+
+double analyze_share_until(double until, size_t left)
+{
+    if (until <= 0 || !left)
+        return 0;
+    double now = ft_now(), share = (until - now) / (double)left;
+    return now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
+}
 
 void analyze_share_time(fr_confirm_opts *o, size_t left)
 {
-    o->tail_until = 0;
-    if (o->until <= 0 || !left)
-        return;
-    double now = ft_now(), share = (o->until - now) / (double)left;
-    o->tail_until = now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
+    o->tail_until = analyze_share_until(o->until, left);
 }
 
 size_t analyze_kind_witnesses(const analyze_out *ao)
@@ -197,7 +201,8 @@ static size_t which(const analyze_out *ao, size_t j, int *kinds)
     return *kinds ? j - na : j;
 }
 
-int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
+/* How many findings are owed their random tails. */
+static size_t tails_owed(const analyze_out *ao)
 {
     size_t n = (ao->confirm ? ao->pl->nprops : 0) +
                (ao->kconfirm ? ao->pl->nkprops : 0);
@@ -207,6 +212,15 @@ int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
         size_t i = which(ao, j, &kinds);
         want += (size_t)wants_tails(ao, kinds, i);
     }
+    return want;
+}
+
+int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
+{
+    size_t n = (ao->confirm ? ao->pl->nprops : 0) +
+               (ao->kconfirm ? ao->pl->nkprops : 0);
+    size_t want = tails_owed(ao);
+    int kinds;
     if (!want || !co->tails)
         return FT_EXIT_OK;
     fr_confirm_opts o;
@@ -289,12 +303,16 @@ int analyze_refine(analyze_out *ao, const analyze_confirm_opts *co)
     fr_confirm_opts o;
     fill(&o, co);
     o.tails = 0; /* every witness first (analyze_tails_in_turns) */
+    /* each refinement its share of the time left, the tails owed one
+     * share between them (analyze_tails_in_turns comes next) */
+    size_t left = total + (co->tails && tails_owed(ao) ? 1 : 0);
     analyze_talk_begin(co->talk, "refining diverged witnesses", total);
     int rc = FT_EXIT_OK;
     for (size_t i = 0; i < pl->nprops && rc == FT_EXIT_OK; i++) {
         fr_confirmation *c = &ao->confirm[i];
         if (!ao->schedule[i] || c->status != FR_SPURIOUS)
             continue;
+        o.refine_until = analyze_share_until(o.until, left--);
         /* (fr_confirm_refine says "not refined" once the time is up) */
         analyze_talk_replay(co->talk, ao->schedule[i]);
         ft_error err;
@@ -476,6 +494,7 @@ void analyze_json_confirmation(ft_json *j, const fr_confirmation *c)
                                                    : NULL);
     ft_json_kuint(j, "refinement_rounds", c->rounds);
     ft_json_kstr(j, "refinement", c->note[0] ? c->note : NULL);
+    ft_json_kbool(j, "refinement_cut", c->refine_cut != 0);
     ft_json_kstr(j, "schedule", c->schedule);
     ft_json_kstr(j, "replay_trace", c->trace);
     ft_json_kuint(j, "tails_tried", c->tails_tried);

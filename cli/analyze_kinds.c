@@ -153,6 +153,15 @@ size_t analyze_not_replayed(const analyze_out *ao)
     return n;
 }
 
+size_t analyze_unrefined(const analyze_out *ao)
+{
+    size_t n = 0;
+    for (size_t i = 0; ao->confirm && i < ao->pl->nprops; i++)
+        n += ao->schedule[i] && ao->confirm[i].status == FR_SPURIOUS &&
+             ao->confirm[i].refine_cut;
+    return n;
+}
+
 void analyze_free_kinds(analyze_out *ao)
 {
     for (size_t i = 0; ao->pl && i < ao->pl->nkprops; i++) {

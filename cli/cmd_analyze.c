@@ -690,7 +690,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     /* With replays, only confirmed predictions count as found. */
     size_t found = (ao.confirm ? analyze_confirmed(&ao) : pl->nviolated) +
                    analyze_kind_bugs(&ao);
-    size_t not_replayed = analyze_not_replayed(&ao);
+    size_t not_replayed = analyze_not_replayed(&ao) + analyze_unrefined(&ao);
     free_out(&ao);
     if (exit_code == FT_EXIT_OK && (found || pl->nobserved || pl->nmisuse))
         exit_code = FT_EXIT_FOUND;

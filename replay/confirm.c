@@ -13,9 +13,12 @@
 #include "replay/explore.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void fr_confirm_opts_default(fr_confirm_opts *o)
@@ -399,15 +402,33 @@ static void refine_progress(void *arg, const char *stage, uint64_t done,
 
 /* Analyzes trace and keeps only the properties of the wanted regions;
  * solves them.  Returns the number violated, -1 if the trace is unusable. */
+/* FORETELL_TEST_REFINE_STALL=S: the tests' stand-in for the
+ * re-analysis of a long diverged run, S seconds (at most 60) cut at
+ * o->until as the real one is (tests/confirm/confirm_cli.sh: each
+ * refinement gets its share of --time). */
+static void test_stall(const fr_confirm_opts *o)
+{
+    const char *v = getenv("FORETELL_TEST_REFINE_STALL");
+    if (!v || !*v)
+        return;
+    double end = ft_now() + fmin(atof(v), 60);
+    if (o->until > 0 && o->until < end)
+        end = o->until;
+    while (ft_now() < end)
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+}
+
 static long reanalyze(ft_pipeline *pl, const char *trace,
-                      const fr_confirm_opts *o, const region_key *want,
-                      int nwant, char *note, size_t notelen)
+                      const fr_confirm_opts *o, const char *whose,
+                      const region_key *want, int nwant, char *note,
+                      size_t notelen)
 {
     ft_error e;
     /* under what is left of the analysis's --time: a spinning program's
      * diverged run is a long trace, and its re-analysis ran minutes past
      * the bound (SV-COMP's dekker and szymanski, killed at 180 s under
      * --time 60) */
+    test_stall(o);
     ft_budget budget = {o->until, 0, refine_progress, (void *)o, 0};
     if (ft_pipeline_load_bounded(pl, trace, FT_INPUT_FORETELL,
                                  o->until > 0 || o->tick ? &budget : NULL,
@@ -418,9 +439,10 @@ static long reanalyze(ft_pipeline *pl, const char *trace,
         return -1;
     }
     if (pl->stopped) {
-        snprintf(note, notelen, "not refined: the analysis's time ran out "
-                 "in %s of the diverged run's trace %.600s", pl->stopped,
-                 trace);
+        snprintf(note, notelen,
+                 "not refined: %s ran out in %s of the "
+                 "diverged run's trace %.600s",
+                 whose, pl->stopped, trace);
         return -1;
     }
     size_t kept = 0;
@@ -494,10 +516,19 @@ int fr_confirm_refine(const ft_pipeline *pl, size_t i,
     int nwant = keys_of(pl, i, want);
     if (!nwant)
         return 0;
+    /* within its share of the time (refine_until), said as such */
+    fr_confirm_opts own = *o;
+    double whole_until = o->until; /* the command's */
+    const char *whose = "the analysis's time";
+    if (o->refine_until > 0 && (o->until <= 0 || o->refine_until < o->until)) {
+        own.until = o->refine_until;
+        whose = "its share of the analysis's time (--time)";
+    }
+    o = &own;
     for (unsigned round = 1; round <= o->refine; round++) {
         if (fr_confirm_time_up(o)) {
-            snprintf(c->note, sizeof c->note, "not refined: the analysis's "
-                     "time ran out");
+            snprintf(c->note, sizeof c->note, "not refined: %s ran out", whose);
+            c->refine_cut = 1;
             return 0;
         }
         c->rounds = round;
@@ -516,10 +547,19 @@ int fr_confirm_refine(const ft_pipeline *pl, size_t i,
                    err) < 0)
             return -1;
         ft_pipeline next;
-        long viol = reanalyze(&next, rtrace, o, want, nwant, c->note,
+        long viol = reanalyze(&next, rtrace, o, whose, want, nwant, c->note,
                               sizeof c->note);
         if (viol <= 0) {
-            if (viol == 0)
+            c->refine_cut = next.stopped != NULL || next.nskipped > 0;
+            if (viol == 0 && next.nunknown)
+                snprintf(c->note, sizeof c->note,
+                         "round %u: no violation "
+                         "of these regions found on the diverged run (%s): "
+                         "%zu of its %zu properties undecided, %s%s",
+                         round, rtrace, next.nunknown, next.nprops,
+                         next.nskipped ? whose : "by the solver",
+                         next.nskipped ? " ran out" : "");
+            else if (viol == 0)
                 snprintf(c->note, sizeof c->note, "round %u: the diverged "
                          "run (%s) admits no violation of these regions",
                          round, rtrace);
@@ -541,6 +581,15 @@ int fr_confirm_refine(const ft_pipeline *pl, size_t i,
         if (fr_confirm_replay(o, c, c->schedule, c->trace, FR_DIVERGE_STOP, &c->outcome,
                    err) < 0)
             return -1;
+        if (o->until != whole_until && c->outcome.failure == FR_UNFINISHED &&
+            c->outcome.diverged) { /* stopped at its share: still spurious */
+            snprintf(c->note, sizeof c->note,
+                     "not refined: %s ran out "
+                     "during the replay of %.800s",
+                     whose, c->schedule);
+            c->refine_cut = 1;
+            return 0;
+        }
         if (fr_confirm_cut(c, 1))
             return 0;
         if (fr_failed_early(&c->outcome)) {

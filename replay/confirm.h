@@ -44,6 +44,16 @@ typedef struct fr_confirm_opts {
                                     replay), so that one whose tail runs
                                     on cannot leave the others
                                     unreplayed */
+    double refine_until;         /* CLOCK_MONOTONIC s, 0 none: a
+                                    refinement (fr_confirm_refine: its
+                                    replays and its re-analysis) stops
+                                    then, as at until; analyze gives each
+                                    its share of what is left of --time
+                                    (over the refinements still to make
+                                    and the tails owed), so that one
+                                    cannot take the time of the others and
+                                    of the tails (SV-COMP gcd-2: one took
+                                    the last 50 s of --time 60) */
     void (*tick)(void *arg);     /* fr_run_opts.tick of every replay */
     void *tick_arg;
     const ft_pipeline *recorded; /* the recorded run's analysis, or NULL:
@@ -90,6 +100,9 @@ typedef struct fr_confirmation {
                                     "" if none */
     int write_errno;         /* a replay's trace could not be written (a
                                 full disk): fr_confirm returned -1 */
+    int refine_cut;          /* FR_SPURIOUS whose refinement the time
+                                (--time, or its share) stopped before it
+                                was done: undecided, not clean */
 } fr_confirmation;
 
 const char *fr_confirm_status_name(int status);

@@ -102,6 +102,27 @@ for k in out-cs/order-*.replay.ftrace out-cs/data-race-*.replay.ftrace; do
     done
 done
 [ $nk -gt 0 ] || fail "config_swap: no order or race finding replayed"
+# Each refinement gets its share of what is left of --time: with every
+# re-analysis slower than the time (FORETELL_TEST_REFINE_STALL stands
+# in for a long diverged run), each of the spurious witnesses still has
+# its refinement begun, and the command ends at --time, undecided (5).
+# Without the shares the first took all the time and the others had
+# none (SV-COMP gcd-2).
+s0=$(date +%s)
+CONFIG_SWAP_AUDIT=1 FORETELL_TEST_REFINE_STALL=60 "$F" analyze cs.ft -o out-cs4 --json -q --confirm --refine 1 --time 12 -- "$FT_INST/config_swap" >cs4.json
+rc=$?; took=$(($(date +%s) - s0))
+[ $rc = 5 ] || fail "config_swap, refinements cut: exit $rc, expected 5"
+[ $took -le 20 ] || fail "config_swap, refinements cut: took $took s under --time 12"
+json cs4.json '
+v = [x["confirmation"] for x in d["violations"]]
+sp = [c for c in v if c["status"] == "spurious"]
+assert len(sp) >= 2, v
+assert all(c["refinement_cut"] for c in sp), sp
+assert sum("its share of the analysis" in c["refinement"] for c in sp) >= len(sp) - 1, sp
+' || fail "config_swap: refinements not cut at their shares"
+for x in out-cs/*.refine-1; do
+    [ -d "out-cs4/$(basename "$x")" ] || fail "config_swap: $(basename "$x") not begun within --time 12"
+done
 
 # Without PROG, the program the trace recorded is replayed when it is the
 # same build (by default, and with --confirm); not when it is gone or
