@@ -223,6 +223,15 @@ static void print_summary(FILE *out, const analyze_out *ao)
             pl->nkprops, pl->nkviolated, analyze_kind_bugs(ao),
             ao->kconfirm ? " proved by replay" : ", unconfirmed",
             pl->nkholds, pl->nkunknown);
+    /* what --time left undone in the confirmation (exit 5 if nothing
+     * was found) */
+    size_t unreplayed = analyze_not_replayed(ao),
+           unrefined = analyze_unrefined(ao);
+    if (unreplayed || unrefined)
+        fprintf(out,
+                "; undecided by --time: %zu witnesses not replayed, "
+                "%zu diverged witnesses not refined",
+                unreplayed, unrefined);
     fprintf(out, " [%.2fs inference, %.2fs prediction]\n", pl->infer_seconds,
             pl->predict_seconds + pl->kinds_seconds);
 }
