@@ -20,6 +20,7 @@
  * "windows". */
 #include "predict/window.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -690,7 +691,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     }
     uint32_t first, last, held_first = 0, held_end = 0, windows = 0;
     int narrowed = 0;
-    char why[96] = "";
+    char why[160] = "";
     prop_span(c, p, &first, &last);
     for (uint64_t half = o->window;; half *= 4) {
         uint32_t k, e;
@@ -714,14 +715,19 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
             continue;
         }
         if (!m.r) {
-            if (size == UINT32_MAX)
+            if (size == UINT32_MAX && max_terms < FT_WINDOW_MAX_TERMS)
                 snprintf(why, sizeof why,
-                         "the %s window's data rule has over %llu terms%s",
-                         windows ? "next" : "smallest",
+                         "its time was nearly spent: the %.1f s left "
+                         "encode %llu terms, and the %s window's data rule "
+                         "has more",
+                         fmax(deadline - ft_predict_now(), 0.0),
                          (unsigned long long)max_terms,
-                         max_terms < FT_WINDOW_MAX_TERMS
-                             ? " (what the time left allows)"
-                             : "");
+                         windows ? "next" : "smallest");
+            else if (size == UINT32_MAX)
+                snprintf(why, sizeof why,
+                         "the %s window's data rule has over %llu terms",
+                         windows ? "next" : "smallest",
+                         (unsigned long long)max_terms);
             else
                 snprintf(why, sizeof why,
                          "the %s window's slice has over %u transitions",
