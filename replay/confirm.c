@@ -400,8 +400,6 @@ static void refine_progress(void *arg, const char *stage, uint64_t done,
         o->tick(o->tick_arg);
 }
 
-/* Analyzes trace and keeps only the properties of the wanted regions;
- * solves them.  Returns the number violated, -1 if the trace is unusable. */
 /* FORETELL_TEST_REFINE_STALL=S: the tests' stand-in for the
  * re-analysis of a long diverged run, S seconds (at most 60) cut at
  * o->until as the real one is (tests/confirm/confirm_cli.sh: each
@@ -418,6 +416,9 @@ static void test_stall(const fr_confirm_opts *o)
         nanosleep(&(struct timespec){0, 50000000}, NULL);
 }
 
+/* Analyzes trace and keeps only the properties of the wanted regions;
+ * solves them.  Returns the number violated, -1 if the trace is unusable
+ * or the time (whose: which) ran out first, with note saying so. */
 static long reanalyze(ft_pipeline *pl, const char *trace,
                       const fr_confirm_opts *o, const char *whose,
                       const region_key *want, int nwant, char *note,
