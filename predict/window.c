@@ -128,8 +128,7 @@ static int is_kind(const ft_prop *p)
     return p->kind != FT_PROP_CA && p->kind != FT_PROP_CMA;
 }
 
-/* The first and last transition (ids) of p's regions (a kind's: of its
- * targets). */
+/* The first and last transition (ids) of p's regions (a kind's targets). */
 static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
                       uint32_t *last)
 {
@@ -152,8 +151,7 @@ static void prop_span(const ft_ctm *c, const ft_prop *p, uint32_t *first,
     }
 }
 
-/* p's transitions: its regions' (a kind's targets), *n of them; NULL on
- * out of memory. */
+/* p's transitions: its regions' (a kind's targets), *n; NULL: no memory. */
 static uint32_t *prop_trans(const ft_ctm *c, const ft_prop *p, uint32_t *n)
 {
     uint32_t nreg = is_kind(p) ? 0 : p->kind == FT_PROP_CMA ? 2 : 1;
@@ -325,8 +323,7 @@ out:
 
 /* About 100 MB of Z3 terms and seconds to build (a 1040-block window
  * of 3.5 M terms took 90 s and 4 GB to encode); windows whose data rule
- * needs more are not
- * solved (the limit of opts.window_max_trans, in the terms that grow). */
+ * needs more are not solved (opts.window_max_trans's limit, in terms). */
 #define FT_WINDOW_MAX_TERMS 300000u
 /* Terms encoded per second, low (bench/predict on this project's 2-core
  * machines: 40 000-100 000): a window whose data rule would take longer
@@ -715,23 +712,21 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
             continue;
         }
         if (!m.r) {
+            const char *which = windows ? "next" : "smallest";
             if (size == UINT32_MAX && max_terms < FT_WINDOW_MAX_TERMS)
                 snprintf(why, sizeof why,
-                         "its time was nearly spent: the %.1f s left "
-                         "encode %llu terms, and the %s window's data rule "
-                         "has more",
+                         "its time was nearly spent: the %.1f s left encode "
+                         "%llu terms, and the %s window's data rule has more",
                          fmax(deadline - ft_predict_now(), 0.0),
-                         (unsigned long long)max_terms,
-                         windows ? "next" : "smallest");
+                         (unsigned long long)max_terms, which);
             else if (size == UINT32_MAX)
                 snprintf(why, sizeof why,
-                         "the %s window's data rule has over %llu terms",
-                         windows ? "next" : "smallest",
+                         "the %s window's data rule has over %llu terms", which,
                          (unsigned long long)max_terms);
             else
                 snprintf(why, sizeof why,
-                         "the %s window's slice has over %u transitions",
-                         windows ? "next" : "smallest", o->window_max_trans);
+                         "the %s window's slice has over %u transitions", which,
+                         o->window_max_trans);
             window_model_free(&m);
             if (!windows) { /* nothing solved: the regions are too far
                                apart for any window */
