@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 static const ft_opt explore_opts[] = {
-    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos or surw (default surw)"},
+    {"strategy", 's', "S", "random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos, surw or surw-sym (default surw-sym)"},
     {"budget", 'n', "N", "schedules to run at most (default 1000; 0 = no bound)"},
     {"time", 't', "SECONDS", "stop after this wall time"},
     {"seed", 0, "X", "base seed: run i uses X*phi+i (default 0)"},
-    {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb, pos, surw)"},
+    {"jobs", 'j', "J", "runs at once (random, pct, rpro, pctvb, pos, surw, surw-sym)"},
     {"all", 'a', NULL, "keep going after the first bug"},
     {"output", 'o', "DIR", "save bugs here, with report.json (the --json document, "
                           "for 'foretell report') (default ./foretell-explore)"},
@@ -33,7 +33,7 @@ static const ft_opt explore_opts[] = {
     {"depth", 'd', "D", "bug depth for pct/rpro/pctvb (default 3; rpro 2)"},
     {"radius", 'r', "R", "rpro: radius of the bug in events (default 10)"},
     {"deadlock", 0, NULL, "rpro: count only lock acquisitions"},
-    {"vars", 'v', "V", "pctvb, surw: variables per schedule (default 1; surw 2)"},
+    {"vars", 'v', "V", "pctvb, surw, surw-sym: variables per schedule (default 1; surw 2)"},
     {"bound", 'b', "B", "icb/idb: largest preemption/delay bound (default 3)"},
     {"periods", 'P', "P", "period: largest number of periods (default 6)"},
     {"ctx", 0, "K", "hapset: calls in a statement's context (default 5)"},
@@ -223,7 +223,7 @@ int cmd_explore(int argc, char **argv)
         case OPT_STRATEGY:
             if (!fx_strategy_known(v)) {
                 fprintf(stderr, "foretell explore: --strategy: unknown strategy '%s' "
-                                "(random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos, surw)\n", v);
+                                "(random, pct, rpro, pctvb, icb, idb, period, hapset, dpor, pos, surw, surw-sym)\n", v);
                 return FT_EXIT_BAD_INPUT;
             }
             o.strategy = v;

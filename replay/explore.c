@@ -24,7 +24,7 @@
 void fx_opts_default(fx_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->strategy = "surw"; /* the best measured: docs/explore.md */
+    o->strategy = "surw-sym"; /* the best measured: docs/explore.md */
     o->budget = 1000;
     o->jobs = 1;
     o->outdir = "foretell-explore";
@@ -34,10 +34,10 @@ void fx_opts_default(fx_opts *o)
 }
 
 static const fx_strategy *const strategies[] = {
-    &fx_strategy_random, &fx_strategy_pct, &fx_strategy_rpro,
-    &fx_strategy_pctvb, &fx_strategy_icb, &fx_strategy_idb,
+    &fx_strategy_random, &fx_strategy_pct,    &fx_strategy_rpro,
+    &fx_strategy_pctvb,  &fx_strategy_icb,    &fx_strategy_idb,
     &fx_strategy_period, &fx_strategy_hapset, &fx_strategy_dpor,
-    &fx_strategy_pos, &fx_strategy_surw,
+    &fx_strategy_pos,    &fx_strategy_surw,   &fx_strategy_surwsym,
 };
 #define NSTRATEGIES (sizeof strategies / sizeof strategies[0])
 

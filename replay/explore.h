@@ -175,10 +175,8 @@ extern const fx_strategy fx_strategy_period; /* strategy_period.c */
 extern const fx_strategy fx_strategy_hapset, fx_strategy_dpor; /* strategy_hapset.c */
 extern const fx_strategy fx_strategy_pos;  /* strategy_pos.c */
 extern const fx_strategy fx_strategy_surw; /* strategy_surw.c */
+extern const fx_strategy fx_strategy_surwsym; /* strategy_surwsym.c */
 
-/* strategy_surw.c: run seed's FORETELL_STRATEGY: vars of c's shared
- * variables (atomics included) drawn uniformly, and each thread's count
- * of accesses to them; 0 when it does not fit in len. */
 /* The seed of run i of a seeded strategy from the base seed X: X * phi + i
  * (phi the 64-bit golden ratio), so that X = 0 gives 0, 1, 2, ... and two
  * base seeds share no run within 2^61 runs (X + i made --seed 2 repeat
@@ -187,8 +185,15 @@ static inline uint64_t fx_run_seed(uint64_t base, uint64_t i)
 {
     return base * 0x9e3779b97f4a7c15ull + i;
 }
-int fx_surw_spec(const fx_calib *c, int vars, uint64_t seed, char *spec,
-                 size_t len);
+/* strategy_surw.c: run seed's FORETELL_STRATEGY: vars of c's shared
+ * variables (atomics included) drawn uniformly, and each thread's count
+ * of accesses to them, drawn over classes of threads when grouped
+ * (surw-sym); 0 when it does not fit in len.  fx_surw_init and
+ * fx_surw_next are both strategies' init and next. */
+int fx_surw_spec(const fx_calib *c, int vars, int grouped, uint64_t seed,
+                 char *spec, size_t len);
+void *fx_surw_init(const fx_opts *o, const fx_calib *c);
+int fx_surw_next(void *st, uint64_t i, int grouped, char *spec, size_t len);
 
 /* ---- strategy_bounded.c: the ICB/IDB enumeration, exposed for tests ---- */
 

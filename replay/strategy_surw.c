@@ -7,9 +7,11 @@
  * of the variables two or more threads touched in it (globals and heap
  * allocation sites; plain accesses, atomics, and lock acquisitions,
  * releases and destroys) that another schedule can reorder
- * (calib_order.c), from its own seed, and counts each thread's accesses to them there.  A
- * program without shared variables gets the non-selective walk over
- * every event, with each thread's event count. */
+ * (calib_order.c), from its own seed, and counts each thread's accesses to them
+ * there.  A program without shared variables gets the non-selective walk over
+ * every event, with each thread's event count.  surw-sym
+ * (strategy_surwsym.c) asks for the same runs drawn over classes of
+ * threads (grouped). */
 #include "recorder/rt/policy_sample.h"
 #include "replay/explore.h"
 
@@ -45,8 +47,8 @@ static int put_counts(char *spec, size_t len, size_t n, const uint64_t *count,
     return 1;
 }
 
-int fx_surw_spec(const fx_calib *c, int vars, uint64_t seed, char *spec,
-                 size_t len)
+int fx_surw_spec(const fx_calib *c, int vars, int grouped, uint64_t seed,
+                 char *spec, size_t len)
 {
     uint64_t threads = c->threads ? c->threads : 1;
     uint64_t *count = calloc(threads, sizeof *count);
@@ -76,11 +78,17 @@ int fx_surw_spec(const fx_calib *c, int vars, uint64_t seed, char *spec,
         }
     }
     ok = ok && put_counts(spec, len, (size_t)n, count, threads);
+    if (ok && grouped) {
+        size_t used = strlen(spec);
+        ok = used + 4 < len;
+        if (ok)
+            memcpy(spec + used, ":g=1", 5);
+    }
     free(count);
     return ok;
 }
 
-static void *surw_init(const fx_opts *o, const fx_calib *c)
+void *fx_surw_init(const fx_opts *o, const fx_calib *c)
 {
     surw_state *s = calloc(1, sizeof *s);
     if (s) {
@@ -90,14 +98,23 @@ static void *surw_init(const fx_opts *o, const fx_calib *c)
     return s;
 }
 
-static int surw_next(void *st, uint64_t i, char *spec, size_t len)
+int fx_surw_next(void *st, uint64_t i, int grouped, char *spec, size_t len)
 {
     const surw_state *s = st;
-    return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2,
+    return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2, grouped,
                         fx_run_seed(s->o->seed, i), spec, len);
 }
 
+static int surw_next(void *st, uint64_t i, char *spec, size_t len)
+{
+    return fx_surw_next(st, i, 0, spec, len);
+}
+
 const fx_strategy fx_strategy_surw = {
-    .name = "surw", .parallel = 1, .wants_log = 0, .init = surw_init,
-    .next = surw_next, .fini = free,
+    .name = "surw",
+    .parallel = 1,
+    .wants_log = 0,
+    .init = fx_surw_init,
+    .next = surw_next,
+    .fini = free,
 };

@@ -163,3 +163,64 @@ int ft_surw_step(ft_rng *r, const ft_pend *p, const unsigned char *interesting,
         rem[t]--;
     return t;
 }
+
+/* Class sizes of cand[0..n) by key, through an open table (n <= 1024:
+ * linear in n where a pairwise count would be quadratic at every step). */
+#define SURW_TABLE 2048
+static void class_sizes(const uint64_t *key, const int *cand, int n, int *size)
+{
+    static uint64_t tkey[SURW_TABLE];
+    static int tcount[SURW_TABLE], tused[SURW_TABLE], slot[SURW_TABLE / 2];
+    for (int i = 0; i < n; i++) {
+        uint64_t h = key[cand[i]] * 0x9e3779b97f4a7c15ull >> 53;
+        while (tused[h] && tkey[h] != key[cand[i]])
+            h = (h + 1) & (SURW_TABLE - 1);
+        if (!tused[h]) {
+            tused[h] = 1;
+            tkey[h] = key[cand[i]];
+            tcount[h] = 0;
+        }
+        tcount[h]++;
+        slot[i] = (int)h;
+    }
+    for (int i = 0; i < n; i++)
+        size[i] = tcount[slot[i]];
+    for (int i = 0; i < n; i++)
+        tused[slot[i]] = 0;
+}
+
+int ft_surw_step_grouped(ft_rng *r, const ft_pend *p,
+                         const unsigned char *interesting, uint64_t *rem,
+                         const uint64_t *key, const int *cand, int n)
+{
+    static int size[SURW_TABLE / 2];
+    int shared = 0;
+    if (n > SURW_TABLE / 2)
+        return ft_surw_step(r, p, interesting, rem, cand, n);
+    for (int i = 0; i < n; i++)
+        if (!interesting[cand[i]])
+            return ft_surw_step(r, p, interesting, rem, cand, n);
+    class_sizes(key, cand, n, size);
+    for (int i = 0; i < n; i++)
+        shared |= size[i] > 1;
+    if (!shared) /* every class a single thread: the plain step */
+        return ft_surw_step(r, p, interesting, rem, cand, n);
+    /* Each candidate weighs w(t) / |class(t)|: a class then weighs the
+     * mean of its members' w, and within it a member weighs its w. */
+    double total = 0;
+    for (int i = 0; i < n; i++)
+        total += (double)(rem[cand[i]] ? rem[cand[i]] : 1) / size[i];
+    double x = (double)(ft_rng_next(r) >> 11) * 0x1.0p-53 * total;
+    int t = cand[n - 1];
+    for (int i = 0; i < n; i++) {
+        double w = (double)(rem[cand[i]] ? rem[cand[i]] : 1) / size[i];
+        if (x < w) {
+            t = cand[i];
+            break;
+        }
+        x -= w;
+    }
+    if (rem[t])
+        rem[t]--;
+    return t;
+}

@@ -59,5 +59,14 @@ int ft_pend_best(const ft_pend *p, const int *cand, int n);
  * estimate that ran out still has this event), and rem[t] drops by one. */
 int ft_surw_step(ft_rng *r, const ft_pend *p, const unsigned char *interesting,
                  uint64_t *rem, const int *cand, int n);
+/* The same step over classes: when every candidate waits at an
+ * interesting event, candidates of equal key[t] (threads waiting at the
+ * same instruction on the same object: interchangeable for this step)
+ * form one class, a class is drawn with probability proportional to the
+ * mean of its members' rem, then a member with probability proportional
+ * to its rem.  With every key distinct it is ft_surw_step. */
+int ft_surw_step_grouped(ft_rng *r, const ft_pend *p,
+                         const unsigned char *interesting, uint64_t *rem,
+                         const uint64_t *key, const int *cand, int n);
 
 #endif

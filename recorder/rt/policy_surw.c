@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* policy_surw.c - selectively uniform random walk,
- * `surw:seed=X[:v=VAR,...]:w=COUNTS` (Zhao, Wolff, Mathur and
+ * `surw:seed=X[:v=VAR,...]:w=COUNTS[:g=0|1]` (Zhao, Wolff, Mathur and
  * Roychoudhury, "Selectively Uniform Concurrency Testing", ASPLOS'25, as
  * its artifact's README describes it: alg1 = urw on the interesting
  * events, alg2 = rp, a random priority per event, on the others).
  *
  * The interesting events are the accesses (plain, atomic, lock
- * acquisitions, releases and destroys) to the variables v, named as the driver names them
- * (explore_calib.c: g MOD.HEXOFF for a global, h MOD.HEXOFF for the heap
- * blocks of an allocation site); without v every key point is interesting
+ * acquisitions, releases and destroys) to the variables v, named as the driver
+ * names them (explore_calib.c: g MOD.HEXOFF for a global, h MOD.HEXOFF for the
+ * heap blocks of an allocation site); without v every key point is interesting
  * (the paper's non-selective URW).  w gives each thread's count of
  * interesting events, estimated from the calibration run, as a list by
  * thread id with runs written C*R (R threads of C events each).
@@ -19,7 +19,11 @@
  * event, thread t is drawn with probability proportional to its remaining
  * interesting events, which then drop by one.  For a program without
  * blocking whose counts are exact, every order of the interesting events
- * is then equally likely (the paper's uniformity over the projection). */
+ * is then equally likely (the paper's uniformity over the projection).
+ * With g=1 (surw-sym, replay/strategy_surwsym.c) that draw is over
+ * classes of threads, those whose pending events are at one instruction
+ * on one object (ft_surw_step_grouped): a class weighs the mean of its
+ * members' counts, a member within it its own. */
 #define _GNU_SOURCE
 #include "policy_pos.h"
 #include "rt.h"
@@ -45,6 +49,8 @@ static struct {
     int last;                      /* the thread the last step chose */
     uint64_t streak;               /* its uninteresting steps in a row
                                     * while an interesting one waited */
+    int grouped;                   /* g=1: draw over classes of threads */
+    uint64_t key[FT_MAX_THREADS];  /* a thread's class: its pending event */
 } sw;
 
 /* A thread that runs this many uninteresting events in a row while
@@ -76,9 +82,15 @@ static int is_interesting(const ft_thread *t)
 static void sync_all(void)
 {
     for (int i = 0; i < ft_rt.nthreads; i++)
-        if (__atomic_load_n(&ft_threads[i].state, __ATOMIC_RELAXED) != FT_T_EXITED &&
-            ft_pos_sync(&sw.rng, sw.pend, sw.seen, i, 0))
-            sw.interesting[i] = (unsigned char)is_interesting(&ft_threads[i]);
+        if (__atomic_load_n(&ft_threads[i].state, __ATOMIC_RELAXED) !=
+                FT_T_EXITED &&
+            ft_pos_sync(&sw.rng, sw.pend, sw.seen, i, 0)) {
+            const ft_thread *t = &ft_threads[i];
+            sw.interesting[i] = (unsigned char)is_interesting(t);
+            sw.key[i] = ((uint64_t)t->kp_pc * 0x9e3779b97f4a7c15ull) ^
+                        ((uint64_t)t->kp_addr * 0xbf58476d1ce4e5b9ull) ^
+                        (uint64_t)t->kp_kind;
+        }
 }
 
 /* One step over cand[0..n).  Fairness, which the paper's rule lacks: a
@@ -103,7 +115,10 @@ static int decide(const int *cand, int n)
             sw.rem[c]--;
         return c;
     }
-    int c = ft_surw_step(&sw.rng, sw.pend, sw.interesting, sw.rem, cand, n);
+    int c = sw.grouped ? ft_surw_step_grouped(&sw.rng, sw.pend, sw.interesting,
+                                              sw.rem, sw.key, cand, n)
+                       : ft_surw_step(&sw.rng, sw.pend, sw.interesting, sw.rem,
+                                      cand, n);
     if (waiting && !sw.interesting[c] && c == sw.last)
         sw.streak++;
     else
@@ -253,11 +268,14 @@ int ft_surw_select(const char *spec)
             if (parse_vars(spec, p + 2, &p) < 0)
                 return -1;
             has_v = 1;
+        } else if (strncmp(p, "g=", 2) == 0 && (p[2] == '0' || p[2] == '1')) {
+            sw.grouped = p[2] == '1';
+            p += 3;
         } else if (strncmp(p, "w=", 2) == 0) {
             if (parse_counts(spec, p + 2, &p) < 0)
                 return -1;
         } else {
-            return bad(spec, "unknown parameter for surw (seed, v, w): ", p);
+            return bad(spec, "unknown parameter for surw (seed, v, w, g): ", p);
         }
     }
     if (*p)

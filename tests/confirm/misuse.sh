@@ -134,16 +134,16 @@ assert b and b[0]["failure"] == "misuse", b
 assert b[0]["site"].endswith("destroy_race.c:30"), b[0]
 assert b[0]["detail"] == "thread 0 destroys a mutex that thread 1 holds", b[0]
 PY
-# the default strategy (surw) too: the trace names the destroy
+# the default strategy (surw-sym) too: the trace names the destroy
 # (mutex_destroy), so the mutex is a variable two threads touch and the
 # destroy one of its interesting events
 "$F" dump d.ft | grep -q "mutex_destroy .*obj=0x[0-9a-f]*\[work\] .*destroy_race.c:30" ||
     fail "dump: no mutex_destroy event: $("$F" dump d.ft | grep -i destroy)"
 "$F" explore -n 200 -q --json -o ex-surw -- ./destroy >exs.json
 rc=$?
-[ $rc = 1 ] || fail "explore (surw): exit $rc, expected 1: $(cat exs.json)"
-grep -q '"strategy":"surw"' exs.json && grep -q '"failure":"misuse"' exs.json ||
-    fail "explore (surw): no misuse bug: $(cat exs.json)"
+[ $rc = 1 ] || fail "explore (surw-sym): exit $rc, expected 1: $(cat exs.json)"
+grep -q '"strategy":"surw-sym"' exs.json && grep -q '"failure":"misuse"' exs.json ||
+    fail "explore (surw-sym): no misuse bug: $(cat exs.json)"
 rj=$("$F" replay -q --json --schedule ex/bug-1.schedule -o rp.ft --timeout 10 -- ./destroy)
 rrc=$?
 case $rj in
