@@ -157,7 +157,9 @@ void fb_analyze_trace(const fb_analyze_opts *o, fb_result *r);
  * its detail: fr_confirm_status_id's, but "reached" for a kind whose
  * state the replay must only reach (an order, a race: FT_EXPECT_FOLLOWED)
  * when the program did not fail (analyze does not count those as bugs;
- * the store counts only confirmed, refined and failed_early). */
+ * the store counts only confirmed, refined and failed_early), and
+ * "undecided" for a diverged witness whose refinement the time cut (its
+ * detail says how much was left undecided). */
 struct fr_confirmation;
 const char *fb_confirm_status(const char *kind,
                               const struct fr_confirmation *c,

@@ -198,17 +198,38 @@ const char *fb_confirm_status(const char *kind, const fr_confirmation *c,
                   (c->status == FR_CONFIRMED ||
                    c->status == FR_FAILED_EARLY) &&
                   c->outcome.failure == FR_OK;
-    *detail = c->status == FR_SPURIOUS ? c->first.divergence
+    *detail = c->status == FR_SPURIOUS && c->refine_cut ? c->note
+              : c->status == FR_SPURIOUS                ? c->first.divergence
               : reached ? "reached on replay; the program did not fail"
                         : c->outcome.detail;
+    if (c->status == FR_SPURIOUS && c->refine_cut)
+        return "undecided"; /* diverged, and the time cut its refinement */
     return reached ? "reached" : fr_confirm_status_id(c->status);
 }
 
+/* Fills g's confirmation from c. */
+static void set_confirm(fb_group *g, const fr_confirmation *c)
+{
+    const char *d;
+    snprintf(g->confirm.status, sizeof g->confirm.status, "%s",
+             fb_confirm_status(g->f.kind, c, &d));
+    g->confirm.failure[0] = 0;
+    if (c->outcome.failure != FR_OK)
+        snprintf(g->confirm.failure, sizeof g->confirm.failure, "%s",
+                 fr_failure_name(c->outcome.failure));
+    free(g->confirm.detail);
+    g->confirm.detail = d[0] ? strdup(d) : NULL;
+}
+
 /* Replays each group's witness against the program as `analyze
- * --confirm` does: fr_confirm (with refinement) for atomicity,
- * fr_confirm_kind (with a race's other order) for the other kinds.  dir
- * is this trace's own; until (ft_now, 0 none) is --trace-time's end, when
- * no replay starts and a running one is stopped (unfinished). */
+ * --confirm` does: every witness once (fr_confirm without refinement
+ * for atomicity, fr_confirm_kind with a race's other order for the other
+ * kinds), then the diverged atomicity witnesses refined, each within its
+ * share of the time left (refine_until), so that one long re-analysis
+ * cannot take the others' time; a refinement the time cut is
+ * "undecided", not "spurious".  dir is this trace's own; until (ft_now,
+ * 0 none) is --trace-time's end, when no replay starts and a running one
+ * is stopped (unfinished). */
 static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
                           fb_result *r, const char *dir, double until)
 {
@@ -218,24 +239,29 @@ static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
     co.argv = o->prog;
     co.dir = dir;
     co.timeout_s = o->run_timeout;
-    co.refine = o->refine;
+    co.refine = 0; /* every witness first: refined below */
     co.tails = o->tails;
     co.infer = &o->infer;
     co.predict = &o->predict;
     co.recorded = pl;
-    for (size_t k = 0; k < r->ngroups; k++) {
+    fr_confirmation *cs = calloc(r->ngroups ? r->ngroups : 1, sizeof *cs);
+    char(*paths)[4096] = calloc(r->ngroups ? r->ngroups : 1, sizeof *paths);
+    int rc = cs && paths ? 0 : -1;
+    if (rc < 0)
+        set_message(r, FB_ERROR, "%s%s", "out of memory", "");
+    size_t diverged = 0;
+    for (size_t k = 0; k < r->ngroups && rc == 0; k++) {
         fb_group *g = &r->groups[k];
         int atomicity = g->f.prop < pl->nprops;
         if (!g->f.replayable || (!atomicity && g->f.kprop >= pl->nkprops))
             continue;
-        char path[4096], alt[4096], msg[4200];
-        int rc = atomicity
-                     ? ft_pipeline_write_schedule(pl, g->f.prop, dir, path,
-                                                  sizeof path, msg,
-                                                  sizeof msg)
-                     : ft_pipeline_write_kind_schedule(pl, g->f.kprop, dir,
-                                                       path, sizeof path,
-                                                       msg, sizeof msg);
+        char *path = paths[k], alt[4096], msg[4200];
+        rc = atomicity
+                 ? ft_pipeline_write_schedule(pl, g->f.prop, dir, path,
+                                              sizeof paths[k], msg, sizeof msg)
+                 : ft_pipeline_write_kind_schedule(pl, g->f.kprop, dir, path,
+                                                   sizeof paths[k], msg,
+                                                   sizeof msg);
         int has_alt = 0;
         if (rc == 0 && !atomicity)
             rc = has_alt = ft_pipeline_write_kind_alt(pl, g->f.kprop, dir,
@@ -243,27 +269,39 @@ static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
                                                       sizeof msg);
         if (rc < 0) {
             set_message(r, FB_ERROR, "%.900s%s", msg, "");
-            return -1;
+            break;
         }
-        fr_confirmation c;
         ft_error err;
-        rc = atomicity ? fr_confirm(pl, g->f.prop, path, &co, &c, &err)
-                       : fr_confirm_kind(pl, g->f.kprop, path,
-                                         has_alt > 0 ? alt : NULL, &co, &c,
-                                         &err);
+        rc = atomicity
+                 ? fr_confirm(pl, g->f.prop, path, &co, &cs[k], &err)
+                 : fr_confirm_kind(pl, g->f.kprop, path,
+                                   has_alt > 0 ? alt : NULL, &co, &cs[k], &err);
         if (rc < 0) {
             set_message(r, FB_ERROR, "--confirm: %s", err.message, "");
-            return -1;
+            break;
         }
-        const char *d;
-        snprintf(g->confirm.status, sizeof g->confirm.status, "%s",
-                 fb_confirm_status(g->f.kind, &c, &d));
-        if (c.outcome.failure != FR_OK)
-            snprintf(g->confirm.failure, sizeof g->confirm.failure, "%s",
-                     fr_failure_name(c.outcome.failure));
-        g->confirm.detail = d[0] ? strdup(d) : NULL;
+        rc = 0;
+        set_confirm(g, &cs[k]);
+        diverged += atomicity && cs[k].status == FR_SPURIOUS;
     }
-    return 0;
+    co.refine = o->refine;
+    for (size_t k = 0; k < r->ngroups && rc == 0 && co.refine; k++) {
+        fb_group *g = &r->groups[k];
+        if (!paths[k][0] || g->f.prop >= pl->nprops ||
+            cs[k].status != FR_SPURIOUS)
+            continue;
+        co.refine_until = fr_confirm_share_until(until, diverged--);
+        ft_error err;
+        if (fr_confirm_refine(pl, g->f.prop, paths[k], &co, &cs[k], &err) < 0) {
+            set_message(r, FB_ERROR, "--confirm: %s", err.message, "");
+            rc = -1;
+            break;
+        }
+        set_confirm(g, &cs[k]);
+    }
+    free(cs);
+    free(paths);
+    return rc;
 }
 
 static int is_confirmed(const fb_confirm *c)

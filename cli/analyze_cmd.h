@@ -117,10 +117,6 @@ void analyze_confirm_opts_fill(struct fr_confirm_opts *o,
  * The witnesses of the other kinds are counted for the stages before
  * theirs. */
 void analyze_share_time(struct fr_confirm_opts *o, size_t left);
-/* The end of one share of what is left before until, over left shares
- * (at least 1 s), for analyze_share_time and each refinement
- * (fr_confirm_opts.refine_until); 0 without until. */
-double analyze_share_until(double until, size_t left);
 size_t analyze_kind_witnesses(const analyze_out *ao);
 /* Under --time: once o's time is up, c says "not replayed" (FR_NOT_RUN)
  * and 1 is returned; else 0. */

@@ -86,20 +86,9 @@ void analyze_confirm_opts_fill(fr_confirm_opts *o,
     }
 }
 
-/* At least this much of --time for a witness's tail or a refinement. */
-#define SHARE_MIN_S 1.0
-
-double analyze_share_until(double until, size_t left)
-{
-    if (until <= 0 || !left)
-        return 0;
-    double now = ft_now(), share = (until - now) / (double)left;
-    return now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
-}
-
 void analyze_share_time(fr_confirm_opts *o, size_t left)
 {
-    o->tail_until = analyze_share_until(o->until, left);
+    o->tail_until = fr_confirm_share_until(o->until, left);
 }
 
 size_t analyze_kind_witnesses(const analyze_out *ao)
@@ -312,7 +301,7 @@ int analyze_refine(analyze_out *ao, const analyze_confirm_opts *co)
         fr_confirmation *c = &ao->confirm[i];
         if (!ao->schedule[i] || c->status != FR_SPURIOUS)
             continue;
-        o.refine_until = analyze_share_until(o.until, left--);
+        o.refine_until = fr_confirm_share_until(o.until, left--);
         /* (fr_confirm_refine says "not refined" once the time is up) */
         analyze_talk_replay(co->talk, ao->schedule[i]);
         ft_error err;

@@ -34,6 +34,17 @@ int fr_confirm_time_up(const fr_confirm_opts *o)
     return o->until > 0 && ft_now() >= o->until;
 }
 
+/* At least this much of the time for a witness's tail or a refinement. */
+#define SHARE_MIN_S 1.0
+
+double fr_confirm_share_until(double until, size_t left)
+{
+    if (until <= 0 || !left)
+        return 0;
+    double now = ft_now(), share = (until - now) / (double)left;
+    return now + (share < SHARE_MIN_S ? SHARE_MIN_S : share);
+}
+
 const char *fr_confirm_status_name(int status)
 {
     switch (status) {
@@ -523,7 +534,7 @@ int fr_confirm_refine(const ft_pipeline *pl, size_t i,
     const char *whose = "the analysis's time";
     if (o->refine_until > 0 && (o->until <= 0 || o->refine_until < o->until)) {
         own.until = o->refine_until;
-        whose = "its share of the analysis's time (--time)";
+        whose = "its share of the analysis's time";
     }
     o = &own;
     for (unsigned round = 1; round <= o->refine; round++) {

@@ -108,6 +108,11 @@ typedef struct fr_confirmation {
 const char *fr_confirm_status_name(int status);
 /* Whether o's time is up: no replay may start (fr_confirm_opts.until). */
 int fr_confirm_time_up(const fr_confirm_opts *o);
+/* The end of one share of what is left before until (CLOCK_MONOTONIC s),
+ * over left shares, at least 1 s; 0 without until.  analyze gives each
+ * witness's tail and each refinement one (tail_until, refine_until), and
+ * so does batch each refinement of a trace. */
+double fr_confirm_share_until(double until, size_t left);
 /* The same as one word for JSON and stores: "confirmed", "refined",
  * "failed_early", "spurious", "not_run". */
 const char *fr_confirm_status_id(int status);

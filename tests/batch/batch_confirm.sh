@@ -73,4 +73,24 @@ n=$($CHECK count a.db "SELECT count(*) FROM findings")
     fail "the other program's findings were replayed against best_fig2"
 $CHECK count a2.db "SELECT message FROM traces WHERE path LIKE '%vb2%'" |
     grep -q "is not the program this trace recorded" || fail "no message"
+
+# Refinement as analyze's: every witness replayed before any refinement,
+# each refinement within its share of --trace-time, and one that its
+# share cut is "undecided", not "spurious" (config_swap replayed with
+# CONFIG_SWAP_AUDIT diverges: confirm_cli.sh; FORETELL_TEST_REFINE_STALL
+# stands in for a long re-analysis).  Before, the first refinement took
+# the whole --trace-time and the others were stored as spurious.
+mkdir cs
+"$FT" record -o cs/cs.ftrace -- "$FT_INST/config_swap" >/dev/null 2>&1 ||
+    fail "natural config_swap run failed"
+s0=$(date +%s)
+CONFIG_SWAP_AUDIT=1 FORETELL_TEST_REFINE_STALL=60 "$FT" batch analyze -q $ATOM \
+    --store cs.db --confirm --refine 1 --tails 0 --trace-time 12 cs \
+    -- "$FT_INST/config_swap"
+took=$(($(date +%s) - s0))
+[ $took -le 20 ] || fail "config_swap, refinements cut: took $took s under --trace-time 12"
+nu=$($CHECK count cs.db "SELECT count(*) FROM occurrences WHERE confirm_status = 'undecided' AND confirm_detail LIKE '%ran out%'")
+[ "$nu" -ge 2 ] || fail "config_swap: $nu refinements undecided: $($CHECK count cs.db "SELECT group_concat(confirm_status || ': ' || coalesce(confirm_detail, ''), ' | ') FROM occurrences")"
+[ "$($CHECK count cs.db "SELECT count(*) FROM occurrences WHERE confirm_status = 'spurious'")" = 0 ] ||
+    fail "config_swap: a refinement cut by the time stored as spurious"
 exit 0
