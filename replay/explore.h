@@ -186,14 +186,19 @@ static inline uint64_t fx_run_seed(uint64_t base, uint64_t i)
     return base * 0x9e3779b97f4a7c15ull + i;
 }
 /* strategy_surw.c: run seed's FORETELL_STRATEGY: vars of c's shared
- * variables (atomics included) drawn uniformly, and each thread's count
- * of accesses to them, drawn over classes of threads when grouped
- * (surw-sym); 0 when it does not fit in len.  fx_surw_init and
+ * variables (atomics included) and each thread's count of accesses to
+ * them; 0 when it does not fit in len.  surw draws the variables
+ * uniformly; sym (surw-sym) draws those after the first by how much
+ * their threads overlap the chosen ones', and has the runtime draw over
+ * classes of threads (g=1).  fx_surw_draw_vars is that draw (indices
+ * into c's svar, at most 16; returns how many); fx_surw_init and
  * fx_surw_next are both strategies' init and next. */
-int fx_surw_spec(const fx_calib *c, int vars, int grouped, uint64_t seed,
+int fx_surw_spec(const fx_calib *c, int vars, int sym, uint64_t seed,
                  char *spec, size_t len);
+int fx_surw_draw_vars(const fx_calib *c, uint64_t seed, int vars, int sym,
+                      uint64_t *chosen);
 void *fx_surw_init(const fx_opts *o, const fx_calib *c);
-int fx_surw_next(void *st, uint64_t i, int grouped, char *spec, size_t len);
+int fx_surw_next(void *st, uint64_t i, int sym, char *spec, size_t len);
 
 /* ---- strategy_bounded.c: the ICB/IDB enumeration, exposed for tests ---- */
 

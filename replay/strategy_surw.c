@@ -10,8 +10,9 @@
  * (calib_order.c), from its own seed, and counts each thread's accesses to them
  * there.  A program without shared variables gets the non-selective walk over
  * every event, with each thread's event count.  surw-sym
- * (strategy_surwsym.c) asks for the same runs drawn over classes of
- * threads (grouped). */
+ * (strategy_surwsym.c, sym) draws the variables after the first by how
+ * much their threads overlap the chosen ones' (draw_correlated), and has
+ * the runtime draw over classes of threads (g=1). */
 #include "recorder/rt/policy_sample.h"
 #include "replay/explore.h"
 
@@ -47,7 +48,84 @@ static int put_counts(char *spec, size_t len, size_t n, const uint64_t *count,
     return 1;
 }
 
-int fx_surw_spec(const fx_calib *c, int vars, int grouped, uint64_t seed,
+/* surw-sym's variables: vars distinct ones, the first uniform, each next
+ * with weight the Jaccard similarity of its threads and the chosen ones'
+ * (the threads that touched it in the calibration run), plus CORR_FLOOR
+ * so that every variable keeps a chance.  A bug on two variables needs
+ * threads that touch both (MUVI's correlated variables, Lu et al.
+ * SOSP'07, are those accessed together): on data/stages.c the pair the
+ * bug needs (finished and result, both touched by the last stage and the
+ * reader only) is drawn about twice as often as uniformly, and a lock
+ * every stage takes rarely joins either.  Returns how many were drawn. */
+#define CORR_FLOOR 0.1
+static int draw_correlated(const fx_calib *c, ft_rng *rng, int vars,
+                           uint64_t *chosen)
+{
+    uint64_t threads = c->threads ? c->threads : 1;
+    unsigned char *in = calloc(threads, 1);
+    double *w = malloc(sizeof *w * c->nsvars);
+    int nv = 0;
+    if (!in || !w || !c->nsvars)
+        goto out;
+    if ((uint64_t)vars > c->nsvars)
+        vars = (int)c->nsvars;
+    uint64_t nin = 0;
+    for (; nv < vars; nv++) {
+        uint64_t v = 0;
+        if (nv == 0) {
+            v = ft_rng_below(rng, c->nsvars);
+        } else {
+            double total = 0;
+            for (uint64_t j = 0; j < c->nsvars; j++) {
+                int taken = 0;
+                for (int i = 0; i < nv; i++)
+                    taken |= chosen[i] == j;
+                uint64_t inter = 0, mine = 0;
+                for (uint64_t p = c->sv_first[j]; p < c->sv_first[j + 1]; p++)
+                    if (c->sv_tid[p] < threads) {
+                        mine++;
+                        inter += in[c->sv_tid[p]];
+                    }
+                uint64_t uni = nin + mine - inter;
+                w[j] = taken ? 0 : (uni ? (double)inter / uni : 0) + CORR_FLOOR;
+                total += w[j];
+            }
+            double x = (double)(ft_rng_next(rng) >> 11) * 0x1.0p-53 * total;
+            v = c->nsvars;
+            for (uint64_t j = 0; j < c->nsvars && v == c->nsvars; j++) {
+                if (w[j] > 0 && x < w[j])
+                    v = j;
+                x -= w[j];
+            }
+            for (uint64_t j = c->nsvars; v == c->nsvars && j-- > 0;)
+                if (w[j] > 0)
+                    v = j; /* rounding at the end: the last one left */
+        }
+        chosen[nv] = v;
+        for (uint64_t p = c->sv_first[v]; p < c->sv_first[v + 1]; p++)
+            if (c->sv_tid[p] < threads && !in[c->sv_tid[p]]) {
+                in[c->sv_tid[p]] = 1;
+                nin++;
+            }
+    }
+out:
+    free(in);
+    free(w);
+    return nv;
+}
+
+int fx_surw_draw_vars(const fx_calib *c, uint64_t seed, int vars, int sym,
+                      uint64_t *chosen)
+{
+    ft_rng rng;
+    ft_rng_seed(&rng, seed * 0x9e3779b97f4a7c15ull + 29);
+    if (vars > SURW_MAX_VARS)
+        vars = SURW_MAX_VARS;
+    return sym ? draw_correlated(c, &rng, vars, chosen)
+               : ft_sample_distinct(&rng, c->nsvars, vars, chosen);
+}
+
+int fx_surw_spec(const fx_calib *c, int vars, int sym, uint64_t seed,
                  char *spec, size_t len)
 {
     uint64_t threads = c->threads ? c->threads : 1;
@@ -60,12 +138,8 @@ int fx_surw_spec(const fx_calib *c, int vars, int grouped, uint64_t seed,
         for (uint64_t t = 0; t < threads && c->thread_events; t++)
             count[t] = c->thread_events[t];
     } else if (ok) {
-        ft_rng rng;
-        ft_rng_seed(&rng, seed * 0x9e3779b97f4a7c15ull + 29);
         uint64_t chosen[SURW_MAX_VARS];
-        if (vars > SURW_MAX_VARS)
-            vars = SURW_MAX_VARS;
-        int nv = ft_sample_distinct(&rng, c->nsvars, vars, chosen);
+        int nv = fx_surw_draw_vars(c, seed, vars, sym, chosen);
         for (int i = 0; ok && i < nv; i++) {
             uint64_t v = chosen[i];
             int k = snprintf(spec + n, len - (size_t)n, "%s%s", i ? "," : ":v=",
@@ -78,7 +152,7 @@ int fx_surw_spec(const fx_calib *c, int vars, int grouped, uint64_t seed,
         }
     }
     ok = ok && put_counts(spec, len, (size_t)n, count, threads);
-    if (ok && grouped) {
+    if (ok && sym) {
         size_t used = strlen(spec);
         ok = used + 4 < len;
         if (ok)
@@ -98,10 +172,10 @@ void *fx_surw_init(const fx_opts *o, const fx_calib *c)
     return s;
 }
 
-int fx_surw_next(void *st, uint64_t i, int grouped, char *spec, size_t len)
+int fx_surw_next(void *st, uint64_t i, int sym, char *spec, size_t len)
 {
     const surw_state *s = st;
-    return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2, grouped,
+    return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2, sym,
                         fx_run_seed(s->o->seed, i), spec, len);
 }
 
