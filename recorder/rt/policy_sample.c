@@ -206,21 +206,19 @@ int ft_surw_step_grouped(ft_rng *r, const ft_pend *p,
     if (!shared) /* every class a single thread: the plain step */
         return ft_surw_step(r, p, interesting, rem, cand, n);
     /* Each candidate weighs w(t) / |class(t)|: a class then weighs the
-     * mean of its members' w, and within it a member weighs its w. */
+     * mean of its members' w, and within it a member weighs its w.  The
+     * draw: the first candidate whose cumulative weight passes x. */
+    static double cum[SURW_TABLE / 2];
     double total = 0;
-    for (int i = 0; i < n; i++)
-        total += (double)(rem[cand[i]] ? rem[cand[i]] : 1) / size[i];
-    double x = (double)(ft_rng_next(r) >> 11) * 0x1.0p-53 * total;
-    int t = cand[n - 1];
     for (int i = 0; i < n; i++) {
-        double w = (double)(rem[cand[i]] ? rem[cand[i]] : 1) / size[i];
-        if (x < w) {
-            t = cand[i];
-            break;
-        }
-        x -= w;
+        total += (double)(rem[cand[i]] ? rem[cand[i]] : 1) / size[i];
+        cum[i] = total;
     }
-    if (rem[t])
-        rem[t]--;
+    double x = (double)(ft_rng_next(r) >> 11) * 0x1.0p-53 * total;
+    int k = 0;
+    while (k < n - 1 && x >= cum[k])
+        k++;
+    int t = cand[k];
+    rem[t] -= rem[t] != 0;
     return t;
 }
