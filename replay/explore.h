@@ -189,10 +189,11 @@ static inline uint64_t fx_run_seed(uint64_t base, uint64_t i)
  * variables (atomics included) and each thread's count of accesses to
  * them; 0 when it does not fit in len.  surw draws the variables
  * uniformly; sym (surw-sym) draws those after the first by how much
- * their threads overlap the chosen ones', and has the runtime draw over
- * classes of threads (g=1).  fx_surw_draw_vars is that draw (indices
- * into c's svar, at most 16; returns how many); fx_surw_init and
- * fx_surw_next are both strategies' init and next. */
+ * their threads overlap the chosen ones'.  fx_surw_draw_vars is that
+ * draw (indices into c's svar, at most 16; returns how many);
+ * fx_surw_init and fx_surw_next are both strategies' init and next, and
+ * surw-sym's next asks the runtime for the draw over classes of threads
+ * (g=1) in every other run. */
 int fx_surw_spec(const fx_calib *c, int vars, int sym, uint64_t seed,
                  char *spec, size_t len);
 int fx_surw_draw_vars(const fx_calib *c, uint64_t seed, int vars, int sym,

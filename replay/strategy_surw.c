@@ -12,7 +12,7 @@
  * every event, with each thread's event count.  surw-sym
  * (strategy_surwsym.c, sym) draws the variables after the first by how
  * much their threads overlap the chosen ones' (draw_correlated), and has
- * the runtime draw over classes of threads (g=1). */
+ * the runtime draw over classes of threads (g=1) in every other run. */
 #include "recorder/rt/policy_sample.h"
 #include "replay/explore.h"
 
@@ -152,14 +152,18 @@ int fx_surw_spec(const fx_calib *c, int vars, int sym, uint64_t seed,
         }
     }
     ok = ok && put_counts(spec, len, (size_t)n, count, threads);
-    if (ok && sym) {
-        size_t used = strlen(spec);
-        ok = used + 4 < len;
-        if (ok)
-            memcpy(spec + used, ":g=1", 5);
-    }
     free(count);
     return ok;
+}
+
+/* Asks the runtime for the draw over classes of threads (g=1). */
+static int add_classes(char *spec, size_t len)
+{
+    size_t used = strlen(spec);
+    if (used + 4 >= len)
+        return 0;
+    memcpy(spec + used, ":g=1", 5);
+    return 1;
 }
 
 void *fx_surw_init(const fx_opts *o, const fx_calib *c)
@@ -176,7 +180,8 @@ int fx_surw_next(void *st, uint64_t i, int sym, char *spec, size_t len)
 {
     const surw_state *s = st;
     return fx_surw_spec(s->c, s->o->vars ? s->o->vars : 2, sym,
-                        fx_run_seed(s->o->seed, i), spec, len);
+                        fx_run_seed(s->o->seed, i), spec, len) &&
+           (!sym || i % 2 || add_classes(spec, len));
 }
 
 static int surw_next(void *st, uint64_t i, char *spec, size_t len)

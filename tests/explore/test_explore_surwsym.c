@@ -17,7 +17,8 @@
  *   from the definition (first uniform, the second by the Jaccard
  *   similarity of thread sets plus 0.1), against 4,000 seeds; the
  *   stages-like case by hand (the pair both the last stage and the
- *   reader touch: 2/3 x 1.1/1.2); surw's draw stays uniform. */
+ *   reader touch: 2/3 x 1.1/1.2); surw's draw stays uniform.
+ * - The runs' specs: the class draw (g=1) in surw-sym's even runs only. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -359,6 +360,38 @@ static void test_correlated_vars(void **state)
     assert_true(fabs((double)pair_uniform / SEEDS - 1.0 / 3) < 0.03);
 }
 
+/* The runs' specs: surw-sym asks for the class draw (g=1) in the even
+ * runs only, surw never; both give each thread its count. */
+static void test_specs_alternate(void **state)
+{
+    (void)state;
+    static calib_buf b;
+    unsigned set[2] = {0x7, 0x6};
+    make_calib(&b, 2, 3, set);
+    snprintf(b.names[0], sizeof b.names[0], "g0.10");
+    snprintf(b.names[1], sizeof b.names[1], "g0.20");
+    fx_opts o;
+    fx_opts_default(&o);
+    for (int sym = 0; sym < 2; sym++) {
+        void *st = fx_surw_init(&o, &b.c);
+        assert_non_null(st);
+        for (uint64_t i = 0; i < 8; i++) {
+            char spec[256];
+            assert_true(fx_surw_next(st, i, sym, spec, sizeof spec));
+            int g = strstr(spec, ":g=1") != NULL;
+            assert_int_equal(g, sym && i % 2 == 0);
+            assert_non_null(strstr(spec, ":w=1,2*2"));
+        }
+        free(st);
+    }
+    /* a spec that does not fit is refused, not cut */
+    void *st = fx_surw_init(&o, &b.c);
+    char small[36]; /* fits "surw:seed=0:v=g0.10,g0.20:w=1,2*2" (33), not ":g=1"
+                     */
+    assert_false(fx_surw_next(st, 0, 1, small, sizeof small));
+    free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_class_law),
         cmocka_unit_test(test_reorder_exact),
         cmocka_unit_test(test_correlated_vars),
+        cmocka_unit_test(test_specs_alternate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
