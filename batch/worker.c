@@ -198,13 +198,15 @@ const char *fb_confirm_status(const char *kind, const fr_confirmation *c,
                   (c->status == FR_CONFIRMED ||
                    c->status == FR_FAILED_EARLY) &&
                   c->outcome.failure == FR_OK;
-    *detail = c->status == FR_SPURIOUS && c->refine_cut ? c->note
-              : c->status == FR_SPURIOUS                ? c->first.divergence
+    /* diverged, and the time cut its refinement: not shown spurious */
+    int cut = c->status == FR_SPURIOUS && c->refine_cut;
+    *detail = cut                        ? c->note
+              : c->status == FR_SPURIOUS ? c->first.divergence
               : reached ? "reached on replay; the program did not fail"
                         : c->outcome.detail;
-    if (c->status == FR_SPURIOUS && c->refine_cut)
-        return "undecided"; /* diverged, and the time cut its refinement */
-    return reached ? "reached" : fr_confirm_status_id(c->status);
+    return cut       ? "undecided"
+           : reached ? "reached"
+                     : fr_confirm_status_id(c->status);
 }
 
 /* Fills g's confirmation from c. */

@@ -90,16 +90,17 @@ static int draw_correlated(const fx_calib *c, ft_rng *rng, int vars,
                 w[j] = taken ? 0 : (uni ? (double)inter / uni : 0) + CORR_FLOOR;
                 total += w[j];
             }
+            /* the first whose cumulative weight passes x; rounding at
+             * the end leaves the last one not taken */
             double x = (double)(ft_rng_next(rng) >> 11) * 0x1.0p-53 * total;
-            v = c->nsvars;
-            for (uint64_t j = 0; j < c->nsvars && v == c->nsvars; j++) {
-                if (w[j] > 0 && x < w[j])
-                    v = j;
+            for (uint64_t j = 0; j < c->nsvars; j++) {
+                if (w[j] <= 0)
+                    continue;
+                v = j;
+                if (x < w[j])
+                    break;
                 x -= w[j];
             }
-            for (uint64_t j = c->nsvars; v == c->nsvars && j-- > 0;)
-                if (w[j] > 0)
-                    v = j; /* rounding at the end: the last one left */
         }
         chosen[nv] = v;
         for (uint64_t p = c->sv_first[v]; p < c->sv_first[v + 1]; p++)

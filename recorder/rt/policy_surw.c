@@ -87,9 +87,10 @@ static void sync_all(void)
             ft_pos_sync(&sw.rng, sw.pend, sw.seen, i, 0)) {
             const ft_thread *t = &ft_threads[i];
             sw.interesting[i] = (unsigned char)is_interesting(t);
-            sw.key[i] = ((uint64_t)t->kp_pc * 0x9e3779b97f4a7c15ull) ^
-                        ((uint64_t)t->kp_addr * 0xbf58476d1ce4e5b9ull) ^
-                        (uint64_t)t->kp_kind;
+            if (sw.grouped) /* the class key, only where it is drawn on */
+                sw.key[i] = ((uint64_t)t->kp_pc * 0x9e3779b97f4a7c15ull) ^
+                            ((uint64_t)t->kp_addr * 0xbf58476d1ce4e5b9ull) ^
+                            (uint64_t)t->kp_kind;
         }
 }
 
