@@ -6,7 +6,8 @@
  * the thread and file:line, and the context switches that led to it.
  * Exit: 0 no failure, 1 the program failed, 2 bad input, 3 the schedule
  * could not be followed, 126 the program cannot be executed, 127 program
- * not found (docs/replay.md). */
+ * not found (docs/replay.md).  A --trace of another build of the program
+ * is mapped onto this one's events first (replay/build_map.c). */
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/json.h"
@@ -20,7 +21,9 @@
 
 static const ft_opt replay_opts[] = {
     {"schedule", 0, "FILE", "follow this schedule file"},
-    {"trace", 0, "TRACE", "follow the thread switches of this recorded run"},
+    {"trace", 0, "TRACE", "follow the thread switches of this recorded run "
+                          "(of another build too: mapped onto this one's "
+                          "events)"},
     {"output", 'o', "TRACE", "the replayed run's trace (default "
                              "./PROG.replay.ftrace)"},
     {"on-divergence", 0, "stop|continue", "when the program leaves the "
@@ -80,7 +83,8 @@ static void report_text(FILE *f, const char *prog, const fr_outcome *o,
             (unsigned long long)o->steps_total);
 }
 
-static void report_json(const fr_outcome *o, const char *trace)
+static void report_json(const fr_outcome *o, const char *trace,
+                        const fr_map_run *mr)
 {
     ft_json j;
     ft_json_init(&j, stdout);
@@ -113,6 +117,16 @@ static void report_json(const fr_outcome *o, const char *trace)
         ft_json_end_object(&j);
     }
     ft_json_end_array(&j);
+    if (mr) { /* --trace of another build: how its switches were mapped */
+        ft_json_key(&j, "mapped");
+        ft_json_begin_object(&j);
+        ft_json_kuint(&j, "switches", mr->st.steps);
+        ft_json_kuint(&j, "mapped", mr->st.mapped);
+        ft_json_kuint(&j, "events", mr->st.events);
+        ft_json_kuint(&j, "paired", mr->st.matched);
+        ft_json_kint(&j, "replays", mr->rounds);
+        ft_json_end_object(&j);
+    }
     ft_json_end_object(&j);
     ft_json_line(&j);
 }
@@ -239,7 +253,7 @@ int cmd_replay(int argc, char **argv)
     ft_schedule s;
     char msg[512];
     ft_error err;
-    int tmpfd = -1;
+    int tmpfd = -1, mapped = 0;
     if (schedule) {
         FILE *f = ft_fopen_regular(schedule, msg, sizeof msg);
         if (!f) {
@@ -261,7 +275,15 @@ int cmd_replay(int argc, char **argv)
                     (unsigned long long)err.offset, err.message);
             return FT_EXIT_BAD_INPUT;
         }
-        fr_check_binary(trace, args[0], stderr);
+        /* another build (a rebuild, or the plain build recorded under
+         * Valgrind): its indexes are not this build's */
+        mapped = fr_check_binary(trace, args[0], NULL) == 0;
+        if (mapped)
+            fprintf(stderr,
+                    "foretell replay: note: %s was recorded from "
+                    "another build of %s: its switches are mapped onto "
+                    "this build's events (docs/replay.md)\n",
+                    trace, args[0]);
         tmpfd = mkstemp(tmpsched);
         FILE *f = tmpfd >= 0 ? fdopen(tmpfd, "w") : NULL;
         int rc = f ? ft_schedule_write(f, &s) : -1;
@@ -281,8 +303,31 @@ int cmd_replay(int argc, char **argv)
     ro.trace_out = output;
     ro.schedule = schedule;
     fr_outcome o;
-    int rc = fr_run(&ro, &o, &err);
+    fr_map_run mr;
+    int rc = mapped ? fr_replay_mapped(&ro, trace, &o, &mr, stderr, &err)
+                    : fr_run(&ro, &o, &err);
     int saved_errno = errno;
+    if (mapped && rc == 1) {
+        /* too few pairs: another program, not another build; its replay
+         * diverges, and the warning says why */
+        fprintf(stderr,
+                "foretell replay: only %llu of the %llu events of "
+                "%s pair with %s's: replaying its switches as they are\n",
+                (unsigned long long)mr.st.matched,
+                (unsigned long long)mr.st.events, trace, args[0]);
+        fr_check_binary(trace, args[0], stderr);
+        mapped = 0;
+        rc = fr_run(&ro, &o, &err);
+        saved_errno = errno;
+    }
+    if (mapped && rc == 0)
+        fprintf(stderr,
+                "foretell replay: %u of %u switches mapped (%llu of "
+                "%llu recorded events paired with this build's), %d "
+                "replay%s\n",
+                mr.st.mapped, mr.st.steps, (unsigned long long)mr.st.matched,
+                (unsigned long long)mr.st.events, mr.rounds,
+                mr.rounds == 1 ? "" : "s");
     if (tmpfd >= 0)
         unlink(tmpsched);
     if (o.write_errno) { /* what the cut trace shows, then the error */
@@ -306,7 +351,7 @@ int cmd_replay(int argc, char **argv)
     }
     const char *sched_name = trace ? trace : schedule;
     if (json)
-        report_json(&o, output);
+        report_json(&o, output, mapped ? &mr : NULL);
     else
         report_text(stderr, args[0], &o, sched_name);
     int failed = o.failure != FR_OK && o.failure != FR_DIVERGED;

@@ -559,6 +559,15 @@ static int to_event(importer *im, ft_writer *w, const struct ftvg_rec *r,
         ev->kind = FT_EV_ABORT;
         ev->addr = 0;
         break;
+    case FTVG_FUNC_ENTRY:
+        ev->kind = FT_EV_FUNC_ENTRY;
+        ev->addr = 0;
+        ev->value = site_of(im, w, r->a, 0, bad);
+        break;
+    case FTVG_FUNC_EXIT:
+        ev->kind = FT_EV_FUNC_EXIT;
+        ev->addr = 0;
+        break;
     default:
         return 0;
     }

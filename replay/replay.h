@@ -229,6 +229,41 @@ const char *fr_preload_path(char *buf, size_t len);
  * known (no trace at hand, no build id, program not found). */
 int fr_check_binary(const char *trace, const char *prog, FILE *warn);
 
+/* The switches of from_trace's run (fr_schedule_from_trace) mapped onto
+ * the events of another build of the program, as ref_trace (a run of that
+ * build) numbers them: each thread's events paired by kind and FILE:LINE
+ * (replay/build_map.c).  -1 with err on an unreadable trace. */
+typedef struct fr_map_stats {
+    uint32_t steps;   /* in from_trace's schedule */
+    uint32_t mapped;  /* in out (steps of one thread run together, and
+                         those before any paired event, are merged) */
+    uint64_t events;  /* from_trace's events */
+    uint64_t matched; /* of them, paired with one of ref_trace's */
+} fr_map_stats;
+int fr_schedule_map(const char *from_trace, const char *ref_trace,
+                    ft_schedule *out, fr_map_stats *st, ft_error *err);
+
+/* Replays from_trace's run on ro's program, another build: a reference
+ * run of it under the deterministic policy (its output discarded), then
+ * the switches mapped onto that run's events; while the replay diverges,
+ * mapped again onto the replay's own run (which continues past the
+ * divergence: each round gets past at least one more step), up to
+ * FR_MAP_ROUNDS replays, the last (or the one after a round that got no
+ * further than the one before) with ro's own divergence mode.  Each run is
+ * bounded as ro says.  Returns as fr_run, *o the last run's outcome, its trace
+ * at ro->trace_out; or 1, with no replay made, when fewer than a quarter of
+ * from_trace's events pair with the reference's (another program, not another
+ * build: mr->st says how many).  What it does goes to progress (NULL: nothing).
+ */
+#define FR_MAP_ROUNDS 8
+typedef struct fr_map_run {
+    int rounds;      /* replays made */
+    fr_map_stats st; /* the last mapping's */
+} fr_map_run;
+int fr_replay_mapped(const fr_run_opts *ro, const char *from_trace,
+                     fr_outcome *o, fr_map_run *mr, FILE *progress,
+                     ft_error *err);
+
 /* Classifies a finished run from its trace and wait status (exposed for
  * the tests and for `foretell replay --trace` reports). */
 int fr_outcome_from_trace(const char *trace, int wait_status, int hung,

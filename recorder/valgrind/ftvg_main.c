@@ -7,10 +7,11 @@
  * of our own runtime, so the order in which this tool sees things is an
  * interleaving of the run.  It instruments the loads, stores and locked
  * read-modify-writes (VEX's CAS statements: `lock cmpxchg`, `lock add`,
- * `xchg`) of code outside the system's libraries, except those addressed
- * off the stack pointer (spills, pushes, return addresses: never shared);
- * the synchronisation, thread and heap calls reach it as client requests
- * from ftvg_intercepts.c.  It writes fixed records (ftvg_raw.h) to the
+ * `xchg`) of code outside the system's libraries, except those to the
+ * running thread's own stack (off the stack pointer, or found at run
+ * time between it and the stack's top), and the entries and returns of
+ * its functions; the synchronisation, thread and heap calls reach it as
+ * client requests from ftvg_intercepts.c.  It writes fixed records (ftvg_raw.h) to the
  * file given by --foretell-raw; `foretell record` turns them into a trace
  * once the program has ended (recorder/vgimport.c).
  *
@@ -245,11 +246,27 @@ static void block(ThreadId tid, UInt what, Addr pc, Addr obj)
 
 /* ---- called from the instrumented code ---------------------------- */
 
-/* op_size: the instruction's length << 32 | op << 16 | size */
+/* Whether addr is on the running thread's own stack: from its stack
+ * pointer, less the 128-byte red zone leaf functions use, to the stack's
+ * top.  Its locals, spills and saved registers: what a foretell-cc build
+ * does not record either (TSan leaves out locals whose address does not
+ * escape), and at -O0, where every local is an access off the frame
+ * pointer, most of the program's accesses.  What a thread shares from its
+ * stack is still recorded where other threads touch it; its own accesses
+ * to it are not (docs/recorder.md). */
+static Bool own_stack(ThreadId tid, Addr sp, Addr addr)
+{
+    return addr + 128 >= sp && addr < VG_(thread_get_stack_max)(tid);
+}
+
+/* op_size: the instruction's length << 32 | op << 16 | size; sp: the
+ * guest stack pointer at the access */
 static VG_REGPARM(0) void h_access(UWord op_size, Addr pc, Addr addr,
-                                   ULong value)
+                                   ULong value, Addr sp)
 {
     ThreadId tid = VG_(get_running_tid)();
+    if (own_stack(tid, sp, addr))
+        return;
     rec_len = (UInt)(op_size >> 32) & 0xff;
     emit(tid, (UInt)(op_size >> 16) & 0xffff, pc, addr,
          (UInt)(op_size & 0xffff), value, 0, 0);
@@ -262,6 +279,57 @@ static VG_REGPARM(0) void h_cas(UWord len_size, Addr pc, Addr addr,
     rec_len = (UInt)(len_size >> 32) & 0xff;
     emit(tid, FTVG_CAS, pc, addr, (UInt)(len_size & 0xffff), expd, desired,
          old);
+}
+
+/* Function entries and exits of the program's own code, as a foretell-cc
+ * build records them (the region inference keeps a candidate per frame,
+ * and reports show the calls): per thread, the stack pointer at each
+ * entry; a return pops every frame at or below the stack pointer it
+ * leaves, so a longjmp's skipped frames end at the next return. */
+#define MAX_FRAMES 4096
+static Addr *frame_sp[MAX_VG];
+static UInt nframes[MAX_VG];
+
+/* fn entered with sp (its return address at sp) */
+static VG_REGPARM(0) void h_entry(Addr fn, Addr sp)
+{
+    ThreadId tid = VG_(get_running_tid)();
+    if (tid >= MAX_VG || dense_of[tid] < 0)
+        return;
+    if (!frame_sp[tid])
+        frame_sp[tid] = VG_(malloc)("ftvg.frames", MAX_FRAMES * sizeof(Addr));
+    if (nframes[tid] == MAX_FRAMES)
+        return; /* deeper recursion: neither its entries nor its exits */
+    frame_sp[tid][nframes[tid]++] = sp;
+    Addr ret = *(const Addr *)sp;
+    /* fn's module went out when its code was instrumented; the caller's
+     * (libc for main and thread functions) at most once per module */
+    static Addr caller_lo = 1, caller_hi = 0;
+    if (ret < caller_lo || ret >= caller_hi) {
+        const DebugInfo *di =
+            VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ret);
+        if (di) {
+            caller_lo = VG_(DebugInfo_get_text_avma)(di);
+            caller_hi = caller_lo + VG_(DebugInfo_get_text_size)(di);
+        }
+        announce(ret);
+    }
+    rec_len = 0;
+    /* the site as the runtime's: inside the function, at its first line */
+    emit(tid, FTVG_FUNC_ENTRY, fn + 1, 0, 0, ret, 0, 0);
+}
+
+/* a return of the program's code: sp is past its return address */
+static VG_REGPARM(0) void h_return(Addr sp)
+{
+    ThreadId tid = VG_(get_running_tid)();
+    if (tid >= MAX_VG || dense_of[tid] < 0)
+        return;
+    while (nframes[tid] && frame_sp[tid][nframes[tid] - 1] < sp) {
+        nframes[tid]--;
+        rec_len = 0;
+        emit(tid, FTVG_FUNC_EXIT, 0, 0, 0, 0, 0, 0);
+    }
 }
 
 /* ---- instrumentation ---------------------------------------------- */
@@ -367,6 +435,7 @@ static IRExpr *as_u64(IRSB *sb, IRExpr *atom, IRType ty)
 }
 
 static UInt insn_len; /* the current instruction's, for add_access */
+static Int sp_offset; /* the guest stack pointer's, for add_access */
 
 static void add_access(IRSB *sb, UInt op, Addr site, IRExpr *addr, IRType ty,
                        IRExpr *data, IRExpr *guard)
@@ -377,13 +446,30 @@ static void add_access(IRSB *sb, UInt op, Addr site, IRExpr *addr, IRType ty,
         op = op == FTVG_READ ? FTVG_READ_WIDE : FTVG_WRITE_WIDE;
         v = IRExpr_Const(IRConst_U64(0));
     }
+    /* the stack pointer as the block has it here (the thread state's may
+     * be behind), for h_access's own-stack test */
+    IRTemp sp = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(sp, IRExpr_Get(sp_offset, Ity_I64)));
     IRDirty *d = unsafeIRDirty_0_N(
         0, "ftvg_access", VG_(fnptr_to_fnentry)(&h_access),
-        mkIRExprVec_4(mkIRExpr_HWord((HWord)insn_len << 32 |
+        mkIRExprVec_5(mkIRExpr_HWord((HWord)insn_len << 32 |
                                      (HWord)op << 16 | size),
-                      mkIRExpr_HWord(site), addr, v));
+                      mkIRExpr_HWord(site), addr, v, IRExpr_RdTmp(sp)));
     if (guard)
         d->guard = guard;
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* A call of helper with the stack pointer as the block has it here: (fn,
+ * sp) when fn is given, else (sp). */
+static void add_sp_call(IRSB *sb, const HChar *name, void *helper, Addr fn)
+{
+    IRTemp sp = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(sp, IRExpr_Get(sp_offset, Ity_I64)));
+    IRExpr **args = fn ? mkIRExprVec_2(mkIRExpr_HWord(fn), IRExpr_RdTmp(sp))
+                       : mkIRExprVec_1(IRExpr_RdTmp(sp));
+    IRDirty *d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(helper),
+                                   args);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -422,10 +508,12 @@ static IRSB *ft_instrument(VgCallbackClosure *closure, IRSB *bb,
     (void)gWordTy;
     (void)hWordTy;
     IRSB *sb = deepCopyIRSBExceptStmts(bb);
+    sp_offset = layout->offset_SP;
     Int ntemps = bb->tyenv->types_used;
     Bool *sp = VG_(calloc)("ftvg.sp", (SizeT)ntemps + 1, sizeof *sp);
     Bool user = False, locked = False;
     Addr site = 0;
+    const HChar *fn;
     for (Int i = 0; i < bb->stmts_used; i++) {
         IRStmt *st = bb->stmts[i];
         if (!st || st->tag == Ist_NoOp)
@@ -449,6 +537,9 @@ static IRSB *ft_instrument(VgCallbackClosure *closure, IRSB *bb,
             site = st->Ist.IMark.addr + st->Ist.IMark.len;
             insn_len = st->Ist.IMark.len;
             addStmtToIRSB(sb, st);
+            if (user && VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(),
+                                                 st->Ist.IMark.addr, &fn))
+                add_sp_call(sb, "ftvg_entry", &h_entry, st->Ist.IMark.addr);
             break;
         case Ist_WrTmp: {
             IRExpr *e = st->Ist.WrTmp.data;
@@ -518,6 +609,8 @@ static IRSB *ft_instrument(VgCallbackClosure *closure, IRSB *bb,
             break;
         }
     }
+    if (user && bb->jumpkind == Ijk_Ret)
+        add_sp_call(sb, "ftvg_return", &h_return, 0);
     VG_(free)(sp);
     return sb;
 }

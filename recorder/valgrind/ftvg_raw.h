@@ -59,6 +59,9 @@ enum ftvg_op {
                           waits just listed; written last and flushed.
                           If nothing follows it while the program sleeps,
                           the run is deadlocked (cli/cmd_record.c) */
+    FTVG_FUNC_ENTRY,   /* pc = the function's entry + 1, a = the return
+                          address (the call site) */
+    FTVG_FUNC_EXIT,
     FTVG_OP_MAX
 };
 

@@ -11,8 +11,9 @@
 # replayed three times to the same failure and both sites.
 # Also: predicted schedules (foretell analyze) of counter_rmw and best_fig2
 # replayed to their assertion failures.
+# (f) a run of one build replayed on another (--trace, mapped).
 # Usage: replay_cli.sh BIN_DIR INST_DIR FIXTURE_DIR WORK
-#        [cli|oracles|predicted|all]
+#        [cli|oracles|predicted|mapped|all]
 set -u
 BIN=$1 INST=$2 FIX=$3 WORK=$4 PART=${5:-all}
 F=$BIN/foretell
@@ -164,6 +165,58 @@ for row in counter_rmw:counter_rmw.c:45 best_fig2:best_fig2.c:71; do
         "$F" replay --schedule "$sched" -o "pred_$prog.ft" -q -- "$INST/$prog" &&
     { grep -Eq 'steps followed ([0-9]+)/\1$' out.txt || fail "$prog: schedule not followed"; }
 done
+fi
+
+# ---- another build: a -O1 run's switches replayed on a -O0 build ----
+# The two number their events differently (at -O0 make_buf is a call of
+# its own, with its entry and exit), so `replay --trace` maps the run's
+# switches onto this build's events (replay/build_map.c).  The replay
+# must take the recorded order of every synchronisation event, and the
+# recorded order must differ from the build's own deterministic run for
+# some seed, so that the check tells a mapped replay from none.
+if [ "$PART" = mapped ] || [ "$PART" = all ]; then
+SRC=$(cd "$(dirname "$0")/../../data" && pwd)/best_fig2.c
+"$BIN/foretell-cc" -g -O1 -o bf_o1 "$SRC" && "$BIN/foretell-cc" -g -O0 -o bf_o0 "$SRC" ||
+    fail "foretell-cc cannot build best_fig2.c"
+sync_seq() { # TRACE: each synchronisation event as thread, kind, FILE:LINE
+    "$F" dump --json "$1" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    if not l.startswith("{"):
+        continue
+    e = json.loads(l)
+    k = e["kind"]
+    if k in ("read", "write", "func_entry", "func_exit", "malloc", "free",
+             "calloc", "realloc", "sleep") or k.startswith("atomic"):
+        continue
+    print(e["tid"], k, e.get("loc", "").split("/")[-1])'
+}
+# the build's own deterministic run: no schedule, the "none" policy
+printf 'foretell-schedule 1\nkind: CA\nsteps: 0\nend\n' > none.sched
+"$F" replay --schedule none.sched -o bf_rr.ft -q -- ./bf_o0 >/dev/null 2>&1 ||
+    fail "the -O0 build's deterministic run failed"
+sync_seq bf_rr.ft > bf_rr.seq
+other=0
+for seed in 1 2 3 4; do
+    "$F" record --quantum 2 --seed "$seed" -o "bf_a$seed.ft" -- ./bf_o1 >/dev/null 2>&1 ||
+        continue
+    expect 0 "switches mapped \(([0-9]+) of \1 recorded events paired" \
+        "$F" replay -q --trace "bf_a$seed.ft" -o "bf_b$seed.ft" -- ./bf_o0 || continue
+    grep -Eq 'steps followed ([0-9]+)/\1$' out.txt || fail "seed $seed: mapped schedule not followed"
+    sync_seq "bf_a$seed.ft" > "bf_a$seed.seq"
+    sync_seq "bf_b$seed.ft" > "bf_b$seed.seq"
+    [ -s "bf_a$seed.seq" ] && cmp -s "bf_a$seed.seq" "bf_b$seed.seq" ||
+        fail "seed $seed: the -O0 replay's synchronisation order is not the -O1 run's: $(diff "bf_a$seed.seq" "bf_b$seed.seq" | head -4 | tr '\n' ' ')"
+    cmp -s "bf_a$seed.seq" bf_rr.seq || other=$((other + 1))
+done
+[ $other -gt 0 ] || fail "no seed's run differs from the deterministic one: the check tells nothing"
+# JSON says how
+"$F" replay -q --json --trace bf_a1.ft -o bf_j.ft -- ./bf_o0 2>/dev/null > bf_j.json
+python3 -c '
+import json, sys
+m = json.load(open("bf_j.json"))["mapped"]
+assert m["mapped"] == m["switches"] and m["replays"] == 1 and m["paired"] == m["events"], m' ||
+    fail "replay --json: no right \"mapped\" object: $(head -c 600 bf_j.json)"
 fi
 
 echo "$fails failures"
