@@ -11,9 +11,9 @@
  * running thread's own stack (off the stack pointer, or found at run
  * time between it and the stack's top), and the entries and returns of
  * its functions; the synchronisation, thread and heap calls reach it as
- * client requests from ftvg_intercepts.c.  It writes fixed records (ftvg_raw.h) to the
- * file given by --foretell-raw; `foretell record` turns them into a trace
- * once the program has ended (recorder/vgimport.c).
+ * client requests from ftvg_intercepts.c.  It writes fixed records (ftvg_raw.h)
+ * to the file given by --foretell-raw; `foretell record` turns them into a
+ * trace once the program has ended (recorder/vgimport.c).
  *
  * Linked with libcoregrind and libvex, so GPL-2.0-or-later (LICENSE in
  * this folder), and a program of its own: nothing of foretell's library
@@ -306,8 +306,7 @@ static VG_REGPARM(0) void h_entry(Addr fn, Addr sp)
      * (libc for main and thread functions) at most once per module */
     static Addr caller_lo = 1, caller_hi = 0;
     if (ret < caller_lo || ret >= caller_hi) {
-        const DebugInfo *di =
-            VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ret);
+        const DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ret);
         if (di) {
             caller_lo = VG_(DebugInfo_get_text_avma)(di);
             caller_hi = caller_lo + VG_(DebugInfo_get_text_size)(di);
@@ -452,9 +451,9 @@ static void add_access(IRSB *sb, UInt op, Addr site, IRExpr *addr, IRType ty,
     addStmtToIRSB(sb, IRStmt_WrTmp(sp, IRExpr_Get(sp_offset, Ity_I64)));
     IRDirty *d = unsafeIRDirty_0_N(
         0, "ftvg_access", VG_(fnptr_to_fnentry)(&h_access),
-        mkIRExprVec_5(mkIRExpr_HWord((HWord)insn_len << 32 |
-                                     (HWord)op << 16 | size),
-                      mkIRExpr_HWord(site), addr, v, IRExpr_RdTmp(sp)));
+        mkIRExprVec_5(
+            mkIRExpr_HWord((HWord)insn_len << 32 | (HWord)op << 16 | size),
+            mkIRExpr_HWord(site), addr, v, IRExpr_RdTmp(sp)));
     if (guard)
         d->guard = guard;
     addStmtToIRSB(sb, IRStmt_Dirty(d));
@@ -468,8 +467,8 @@ static void add_sp_call(IRSB *sb, const HChar *name, void *helper, Addr fn)
     addStmtToIRSB(sb, IRStmt_WrTmp(sp, IRExpr_Get(sp_offset, Ity_I64)));
     IRExpr **args = fn ? mkIRExprVec_2(mkIRExpr_HWord(fn), IRExpr_RdTmp(sp))
                        : mkIRExprVec_1(IRExpr_RdTmp(sp));
-    IRDirty *d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(helper),
-                                   args);
+    IRDirty *d =
+        unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(helper), args);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
