@@ -124,6 +124,8 @@ static void report_json(const fr_outcome *o, const char *trace,
         ft_json_kuint(&j, "mapped", mr->st.mapped);
         ft_json_kuint(&j, "events", mr->st.events);
         ft_json_kuint(&j, "paired", mr->st.matched);
+        ft_json_kuint(&j, "sited", mr->st.sited);
+        ft_json_kuint(&j, "at_known_lines", mr->st.known);
         ft_json_kint(&j, "replays", mr->rounds);
         ft_json_end_object(&j);
     }
@@ -312,9 +314,10 @@ int cmd_replay(int argc, char **argv)
          * diverges, and the warning says why */
         fprintf(stderr,
                 "foretell replay: only %llu of the %llu events of "
-                "%s pair with %s's: replaying its switches as they are\n",
-                (unsigned long long)mr.st.matched,
-                (unsigned long long)mr.st.events, trace, args[0]);
+                "%s are at lines %s runs: not a build of the same "
+                "program? Replaying its switches as they are\n",
+                (unsigned long long)mr.st.known,
+                (unsigned long long)mr.st.sited, trace, args[0]);
         fr_check_binary(trace, args[0], stderr);
         mapped = 0;
         rc = fr_run(&ro, &o, &err);

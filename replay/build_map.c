@@ -193,6 +193,39 @@ static void pair_thread(const mthread *a, const mthread *b, int64_t *pair)
     }
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* How many of rec's events with a site have a FILE:LINE that ref's run
+ * has anywhere: whatever paths the two runs took, two builds of one
+ * program share their lines, two programs do not. */
+static int count_known_sites(const mtrace *rec, const mtrace *ref,
+                             fr_map_stats *st)
+{
+    uint64_t *known = malloc((ref->nsite_tok + 1) * sizeof *known);
+    if (!known)
+        return -1;
+    size_t n = 0;
+    for (uint32_t i = 1; i < ref->nsite_tok; i++)
+        if (ref->site_tok[i])
+            known[n++] = ref->site_tok[i];
+    qsort(known, n, sizeof *known, cmp_u64);
+    for (uint32_t t = 0; t < rec->nthreads; t++)
+        for (uint64_t i = 0; i < rec->th[t].n; i++) {
+            uint32_t site = rec->th[t].ev[i].site;
+            if (!site)
+                continue;
+            st->sited++;
+            st->known += bsearch(&rec->site_tok[site], known, n, sizeof *known,
+                                 cmp_u64) != NULL;
+        }
+    free(known);
+    return 0;
+}
+
 static void fill_step(ft_sched_step *p, const mtrace *ref, uint32_t tid,
                       uint64_t j)
 {
@@ -231,6 +264,10 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
         goto done;
     st->steps = from.nsteps;
     st->events = rec->events;
+    if (count_known_sites(rec, ref, st) < 0) {
+        set_err(err, from_trace, "out of memory");
+        goto done;
+    }
     for (uint32_t t = 0; t < rec->nthreads; t++) {
         last[t] = -1;
         if (!rec->th[t].n)
@@ -337,30 +374,37 @@ int fr_replay_mapped(const fr_run_opts *ro, const char *from_trace,
                 ro->argv[0], from_trace);
     int rc = fr_run(&r, o, err);
     r.quiet = quiet;
-    int64_t last_div = -1;
-    int stuck = 0;
+    uint64_t prev = 0;
     for (int round = 1; rc == 0 && round <= FR_MAP_ROUNDS; round++) {
         ft_schedule s;
         if (fr_schedule_map(from_trace, ref, &s, &mr->st, err) < 0) {
             rc = -1;
             break;
         }
+        /* fewer than half of the run's lines in this build's run: two
+         * builds of one program share nearly all (docs/replay.md), two
+         * programs none */
+        if (round == 1 && mr->st.known * 2 < mr->st.sited) {
+            ft_schedule_free(&s);
+            rc = 1;
+            break;
+        }
+        /* the last round, or one that maps as the one before did (its
+         * replay would go the same way): the run to report, in ro's own
+         * divergence mode */
+        uint64_t h = 14695981039346656037ULL;
+        for (uint32_t k = 0; k < s.nsteps; k++) {
+            h = fnv(h, &s.steps[k].tid, sizeof s.steps[k].tid);
+            h = fnv(h, &s.steps[k].tindex, sizeof s.steps[k].tindex);
+        }
+        int last = round == FR_MAP_ROUNDS || (round > 1 && h == prev);
+        prev = h;
         rc = write_temp_schedule(&s, sched, sizeof sched, err);
         ft_schedule_free(&s);
         if (rc < 0) {
             rc = -2;
             break;
         }
-        /* a quarter of the run's events is far below what two builds of
-         * one program pair (two thirds and more: docs/replay.md) and far
-         * above what another program's do (none but thread starts) */
-        if (round == 1 && mr->st.matched * 4 < mr->st.events) {
-            rc = 1;
-            break;
-        }
-        /* the last round, or one that did not get past the previous
-         * one's divergence: the run to report, in ro's own mode */
-        int last = round == FR_MAP_ROUNDS || stuck;
         r = *ro;
         r.schedule = sched;
         if (!last)
@@ -370,8 +414,6 @@ int fr_replay_mapped(const fr_run_opts *ro, const char *from_trace,
         unlink(sched);
         if (rc < 0 || !o->diverged || last)
             break;
-        stuck = o->diverge_step <= last_div;
-        last_div = o->diverge_step;
         /* Diverged: this run shows what the build does under the mapped
          * switches, past where the reference went another way. */
         if (progress)

@@ -239,6 +239,8 @@ typedef struct fr_map_stats {
                          those before any paired event, are merged) */
     uint64_t events;  /* from_trace's events */
     uint64_t matched; /* of them, paired with one of ref_trace's */
+    uint64_t sited;   /* from_trace's events with a site */
+    uint64_t known;   /* of them, at a FILE:LINE ref_trace's run has */
 } fr_map_stats;
 int fr_schedule_map(const char *from_trace, const char *ref_trace,
                     ft_schedule *out, fr_map_stats *st, ft_error *err);
@@ -247,14 +249,13 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
  * run of it under the deterministic policy (its output discarded), then
  * the switches mapped onto that run's events; while the replay diverges,
  * mapped again onto the replay's own run (which continues past the
- * divergence: each round gets past at least one more step), up to
- * FR_MAP_ROUNDS replays, the last (or the one after a round that got no
- * further than the one before) with ro's own divergence mode.  Each run is
- * bounded as ro says.  Returns as fr_run, *o the last run's outcome, its trace
- * at ro->trace_out; or 1, with no replay made, when fewer than a quarter of
- * from_trace's events pair with the reference's (another program, not another
- * build: mr->st says how many).  What it does goes to progress (NULL: nothing).
- */
+ * divergence), up to FR_MAP_ROUNDS replays, the last (or one whose
+ * mapping is the one before's) with ro's own divergence mode.  Each run
+ * is bounded as ro says.  Returns as fr_run, *o the last run's outcome,
+ * its trace at ro->trace_out; or 1, with no replay made, when fewer than
+ * half of from_trace's events with a site are at a FILE:LINE of the
+ * reference's run (another program, not another build: mr->st says how
+ * many).  What it does goes to progress (NULL: nothing). */
 #define FR_MAP_ROUNDS 8
 typedef struct fr_map_run {
     int rounds;      /* replays made */
