@@ -637,13 +637,16 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
      * (the LD_PRELOAD runtime) cannot hold back */
     if (a->recorded && !a->flag[O_CONFIRM] &&
         !fr_program_has_runtime(a->prog[0]) && has_memory_reads(pl)) {
-        fprintf(stderr, "%s: note: %s was not built with foretell-cc, and "
+        fprintf(stderr,
+                "%s: note: %s was not built with foretell-cc, and "
                 "the trace orders its memory accesses (recorded under "
                 "Valgrind): its replays control synchronisation only and "
                 "cannot follow the schedules; findings are reported "
-                "unconfirmed (build it with foretell-cc to confirm them, "
-                "or force the replays with --confirm)\n", a->path,
-                a->prog[0]);
+                "unconfirmed (to confirm them, build it with foretell-cc, "
+                "replay this run there with `foretell replay --trace %s "
+                "-o RUN -- PROG` and analyze RUN; or force the replays "
+                "with --confirm)\n",
+                a->path, a->prog[0], a->path);
         snprintf(why, sizeof why, "recorded under Valgrind");
         a->prog = NULL;
     }

@@ -13,7 +13,9 @@
 #     variable's plain loads are atomic loads, and a plain counter's race
 #     is reported; function entries and exits pair; record says which backend it used; no raw file stays;
 #     on a stripped program each access site shows its instruction;
-#  3. analyze reports the trace's findings unconfirmed and says why;
+#  3. analyze reports the trace's findings unconfirmed and says why and
+#     how to confirm them, which works (best_fig2's run replayed on the
+#     foretell-cc build, analyzed: its bug confirmed);
 #  4. a deadlocked run ends as the runtime ends one (exit 86, BLOCKED and
 #     DEADLOCK events) instead of hanging; --timeout ends a sleeping one;
 #     a fork's child writes nothing into the trace;
@@ -161,6 +163,16 @@ grep -q "recorded under Valgrind): its replays control synchronisation only" a.e
     fail "analyze did not say why it does not replay: $(head -3 a.err)"
 grep -q "predicted, unconfirmed (recorded under Valgrind)" a.out ||
     fail "findings not reported unconfirmed: $(head -5 a.out)"
+grep -q "replay this run there with .foretell replay --trace reorder_4.vg" a.err ||
+    fail "analyze did not say how to confirm: $(head -3 a.err)"
+# ... and what it says works: the run replayed on the foretell-cc build,
+# whose analysis confirms best_fig2's bug (-O0: both builds alike)
+"$F" replay -q --trace o0_best_fig2.vg -o bf_run.ft -- ./o0_best_fig2_ft >/dev/null 2>bf_run.err ||
+    fail "the Valgrind run's replay on the foretell-cc build: $(tail -2 bf_run.err)"
+"$F" analyze -q -o out-bf bf_run.ft >bf_run.out 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "atomicity violation confirmed by replay: abort at .*best_fig2.c:71" bf_run.out ||
+    fail "its analysis: exit $rc, no confirmed violation: $(head -5 bf_run.out)"
 
 # 4. a deadlock ends the run; a timeout too
 "$F" record -o dl.ft -- ./abba_deadlock force >/dev/null 2>dl.err
