@@ -299,8 +299,13 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
         uint32_t t = from.steps[k].tid;
         if (t >= rec->nthreads || !pair[t])
             continue;
-        int64_t j = -1;
-        for (uint64_t i = from.steps[k].tindex + 1; i-- > 0 && j < 0;)
+        /* A thread the reference never ran (its main ended first): the
+         * recorded index stands in, a few events off, so that the replay
+         * runs the thread and the next round maps it. */
+        int absent = t >= ref->nthreads || !ref->th[t].n;
+        int64_t j = absent ? (int64_t)from.steps[k].tindex : -1;
+        for (uint64_t i = from.steps[k].tindex + 1;
+             !absent && i-- > 0 && j < 0;)
             j = i < rec->th[t].n ? pair[t][i] : -1;
         /* nothing paired yet, or no further than this thread's last step:
          * the step adds no switch point here */
@@ -309,7 +314,12 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
         last[t] = j;
         if (out->nsteps && out->steps[out->nsteps - 1].tid == t)
             out->nsteps--; /* the thread's two runs became one */
-        fill_step(&out->steps[out->nsteps++], ref, t, (uint64_t)j);
+        if (absent) {
+            out->steps[out->nsteps++] = from.steps[k];
+            st->unmapped++;
+        } else {
+            fill_step(&out->steps[out->nsteps++], ref, t, (uint64_t)j);
+        }
     }
     st->mapped = out->nsteps;
     rc = 0;
@@ -359,7 +369,8 @@ int fr_replay_mapped(const fr_run_opts *ro, const char *from_trace,
     char ref[4200], sched[64];
     snprintf(ref, sizeof ref, "%.4000s.mapref", ro->trace_out);
     /* The reference: this build's run under the deterministic policy,
-     * whose per-thread events the recorded ones are paired with. */
+     * whose per-thread events the recorded ones are paired with (a thread
+     * it never runs keeps its recorded steps: fr_schedule_map). */
     fr_run_opts r = *ro;
     r.schedule = NULL;
     r.strategy = NULL;

@@ -237,6 +237,8 @@ typedef struct fr_map_stats {
     uint32_t steps;   /* in from_trace's schedule */
     uint32_t mapped;  /* in out (steps of one thread run together, and
                          those before any paired event, are merged) */
+    uint32_t unmapped; /* of them, of a thread ref_trace's run has no
+                          event of: the recorded step as it is */
     uint64_t events;  /* from_trace's events */
     uint64_t matched; /* of them, paired with one of ref_trace's */
     uint64_t sited;   /* from_trace's events with a site */

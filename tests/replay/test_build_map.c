@@ -107,7 +107,7 @@ typedef struct xstep {
 /* The oracle: A's switch points, each after B's copy of the last program
  * event at or before it. */
 static size_t expected(const prog *p, const build *a, const build *b,
-                       xstep *out)
+                       int absent, xstep *out)
 {
     size_t n = 0;
     int64_t last[MAXT];
@@ -123,6 +123,8 @@ static size_t expected(const prog *p, const build *a, const build *b,
         for (int k = 0; k < p->np[t]; k++)
             if (a->pos[t][k] <= idx)
                 j = (int64_t)b->pos[t][k];
+        if ((int)t == absent) /* B never ran it: A's own index */
+            j = (int64_t)idx;
         if (j <= last[t])
             continue;
         last[t] = j;
@@ -162,7 +164,7 @@ static void test_exact(void **state)
         int rc = fr_schedule_map(pa, pb, &s, &st, &err);
         if (rc != 0)
             fail_msg("case %d: %s: %s", c, err.path, err.message);
-        size_t n = expected(&p, &a, &b, want);
+        size_t n = expected(&p, &a, &b, -1, want);
         if (s.nsteps != n)
             fail_msg("case %d: %u steps, the oracle %zu", c, s.nsteps, n);
         for (size_t i = 0; i < n; i++)
@@ -184,6 +186,54 @@ static void test_exact(void **state)
         cases++;
     }
     assert_int_equal(cases, 1500);
+    unlink(pa);
+    unlink(pb);
+}
+
+/* A thread the reference never ran (its main ended first): its steps
+ * stay as recorded, the others mapped as before. */
+static void test_absent(void **state)
+{
+    (void)state;
+    static prog p;
+    static build a, b, bb;
+    static xstep want[MAXE];
+    char pa[256], pb[256];
+    fx_temp_path(pa, sizeof pa, "mapabs-a");
+    fx_temp_path(pb, sizeof pb, "mapabs-b");
+    rng r = {99};
+    for (int c = 0; c < 300; c++) {
+        gen_prog(&r, &p, 0);
+        gen_build(&r, &p, &a, 41);
+        gen_build(&r, &p, &b, 61);
+        int gone = p.nthreads - 1;
+        bb = b;
+        bb.n = 0;
+        for (size_t i = 0; i < b.n; i++)
+            if ((int)b.ev[i].tid != gone)
+                bb.ev[bb.n++] = b.ev[i];
+        write_build(pa, &a);
+        write_build(pb, &bb);
+        ft_schedule s;
+        fr_map_stats st;
+        ft_error err;
+        assert_int_equal(fr_schedule_map(pa, pb, &s, &st, &err), 0);
+        size_t n = expected(&p, &a, &b, gone, want);
+        assert_int_equal(s.nsteps, n);
+        uint32_t unmapped = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s.steps[i].tid != want[i].tid ||
+                s.steps[i].tindex != want[i].index)
+                fail_msg("case %d step %zu: thread %u index %llu, the "
+                         "oracle thread %u index %llu",
+                         c, i, s.steps[i].tid,
+                         (unsigned long long)s.steps[i].tindex, want[i].tid,
+                         (unsigned long long)want[i].index);
+            unmapped += want[i].tid == (uint32_t)gone;
+        }
+        assert_int_equal(st.unmapped, unmapped);
+        ft_schedule_free(&s);
+    }
     unlink(pa);
     unlink(pb);
 }
@@ -305,9 +355,8 @@ static void test_bad_trace(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact),
-        cmocka_unit_test(test_ambiguous),
-        cmocka_unit_test(test_tie),
+        cmocka_unit_test(test_exact),     cmocka_unit_test(test_ambiguous),
+        cmocka_unit_test(test_tie),       cmocka_unit_test(test_absent),
         cmocka_unit_test(test_bad_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
