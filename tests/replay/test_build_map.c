@@ -136,9 +136,48 @@ static size_t expected(const prog *p, const build *a, const build *b,
     return n;
 }
 
+/* The mapping is the oracle's, step for step. */
+static void check_steps(int c, const ft_schedule *s, const xstep *want,
+                        size_t n)
+{
+    if (s->nsteps != n)
+        fail_msg("case %d: %u steps, the oracle %zu", c, s->nsteps, n);
+    for (size_t i = 0; i < n; i++)
+        if (s->steps[i].tid != want[i].tid ||
+            s->steps[i].tindex != want[i].index)
+            fail_msg("case %d step %zu: thread %u index %llu, the oracle "
+                     "thread %u index %llu",
+                     c, i, s->steps[i].tid,
+                     (unsigned long long)s->steps[i].tindex, want[i].tid,
+                     (unsigned long long)want[i].index);
+}
+
 static void write_build(const char *path, const build *b)
 {
     assert_int_equal(fx_write_trace(path, b->ev, b->n, 80, "exit"), 0);
+}
+
+/* One case: a program, build A's run and the reference B's (inserting
+ * from b_ins on; without thread gone when it is not -1), written to pa
+ * and pb and mapped into s. */
+static void map_case(rng *r, prog *p, build *a, build *b, int few,
+                     uint32_t b_ins, int gone, const char *pa, const char *pb,
+                     ft_schedule *s, fr_map_stats *st)
+{
+    static build kept;
+    gen_prog(r, p, few);
+    gen_build(r, p, a, 41);
+    gen_build(r, p, b, b_ins);
+    kept = *b;
+    kept.n = 0;
+    for (size_t i = 0; i < b->n; i++)
+        if ((int)b->ev[i].tid != gone)
+            kept.ev[kept.n++] = b->ev[i];
+    write_build(pa, a);
+    write_build(pb, &kept);
+    ft_error err;
+    if (fr_schedule_map(pa, pb, s, st, &err) != 0)
+        fail_msg("%s: %s", err.path, err.message);
 }
 
 static void test_exact(void **state)
@@ -153,28 +192,10 @@ static void test_exact(void **state)
     rng r = {20261129};
     int cases = 0;
     for (int c = 0; c < 1500; c++) {
-        gen_prog(&r, &p, c % 3 == 0);
-        gen_build(&r, &p, &a, 41);
-        gen_build(&r, &p, &b, 61);
-        write_build(pa, &a);
-        write_build(pb, &b);
         ft_schedule s;
         fr_map_stats st;
-        ft_error err;
-        int rc = fr_schedule_map(pa, pb, &s, &st, &err);
-        if (rc != 0)
-            fail_msg("case %d: %s: %s", c, err.path, err.message);
-        size_t n = expected(&p, &a, &b, -1, want);
-        if (s.nsteps != n)
-            fail_msg("case %d: %u steps, the oracle %zu", c, s.nsteps, n);
-        for (size_t i = 0; i < n; i++)
-            if (s.steps[i].tid != want[i].tid ||
-                s.steps[i].tindex != want[i].index)
-                fail_msg("case %d step %zu: thread %u index %llu, the "
-                         "oracle thread %u index %llu",
-                         c, i, s.steps[i].tid,
-                         (unsigned long long)s.steps[i].tindex, want[i].tid,
-                         (unsigned long long)want[i].index);
+        map_case(&r, &p, &a, &b, c % 3 == 0, 61, -1, pa, pb, &s, &st);
+        check_steps(c, &s, want, expected(&p, &a, &b, -1, want));
         uint64_t prog_events = 0;
         for (int t = 0; t < p.nthreads; t++)
             prog_events += (uint64_t)p.np[t];
@@ -196,41 +217,22 @@ static void test_absent(void **state)
 {
     (void)state;
     static prog p;
-    static build a, b, bb;
+    static build a, b;
     static xstep want[MAXE];
     char pa[256], pb[256];
     fx_temp_path(pa, sizeof pa, "mapabs-a");
     fx_temp_path(pb, sizeof pb, "mapabs-b");
     rng r = {99};
     for (int c = 0; c < 300; c++) {
-        gen_prog(&r, &p, 0);
-        gen_build(&r, &p, &a, 41);
-        gen_build(&r, &p, &b, 61);
-        int gone = p.nthreads - 1;
-        bb = b;
-        bb.n = 0;
-        for (size_t i = 0; i < b.n; i++)
-            if ((int)b.ev[i].tid != gone)
-                bb.ev[bb.n++] = b.ev[i];
-        write_build(pa, &a);
-        write_build(pb, &bb);
+        int gone = 1; /* gen_prog makes at least two threads */
         ft_schedule s;
         fr_map_stats st;
-        ft_error err;
-        assert_int_equal(fr_schedule_map(pa, pb, &s, &st, &err), 0);
+        map_case(&r, &p, &a, &b, 0, 61, gone, pa, pb, &s, &st);
         size_t n = expected(&p, &a, &b, gone, want);
-        assert_int_equal(s.nsteps, n);
+        check_steps(c, &s, want, n);
         uint32_t unmapped = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (s.steps[i].tid != want[i].tid ||
-                s.steps[i].tindex != want[i].index)
-                fail_msg("case %d step %zu: thread %u index %llu, the "
-                         "oracle thread %u index %llu",
-                         c, i, s.steps[i].tid,
-                         (unsigned long long)s.steps[i].tindex, want[i].tid,
-                         (unsigned long long)want[i].index);
+        for (size_t i = 0; i < n; i++)
             unmapped += want[i].tid == (uint32_t)gone;
-        }
         assert_int_equal(st.unmapped, unmapped);
         ft_schedule_free(&s);
     }
@@ -250,15 +252,9 @@ static void test_ambiguous(void **state)
     fx_temp_path(pb, sizeof pb, "mapx-b");
     rng r = {7};
     for (int c = 0; c < 500; c++) {
-        gen_prog(&r, &p, 1);
-        gen_build(&r, &p, &a, 41);
-        gen_build(&r, &p, &b, 41);
-        write_build(pa, &a);
-        write_build(pb, &b);
         ft_schedule s;
         fr_map_stats st;
-        ft_error err;
-        assert_int_equal(fr_schedule_map(pa, pb, &s, &st, &err), 0);
+        map_case(&r, &p, &a, &b, 1, 41, -1, pa, pb, &s, &st);
         int64_t last[MAXT] = {-1, -1, -1, -1};
         for (uint32_t i = 0; i < s.nsteps; i++) {
             uint32_t t = s.steps[i].tid;
