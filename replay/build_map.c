@@ -17,8 +17,8 @@
  * paired with the last paired event at or before i; what one build does
  * between two paired events and the other does not goes before the
  * switch with the earlier one.  O(events x look-ahead) time, 16 bytes per
- * reference event and 8 per recorded one.  docs/replay.md, "Replaying a
- * run of another build". */
+ * event of either trace and 8 more per recorded one.  docs/replay.md,
+ * "Replaying a run of another build". */
 #define _GNU_SOURCE
 #include "replay/replay.h"
 
@@ -31,9 +31,9 @@
 /* How far the pairing looks ahead on either side for the other's event:
  * an inserted run longer than this is taken for a difference of both. */
 #define LOOKAHEAD 64
-/* A trace longer than this is refused (the arrays above would pass
- * 2.4 GB): a run to replay by its switches is a test's, not a service's. */
-#define MAX_EVENTS 150000000ULL
+/* A trace longer than this is refused, so that the two stay under 800 MB:
+ * a run to replay by its switches is a test's, not a service's. */
+#define MAX_EVENTS 20000000ULL
 
 typedef struct mev {
     uint64_t tok; /* kind and FILE:LINE, hashed (never 0) */

@@ -11,9 +11,10 @@
  * running thread's own stack (off the stack pointer, or found at run
  * time between it and the stack's top), and the entries and returns of
  * its functions; the synchronisation, thread and heap calls reach it as
- * client requests from ftvg_intercepts.c.  It writes fixed records (ftvg_raw.h)
- * to the file given by --foretell-raw; `foretell record` turns them into a
- * trace once the program has ended (recorder/vgimport.c).
+ * client requests from ftvg_intercepts.c.  It writes fixed records
+ * (ftvg_raw.h) to the file given by --foretell-raw; `foretell record`
+ * turns them into a trace once the program has ended
+ * (recorder/vgimport.c).
  *
  * Linked with libcoregrind and libvex, so GPL-2.0-or-later (LICENSE in
  * this folder), and a program of its own: nothing of foretell's library
@@ -630,6 +631,7 @@ static void thread_created(ThreadId parent, ThreadId child)
     }
     Int d = next_dense++;
     dense_of[child] = d;
+    nframes[child] = 0; /* a reused Valgrind thread id: a fresh stack */
     nlive++;
     if (block_what[child]) { /* a reused Valgrind thread id */
         block_what[child] = 0;
