@@ -659,8 +659,14 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
     if (!a->prog)
         snprintf(ao.unconfirmed, sizeof ao.unconfirmed, "%s", why);
     if (a->prog && exit_code == ok) {
-        if (!a->recorded)
-            fr_check_binary(a->path, a->prog[0], stderr);
+        /* another build: the schedules' indexes are not its own */
+        if (!a->recorded && fr_check_binary(a->path, a->prog[0], stderr) == 0)
+            fprintf(stderr,
+                    "%s: note: to confirm on that build, replay this run "
+                    "there first (`foretell replay --trace %s -o RUN -- "
+                    "PROG`: its switches mapped onto that build's events) "
+                    "and analyze RUN\n",
+                    a->path, a->path);
         analyze_talk replays = {
             .on = !a->flag[O_QUIET], .tty = isatty(2), .t0 = k->t0};
         analyze_confirm_opts co = {

@@ -173,6 +173,10 @@ grep -q "replay this run there with .foretell replay --trace reorder_4.vg" a.err
 rc=$?
 [ $rc = 1 ] && grep -q "atomicity violation confirmed by replay: abort at .*best_fig2.c:71" bf_run.out ||
     fail "its analysis: exit $rc, no confirmed violation: $(head -5 bf_run.out)"
+# --confirm against that build directly: told the way that works
+"$F" analyze -q --confirm --time 60 -o out-bfc o0_best_fig2.vg -- ./o0_best_fig2_ft >/dev/null 2>bfc.err
+grep -q "note: to confirm on that build, replay this run there first (.foretell replay --trace o0_best_fig2.vg" bfc.err ||
+    fail "analyze --confirm with another build did not say how: $(grep -v '^  ' bfc.err | head -3)"
 
 # 4. a deadlock ends the run; a timeout too
 "$F" record -o dl.ft -- ./abba_deadlock force >/dev/null 2>dl.err
