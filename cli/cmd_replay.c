@@ -234,7 +234,7 @@ int cmd_replay(int argc, char **argv)
         return found;
     if ((found = ft_cli_backend("foretell replay", args[0], backend)))
         return found;
-    char outbuf[4096], tmpsched[] = "/tmp/foretell-replay-XXXXXX";
+    char outbuf[4096], tmpsched[64];
     if (!output) {
         const char *b = strrchr(args[0], '/');
         snprintf(outbuf, sizeof outbuf, "%s.replay.ftrace", b ? b + 1 : args[0]);
@@ -255,7 +255,7 @@ int cmd_replay(int argc, char **argv)
     ft_schedule s;
     char msg[512];
     ft_error err;
-    int tmpfd = -1, mapped = 0;
+    int tmp = 0, mapped = 0;
     if (schedule) {
         FILE *f = ft_fopen_regular(schedule, msg, sizeof msg);
         if (!f) {
@@ -286,19 +286,13 @@ int cmd_replay(int argc, char **argv)
                     "another build of %s: its switches are mapped onto "
                     "this build's events (docs/replay.md)\n",
                     trace, args[0]);
-        tmpfd = mkstemp(tmpsched);
-        FILE *f = tmpfd >= 0 ? fdopen(tmpfd, "w") : NULL;
-        int rc = f ? ft_schedule_write(f, &s) : -1;
-        if (f && fclose(f) != 0)
-            rc = -1;
+        int rc = fr_schedule_write_temp(&s, tmpsched, sizeof tmpsched, &err);
         ft_schedule_free(&s);
         if (rc < 0) {
-            fprintf(stderr, "foretell replay: cannot write a schedule to "
-                    "%s: %s\n", tmpsched, strerror(errno));
-            if (tmpfd >= 0)
-                unlink(tmpsched);
+            fprintf(stderr, "foretell replay: %s: %s\n", err.path, err.message);
             return FT_EXIT_INTERNAL;
         }
+        tmp = 1;
         schedule = tmpsched;
     }
     ro.argv = args;
@@ -331,7 +325,7 @@ int cmd_replay(int argc, char **argv)
                 mr.st.mapped, mr.st.steps, (unsigned long long)mr.st.matched,
                 (unsigned long long)mr.st.events, mr.rounds,
                 mr.rounds == 1 ? "" : "s");
-    if (tmpfd >= 0)
+    if (tmp)
         unlink(tmpsched);
     if (o.write_errno) { /* what the cut trace shows, then the error */
         if (rc == 0 || o.events)

@@ -17,7 +17,7 @@
  * paired with the last paired event at or before i; what one build does
  * between two paired events and the other does not goes before the
  * switch with the earlier one.  O(events x look-ahead) time, 16 bytes per
- * event of either trace and 8 more per recorded one.  docs/replay.md,
+ * event of either trace and up to 16 more per recorded one.  docs/replay.md,
  * "Replaying a run of another build". */
 #define _GNU_SOURCE
 #include "replay/replay.h"
@@ -31,9 +31,10 @@
 /* How far the pairing looks ahead on either side for the other's event:
  * an inserted run longer than this is taken for a difference of both. */
 #define LOOKAHEAD 64
-/* A trace longer than this is refused, so that the two stay under 800 MB:
- * a run to replay by its switches is a test's, not a service's. */
-#define MAX_EVENTS 20000000ULL
+/* A trace longer than this is refused, so that the two stay under 800 MB
+ * (and per-thread indexes under 2^32): a run to replay by its switches is
+ * a test's, not a service's. */
+#define MAX_EVENTS 16000000ULL
 
 typedef struct mev {
     uint64_t tok; /* kind and FILE:LINE, hashed (never 0) */
@@ -53,6 +54,10 @@ typedef struct mtrace {
     uint64_t *site_tok; /* per site id, 0 until computed */
     uint32_t nsite_tok;
     uint64_t events;
+    /* where the run switched threads (the recorded run's only): each
+     * maximal run's last event, tid << 32 | its per-thread index */
+    uint64_t *sw;
+    uint64_t nsw, capsw;
 } mtrace;
 
 static void set_err(ft_error *err, const char *path, const char *msg)
@@ -102,14 +107,31 @@ static void mtrace_free(mtrace *m)
     for (uint32_t t = 0; t < m->nthreads; t++)
         free(m->th[t].ev);
     free(m->site_tok);
+    free(m->sw);
     if (m->r)
         ft_reader_close(m->r);
     memset(m, 0, sizeof *m);
 }
 
+/* Appends a switch after thread tid's event tindex. */
+static int add_switch(mtrace *m, uint32_t tid, uint64_t tindex)
+{
+    if (m->nsw == m->capsw) {
+        uint64_t nc = m->capsw ? 2 * m->capsw : 64;
+        uint64_t *w = realloc(m->sw, nc * sizeof *w);
+        if (!w)
+            return -1;
+        m->sw = w;
+        m->capsw = nc;
+    }
+    m->sw[m->nsw++] = (uint64_t)tid << 32 | tindex;
+    return 0;
+}
+
 /* Every event of path, per thread, numbered as fr_schedule_from_trace
- * numbers them (the runtime's reports that are nobody's step left out). */
-static int mtrace_load(mtrace *m, const char *path, ft_error *err)
+ * numbers them (fr_step_event); with switches, also where the run
+ * switched threads, as fr_schedule_from_trace finds them. */
+static int mtrace_load(mtrace *m, const char *path, int switches, ft_error *err)
 {
     memset(m, 0, sizeof *m);
     m->r = ft_reader_open(path, err);
@@ -117,9 +139,9 @@ static int mtrace_load(mtrace *m, const char *path, ft_error *err)
         return -1;
     ft_event ev;
     int got;
+    int64_t prev = -1;
     while ((got = ft_reader_next(m->r, &ev)) > 0) {
-        if (ev.kind == FT_EV_DEADLOCK || ev.kind == FT_EV_BLOCKED ||
-            ev.kind == FT_EV_HEAP_ERROR || ev.tid >= FT_TRACE_MAX_THREADS)
+        if (!fr_step_event(ev.kind) || ev.tid >= FT_TRACE_MAX_THREADS)
             continue;
         if (++m->events > MAX_EVENTS) {
             char msg[160];
@@ -144,6 +166,10 @@ static int mtrace_load(mtrace *m, const char *path, ft_error *err)
         uint64_t site_tok;
         if (site_token(m, ev.site, &site_tok) < 0)
             goto oom;
+        if (switches && prev >= 0 && (uint32_t)prev != ev.tid &&
+            add_switch(m, (uint32_t)prev, m->th[prev].n - 1) < 0)
+            goto oom;
+        prev = ev.tid;
         mev *e = &t->ev[t->n++];
         e->kind = ev.kind;
         e->site = ev.site;
@@ -154,6 +180,9 @@ static int mtrace_load(mtrace *m, const char *path, ft_error *err)
             *err = *ft_reader_error(m->r);
         return -1;
     }
+    if (switches && prev >= 0 &&
+        add_switch(m, (uint32_t)prev, m->th[prev].n - 1) < 0)
+        goto oom;
     return 0;
 oom:
     set_err(err, path, "out of memory");
@@ -226,31 +255,11 @@ static int count_known_sites(const mtrace *rec, const mtrace *ref,
     return 0;
 }
 
-static void fill_step(ft_sched_step *p, const mtrace *ref, uint32_t tid,
-                      uint64_t j)
-{
-    const mev *e = &ref->th[tid].ev[j];
-    memset(p, 0, sizeof *p);
-    p->tid = tid;
-    p->tindex = j;
-    snprintf(p->kind, sizeof p->kind, "%s", ft_kind_name(e->kind));
-    for (char *k = p->kind; *k; k++)
-        if (*k == ' ')
-            *k = '_';
-    if (e->site)
-        ft_site_format(ref->r, e->site, p->site, sizeof p->site);
-    else
-        snprintf(p->site, sizeof p->site, "?");
-}
-
 int fr_schedule_map(const char *from_trace, const char *ref_trace,
                     ft_schedule *out, fr_map_stats *st, ft_error *err)
 {
     memset(out, 0, sizeof *out);
     memset(st, 0, sizeof *st);
-    ft_schedule from;
-    if (fr_schedule_from_trace(from_trace, &from, err) < 0)
-        return -1;
     mtrace *rec = calloc(1, sizeof *rec), *ref = calloc(1, sizeof *ref);
     int64_t *pair[FT_TRACE_MAX_THREADS] = {0};
     int64_t last[FT_TRACE_MAX_THREADS];
@@ -259,10 +268,10 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
         set_err(err, from_trace, "out of memory");
         goto done;
     }
-    if (mtrace_load(rec, from_trace, err) < 0 ||
-        mtrace_load(ref, ref_trace, err) < 0)
+    if (mtrace_load(rec, from_trace, 1, err) < 0 ||
+        mtrace_load(ref, ref_trace, 0, err) < 0)
         goto done;
-    st->steps = from.nsteps;
+    st->steps = (uint32_t)rec->nsw;
     st->events = rec->events;
     if (count_known_sites(rec, ref, st) < 0) {
         set_err(err, from_trace, "out of memory");
@@ -283,30 +292,30 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
         for (uint64_t i = 0; i < rec->th[t].n; i++)
             st->matched += pair[t][i] >= 0;
     }
-    snprintf(out->trace, sizeof out->trace, "%s", from.trace);
-    snprintf(out->program, sizeof out->program, "%s", from.program);
-    snprintf(out->kind, sizeof out->kind, "%s", from.kind);
+    const ft_header *h = ft_reader_header(rec->r);
+    snprintf(out->trace, sizeof out->trace, "%s", from_trace);
+    snprintf(out->program, sizeof out->program, "%s",
+             h && h->program ? h->program : "");
+    snprintf(out->kind, sizeof out->kind, "CA"); /* as fr_schedule_from_trace */
     snprintf(out->property, sizeof out->property,
              "recorded run %.200s, "
              "mapped onto the build of %.200s",
              from_trace, ref_trace);
-    out->steps = calloc(from.nsteps ? from.nsteps : 1, sizeof *out->steps);
+    out->steps = calloc(rec->nsw ? rec->nsw : 1, sizeof *out->steps);
     if (!out->steps) {
         set_err(err, from_trace, "out of memory");
         goto done;
     }
-    for (uint32_t k = 0; k < from.nsteps; k++) {
-        uint32_t t = from.steps[k].tid;
-        if (t >= rec->nthreads || !pair[t])
-            continue;
+    for (uint64_t k = 0; k < rec->nsw; k++) {
+        uint32_t t = (uint32_t)(rec->sw[k] >> 32);
+        uint64_t at = rec->sw[k] & 0xffffffffu; /* the recorded index */
         /* A thread the reference never ran (its main ended first): the
          * recorded index stands in, a few events off, so that the replay
          * runs the thread and the next round maps it. */
         int absent = t >= ref->nthreads || !ref->th[t].n;
-        int64_t j = absent ? (int64_t)from.steps[k].tindex : -1;
-        for (uint64_t i = from.steps[k].tindex + 1;
-             !absent && i-- > 0 && j < 0;)
-            j = i < rec->th[t].n ? pair[t][i] : -1;
+        int64_t j = absent ? (int64_t)at : -1;
+        for (uint64_t i = at + 1; !absent && i-- > 0 && j < 0;)
+            j = pair[t][i];
         /* nothing paired yet, or no further than this thread's last step:
          * the step adds no switch point here */
         if (j <= last[t])
@@ -314,12 +323,11 @@ int fr_schedule_map(const char *from_trace, const char *ref_trace,
         last[t] = j;
         if (out->nsteps && out->steps[out->nsteps - 1].tid == t)
             out->nsteps--; /* the thread's two runs became one */
-        if (absent) {
-            out->steps[out->nsteps++] = from.steps[k];
-            st->unmapped++;
-        } else {
-            fill_step(&out->steps[out->nsteps++], ref, t, (uint64_t)j);
-        }
+        const mtrace *m = absent ? rec : ref;
+        const mev *e = &m->th[t].ev[j];
+        fr_step_fill(&out->steps[out->nsteps++], m->r, t, e->kind, e->site,
+                     (uint64_t)j);
+        st->unmapped += absent;
     }
     st->mapped = out->nsteps;
     rc = 0;
@@ -332,32 +340,8 @@ done:
         mtrace_free(ref);
     free(rec);
     free(ref);
-    ft_schedule_free(&from);
     if (rc)
         ft_schedule_free(out);
-    return rc;
-}
-
-/* Writes s to a new temporary file; its path in path (PATH_MAX). */
-static int write_temp_schedule(const ft_schedule *s, char *path, size_t len,
-                               ft_error *err)
-{
-    snprintf(path, len, "/tmp/foretell-mapped-XXXXXX");
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int rc = f ? ft_schedule_write(f, s) : -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
-    else if (!f && fd >= 0)
-        close(fd);
-    if (rc < 0) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "cannot write a schedule: %s",
-                 strerror(errno));
-        set_err(err, path, msg);
-        if (fd >= 0)
-            unlink(path);
-    }
     return rc;
 }
 
@@ -410,7 +394,7 @@ int fr_replay_mapped(const fr_run_opts *ro, const char *from_trace,
         }
         int last = round == FR_MAP_ROUNDS || (round > 1 && h == prev);
         prev = h;
-        rc = write_temp_schedule(&s, sched, sizeof sched, err);
+        rc = fr_schedule_write_temp(&s, sched, sizeof sched, err);
         ft_schedule_free(&s);
         if (rc < 0) {
             rc = -2;

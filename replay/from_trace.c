@@ -4,12 +4,17 @@
  * --save-schedule writes it for a failing run, so the failure can be
  * replayed from a small text file.  Steps name the last event of each
  * maximal run of one thread's events (per-thread index, kind, site), the
- * same form predicted schedules take (docs/schedule-format.md). */
+ * same form predicted schedules take (docs/schedule-format.md).  Also the
+ * pieces the mapping onto another build shares (build_map.c): which
+ * events a schedule numbers, a step, a schedule in a temporary file. */
+#define _GNU_SOURCE
 #include "replay/replay.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void set_err(ft_error *err, const char *path, const char *msg)
 {
@@ -18,20 +23,53 @@ static void set_err(ft_error *err, const char *path, const char *msg)
     snprintf(err->message, sizeof err->message, "%s", msg);
 }
 
-static void fill_step(ft_sched_step *p, const ft_reader *r,
-                      const ft_event *ev, uint64_t tindex)
+void fr_step_fill(ft_sched_step *p, const ft_reader *r, uint32_t tid,
+                  unsigned kind, uint32_t site, uint64_t tindex)
 {
-    p->tid = ev->tid;
+    memset(p, 0, sizeof *p);
+    p->tid = tid;
     p->tindex = tindex;
-    snprintf(p->kind, sizeof p->kind, "%s", ft_kind_name(ev->kind));
+    snprintf(p->kind, sizeof p->kind, "%s", ft_kind_name(kind));
     for (char *k = p->kind; *k; k++)
         if (*k == ' ')
             *k = '_';
-    if (ev->site)
-        ft_site_format(r, ev->site, p->site, sizeof p->site);
+    if (site)
+        ft_site_format(r, site, p->site, sizeof p->site);
     else
         snprintf(p->site, sizeof p->site, "?");
-    p->mark = 0;
+}
+
+int fr_step_event(unsigned kind)
+{
+    /* The deadlock report ends the run and belongs to no thread's
+     * schedule (it lands in whichever thread blocked last).  Nor is the
+     * heap oracle's report a step: it comes just before the access it is
+     * about, and a run without the oracle numbers no such event
+     * (fr_check_schedule skips it the same way). */
+    return kind != FT_EV_DEADLOCK && kind != FT_EV_BLOCKED &&
+           kind != FT_EV_HEAP_ERROR;
+}
+
+int fr_schedule_write_temp(const ft_schedule *s, char *path, size_t len,
+                           ft_error *err)
+{
+    snprintf(path, len, "/tmp/foretell-schedule-XXXXXX");
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int rc = f ? ft_schedule_write(f, s) : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    else if (!f && fd >= 0)
+        close(fd);
+    if (rc < 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "cannot write a schedule: %s",
+                 strerror(errno));
+        set_err(err, path, msg);
+        if (fd >= 0)
+            unlink(path);
+    }
+    return rc;
 }
 
 static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
@@ -56,14 +94,7 @@ static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
     uint64_t prev_tindex = 0;
     int have = 0, got, rc = -1;
     while ((got = ft_reader_next(r, &ev)) > 0) {
-        /* The deadlock report ends the run and belongs to no thread's
-         * schedule (it lands in whichever thread blocked last). */
-        if (ev.kind == FT_EV_DEADLOCK || ev.kind == FT_EV_BLOCKED)
-            continue;
-        /* Nor is the heap oracle's report a step: it comes just before
-         * the access it is about, and a run without the oracle numbers no
-         * such event (fr_check_schedule skips it the same way). */
-        if (ev.kind == FT_EV_HEAP_ERROR)
+        if (!fr_step_event(ev.kind))
             continue;
         if (ev.tid >= ncount) {
             uint32_t nc = ncount ? ncount : 8;
@@ -85,7 +116,8 @@ static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
                 s->steps = n2;
                 cap = nc;
             }
-            fill_step(&s->steps[s->nsteps++], r, &prev, prev_tindex);
+            fr_step_fill(&s->steps[s->nsteps++], r, prev.tid, prev.kind,
+                         prev.site, prev_tindex);
         }
         prev = ev;
         prev_tindex = count[ev.tid]++;
@@ -101,7 +133,8 @@ static int from_trace(const char *trace, int keep_prefix, ft_schedule *s,
         if (!n2)
             goto oom;
         s->steps = n2;
-        fill_step(&s->steps[s->nsteps++], r, &prev, prev_tindex);
+        fr_step_fill(&s->steps[s->nsteps++], r, prev.tid, prev.kind, prev.site,
+                     prev_tindex);
     }
     rc = 0;
     goto done;

@@ -291,6 +291,16 @@ int fr_schedule_from_trace(const char *trace, ft_schedule *s,
  * holds: its readable prefix. */
 int fr_schedule_from_prefix(const char *trace, ft_schedule *s,
                             ft_error *err);
+/* Whether an event of kind has a place in a schedule's per-thread
+ * numbering (the runtime's deadlock and heap reports have none). */
+int fr_step_event(unsigned kind);
+/* *p: thread tid's event tindex, of kind at site (named through r). */
+void fr_step_fill(ft_sched_step *p, const ft_reader *r, uint32_t tid,
+                  unsigned kind, uint32_t site, uint64_t tindex);
+/* s written to a new temporary file, its name in path (32 bytes or
+ * more); -1 with err set (nothing left behind). */
+int fr_schedule_write_temp(const ft_schedule *s, char *path, size_t len,
+                           ft_error *err);
 
 /* ---- frames.c: a failure's site in the program's own code ---- */
 typedef struct fr_frames fr_frames;
