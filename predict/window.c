@@ -14,7 +14,9 @@
  * after the prefix, is a feasible prefix of the whole model: a violation
  * found in a window is real.  No violation in a window proves nothing
  * about the others, so the window grows (4x each time) until it covers
- * the trace, when "holds" is proved, or until its slice passes
+ * the trace, when "holds" is proved (from the trace's start, the model
+ * clipped where the value order says the rest must follow the property
+ * is the whole one: prop_clip), or until its slice passes
  * opts.window_max_trans or the time is up, when the verdict is unknown
  * and says how far it looked (window_holds).  docs/prediction.md,
  * "windows". */
@@ -201,58 +203,6 @@ int ft_window_covers_all(const ft_ctm *c, const ft_prop *p, uint32_t window)
     return first <= window && (uint64_t)last + 1 + window >= c->ntrans;
 }
 
-/* The hold of lock v by thread j at its position lo (entries e0 .. e1 of
- * the index are j's operations on v before lo), walked the way
- * smt/sync.c walks a thread.  A plain mutex needs only its last
- * operation. */
-static void lock_state(const ft_ctm *c, uint32_t v, const uint32_t *list,
-                       uint32_t e0, uint32_t e1, uint32_t *depth,
-                       uint32_t *rd)
-{
-    *depth = *rd = 0;
-    if (c->vars[v].kind == FT_VAR_MUTEX &&
-        c->vars[v].mutex_type != FT_MUTEX_RECURSIVE) {
-        for (uint32_t q = e1; q > e0; q--) {
-            unsigned op = c->op[list[q - 1]];
-            if (op == FT_OP_LOCK_FAIL)
-                continue;
-            *depth = op == FT_OP_LOCK || op == FT_OP_WAIT_POST;
-            return;
-        }
-        return;
-    }
-    for (uint32_t q = e0; q < e1; q++) {
-        uint32_t x = list[q];
-        switch (c->op[x]) {
-        case FT_OP_WAIT_POST:
-            *depth = 0;
-            /* fall through */
-        case FT_OP_LOCK:
-        case FT_OP_WRLOCK:
-            ++*depth;
-            break;
-        case FT_OP_RDLOCK:
-            ++*rd;
-            break;
-        case FT_OP_UNLOCK:
-        case FT_OP_WAIT_PRE:
-        case FT_OP_RWUNLOCK:
-            if (c->op[x] == FT_OP_RWUNLOCK && *depth == 0 && *rd > 0) {
-                --*rd;
-                break;
-            }
-            if (*depth == 0)
-                break;
-            if (c->op[x] != FT_OP_UNLOCK)
-                *depth = 1;
-            --*depth;
-            break;
-        default:
-            break;
-        }
-    }
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -348,99 +298,13 @@ static void window_model_free(window_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* The state the recorded prefix 0 .. k-1 leaves for the objects the
- * window model s touches: memory values into s's variables, the rest
- * into m->st.  lo[j]: thread j's positions before k. */
-static int start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
-                       const uint32_t *lo, ft_ctm *s, window_model *m)
-{
-    uint8_t *touched = calloc((size_t)c->nvars + 1, 1);
-    uint32_t nt = c->nthreads, cap = 0;
-    if (!touched)
-        return -1;
-    for (uint32_t x = 0; x < s->ntrans; x++) {
-        if (s->obj[x] < c->nvars)
-            touched[s->obj[x]] = 1;
-        if (s->obj2[x] < c->nvars)
-            touched[s->obj2[x]] = 1;
-    }
-    for (uint32_t v = 0; v < c->nvars; v++)
-        cap += touched[v];
-    ft_smt_start *st = &m->st;
-    st->holds = malloc(sizeof *st->holds * ((size_t)cap * nt * 2 + 1));
-    st->sem_obj = malloc(sizeof *st->sem_obj * (cap + 1));
-    st->sem_count = malloc(sizeof *st->sem_count * (cap + 1));
-    st->once_done = malloc(sizeof *st->once_done * (cap + 1));
-    if (!st->holds || !st->sem_obj || !st->sem_count || !st->once_done) {
-        free(touched);
-        return -1;
-    }
-    for (uint32_t v = 0; v < c->nvars; v++) {
-        if (!touched[v])
-            continue;
-        uint8_t kind = c->vars[v].kind;
-        const uint32_t *all = ix->all, *wr = ix->wr;
-        uint32_t a = ix->all_first[v], b = ix->all_first[v + 1];
-        if (kind == FT_VAR_MEMORY) {
-            uint32_t last = NONE;
-            uint32_t wa = ix->wr_first[v], wb = ix->wr_first[v + 1];
-            for (uint32_t j = 0; j < nt; j++) {
-                uint32_t e0 = ft_slice_upper(c, wr, wa, wb, j, 0);
-                uint32_t e1 = ft_slice_upper(c, wr, wa, wb, j, lo[j]);
-                if (e1 > e0 && (last == NONE || wr[e1 - 1] > last))
-                    last = wr[e1 - 1];
-            }
-            if (last != NONE) {
-                s->vars[v].init = ft_ctm_written(c, last);
-                s->vars[v].has_init = 1;
-            }
-        } else if (kind == FT_VAR_MUTEX || kind == FT_VAR_RWLOCK) {
-            for (uint32_t j = 0; j < nt; j++) {
-                uint32_t e0 = ft_slice_upper(c, all, a, b, j, 0);
-                uint32_t e1 = ft_slice_upper(c, all, a, b, j, lo[j]);
-                uint32_t depth, rd;
-                lock_state(c, v, all, e0, e1, &depth, &rd);
-                if (depth)
-                    st->holds[st->nholds++] = (ft_smt_hold){v, j, depth, 0};
-                if (rd)
-                    st->holds[st->nholds++] = (ft_smt_hold){v, j, rd, 1};
-                /* another thread may wait for it in the window */
-                if (depth || rd)
-                    s->vars[v].shared = 1;
-            }
-        } else if (kind == FT_VAR_SEM) {
-            uint32_t init = NONE;
-            for (uint32_t q = a; q < b; q++)
-                if (all[q] < k && c->op[all[q]] == FT_OP_SEM_INIT &&
-                    (init == NONE || all[q] > init))
-                    init = all[q];
-            int64_t n = init == NONE ? 0 : (int64_t)c->value[init];
-            for (uint32_t q = a; q < b; q++) {
-                uint32_t y = all[q];
-                if (y >= k || (init != NONE && y <= init))
-                    continue;
-                n += c->op[y] == FT_OP_SEM_POST;
-                n -= c->op[y] == FT_OP_SEM_WAIT;
-            }
-            st->sem_obj[st->nsems] = v;
-            st->sem_count[st->nsems++] = n;
-        } else if (kind == FT_VAR_ONCE) {
-            for (uint32_t q = a; q < b; q++)
-                if (all[q] < k && c->op[all[q]] == FT_OP_ONCE_DONE) {
-                    st->once_done[st->nonce_done++] = v;
-                    break;
-                }
-        }
-    }
-    free(touched);
-    return 0;
-}
-
 /* Clips a slice for a violation hunt: thread t keeps at most clip[t]
  * positions, then less until whatever a kept transition must follow
  * (fork, join) is kept.  Each thread's kept part is still a prefix, so
  * every schedule of the clipped model is one of the whole model's
- * prefixes: a violation in it is real; "holds" in it means nothing.
+ * prefixes: a violation in it is real; "holds" in it means nothing,
+ * unless it starts at the trace's start and keeps all prop_clip allows
+ * (ft_predict_windowed).
  * -1 when one of p's transitions (end: prop_ends) would be lost. */
 static int clip_cut(const ft_ctm *c, const uint32_t *end, const uint32_t *lo,
                     const uint32_t *clip, uint32_t *cut)
@@ -515,7 +379,7 @@ static int build(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         for (uint32_t q = lo[t]; q < cut[t]; q++)
             keep[ft_ctm_at(c, t, q)] = 1;
     s = ft_ctm_subset(c, keep, &map);
-    if (!s || start_state(c, w->slice, k, lo, s, m))
+    if (!s || ft_window_start_state(c, w->slice, k, lo, s, &m->st))
         goto out;
     m->st.at = k;
     /* A clip can cut away the write a kept read took its value from
@@ -579,12 +443,73 @@ static uint64_t terms_until(double until)
                                       : 0;
 }
 
+/* The clipped whole model (ft_predict_windowed) is tried only when what
+ * it reaches is this short: its slice is marked without the window's
+ * limit (clip_cut cuts it afterwards), which costs the transitions up
+ * to reach. */
+#define CLIP_WHOLE_MAX 65536u
+
 /* A quarter of the time left before deadline (0: none). */
 static double quarter_until(double deadline)
 {
     return deadline > 0
                ? ft_predict_now() + (deadline - ft_predict_now()) / 4
                : 0;
+}
+
+/* The clip of p (NULL: no value order, or out of memory; free it):
+ * clip[t] is how many of thread t's first positions can take part in a
+ * violation.  p's threads stop at their last transition of p; another
+ * thread stops where the value order says it must follow the last
+ * transition of p in every one of p's threads: a violating prefix ends
+ * at the step that completes it, which none of those can precede.  The
+ * hunt clips with it.  *reach, one past the last id the clip keeps,
+ * says when the clipped model from the trace's start is also the whole
+ * model's equal (its "holds" a proof): never for a CMA, whose causal
+ * chains run on past a region's end, nor when one of p's transitions
+ * must follow another of p's threads' last one (the relation may then
+ * rest on a read of p that returns another value in a violation); then
+ * *reach is UINT32_MAX.  test_kinds_random and test_predict_random
+ * check the claims against the enumerator. */
+static uint32_t *prop_clip(const ft_ctm *c, const ft_window_index *w,
+                           const ft_prop *p, uint32_t *reach)
+{
+    uint32_t nt = c->nthreads;
+    if (!w->vorder)
+        return NULL;
+    uint32_t *clip = calloc(2 * (size_t)nt + 1, sizeof *clip);
+    uint32_t *end = clip ? clip + nt : NULL;
+    if (!clip || prop_ends(c, p, end)) {
+        free(clip);
+        return NULL;
+    }
+    for (uint32_t a = 0; a < nt; a++)
+        for (uint32_t t = 0; end[a] && t < nt; t++) {
+            uint32_t q =
+                ft_value_order_first_after(w->vorder, t, a, end[a] - 1);
+            if (t != a && q > clip[t])
+                clip[t] = q;
+        }
+    int sound = 1; /* no transition of p follows another thread's end */
+    for (uint32_t a = 0; a < nt; a++)
+        for (uint32_t b = 0; end[a] && b < nt; b++)
+            if (b != a && end[b] &&
+                ft_value_order_first_after(w->vorder, a, b, end[b] - 1) <
+                    end[a])
+                sound = 0;
+    *reach = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        if (end[t])
+            clip[t] = end[t];
+        if (clip[t] && ft_ctm_at(c, t, clip[t] - 1) + 1 > *reach)
+            *reach = ft_ctm_at(c, t, clip[t] - 1) + 1;
+    }
+    /* A CMA's region 1 thread can, after its region, write what region
+     * 2 then reads while it is open (test_predict_random's CMA seed 21
+     * and others: taken as whole, the clipped model said holds). */
+    if (!sound || p->kind == FT_PROP_CMA)
+        *reach = UINT32_MAX;
+    return clip;
 }
 
 /* A hunt for a violation on a narrow first window, clipped (clip_cut):
@@ -596,29 +521,12 @@ static double quarter_until(double deadline)
  * with res filled when a violation was found; else what the solver
  * spent is added to *iters and *solve_s. */
 static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
-                const ft_predict_opts *o, double deadline, ft_presult *res,
-                uint32_t *iters, double *solve_s)
+                const uint32_t *clip, const ft_predict_opts *o, double deadline,
+                ft_presult *res, uint32_t *iters, double *solve_s)
 {
-    uint32_t nt = c->nthreads;
     uint32_t first, last, k, e, size = 0;
-    if (!w->vorder || !o->window)
+    if (!clip || !o->window)
         return 0;
-    uint32_t *clip = calloc(2 * (size_t)nt + 1, sizeof *clip);
-    uint32_t *end = clip + nt;
-    if (!clip || prop_ends(c, p, end)) {
-        free(clip);
-        return 0;
-    }
-    for (uint32_t a = 0; a < nt; a++)
-        for (uint32_t t = 0; end[a] && t < nt; t++) {
-            uint32_t q =
-                ft_value_order_first_after(w->vorder, t, a, end[a] - 1);
-            if (t != a && q > clip[t])
-                clip[t] = q;
-        }
-    for (uint32_t a = 0; a < nt; a++)
-        if (end[a])
-            clip[a] = end[a];
     /* narrow: what a clipped window drops is what made it slow */
     prop_span(c, p, &first, &last);
     window_range(c, w, first, last,
@@ -627,10 +535,8 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
     window_model m;
     int found = 0;
     if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
-              terms_until(until), clip, &size, &m)) {
-        free(clip);
+              terms_until(until), clip, &size, &m))
         return 0;
-    }
     if (m.r) {
         ft_presult cur;
         memset(&cur, 0, sizeof cur);
@@ -653,7 +559,6 @@ static int hunt(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         }
     }
     window_model_free(&m); /* a model too big to solve has its start */
-    free(clip);
     return found;
 }
 
@@ -675,29 +580,57 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         ft_presult_why(res, "out of memory");
         return res->verdict = FT_ERROR;
     }
-    uint32_t iters = 0;
+    uint32_t iters = 0, reach = c->ntrans;
     double solve_s = 0;
+    uint32_t *clip = NULL;
     int decided = ft_window_value_holds(w, p, o);
-    if (decided)
-        ft_presult_value_order(c, res);
-    else
-        decided = hunt(c, w, p, o, deadline, res, &iters, &solve_s);
     if (decided) {
+        ft_presult_value_order(c, res);
+    } else {
+        clip = prop_clip(c, w, p, &reach);
+        decided = hunt(c, w, p, clip, o, deadline, res, &iters, &solve_s);
+    }
+    if (decided) {
+        free(clip);
         ft_window_index_free(own);
         return res->verdict;
     }
     uint32_t first, last, held_first = 0, held_end = 0, windows = 0;
-    int narrowed = 0;
+    int narrowed = 0, clip_tried = 0;
     char why[160] = "";
     prop_span(c, p, &first, &last);
     for (uint64_t half = o->window;; half *= 4) {
         uint32_t k, e;
+        int clipped = 0;
         window_range(c, w, first, last, half, &k, &e);
         int whole = k == 0 && e == c->ntrans;
         window_model m;
         uint32_t size = 0;
         uint64_t max_terms = terms_until(deadline);
-        if (build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
+        /* From the trace's start, the clipped model up to reach has
+         * every transition a violating prefix can hold: its verdict is
+         * the whole trace's, holds included, and it is often much
+         * smaller than the window (C-Thread-Pool's counter reads: what
+         * reads the values written after them).  Too big: the window.
+         * Like the hunt's, the clip asks the value order even when the
+         * cheap decisions may not (the kinds' solving pass sets
+         * no_value_order: they were made already).  Tried once. */
+        if (k == 0 && clip && !whole && !clip_tried &&
+            reach <= CLIP_WHOLE_MAX) {
+            uint32_t ce = reach > e ? reach : e;
+            clip_tried = 1;
+            if (build(c, w, p, 0, ce, o->reduce_flags, o->window_max_trans,
+                      max_terms, clip, &size, &m) == 0 &&
+                m.r) {
+                e = ce;
+                whole = 1;
+                clipped = 1;
+            } else {
+                window_model_free(&m);
+            }
+        }
+        if (!clipped &&
+            build(c, w, p, k, e, o->reduce_flags, o->window_max_trans,
                   max_terms, NULL, &size, &m)) {
             ft_presult_free(res);
             res->verdict = FT_ERROR;
@@ -744,11 +677,28 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         /* The first window may be too dense to solve (critical sections
          * of several threads on one lock, near a thread switch of the
          * recording): it gets a quarter of the time, and if the solver
-         * gives up within it, a window 4x narrower is tried. */
-        int narrowable = !windows && !narrowed && half > 16 && deadline > 0;
-        double until = narrowable ? quarter_until(deadline) : deadline;
+         * gives up within it, a window 4x narrower is tried.  The
+         * clipped whole model gets half, and if the solver gives up
+         * within it, the same window unclipped (C-Thread-Pool: one order
+         * candidate's clipped model took the 14 s its second pass had
+         * and ended interrupted, and three candidates got none). */
+        int narrowable =
+            !windows && !narrowed && half > 16 && deadline > 0 && !clipped;
+        double until =
+            narrowable ? quarter_until(deadline)
+            : clipped && deadline > 0
+                ? ft_predict_now() + (deadline - ft_predict_now()) / 2
+                : deadline;
         ft_predict_model(c, m.r, k ? &m.st : NULL, p, o, until, &cur);
         window_model_free(&m);
+        if (clipped && cur.verdict == FT_UNKNOWN && deadline > 0 &&
+            ft_predict_now() < deadline) {
+            iters += cur.iterations;
+            solve_s += cur.solve_seconds;
+            ft_presult_free(&cur);
+            half /= 4; /* the same window again */
+            continue;
+        }
         if (narrowable && cur.verdict == FT_UNKNOWN &&
             ft_predict_now() < deadline) {
             iters += cur.iterations;
@@ -765,7 +715,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
         cur.solve_seconds = solve_s;
         cur.windows = windows;
         cur.window_first = k;
-        cur.window_end = e;
+        cur.window_end = clipped ? c->ntrans : e;
         cur.prefix = cur.verdict == FT_VIOLATED ? k : 0;
         if (cur.verdict == FT_UNKNOWN && held_end) {
             snprintf(why, sizeof why, "the next window (%u..%u): %.60s", k, e,
@@ -794,6 +744,7 @@ int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                  "trace was not solved: %s",
                  held_first, held_end, c->ntrans, why);
     }
+    free(clip);
     ft_window_index_free(own);
     return res->verdict;
 }

@@ -33,6 +33,14 @@ const ft_slice_index *ft_window_index_slice(const ft_window_index *w);
 /* Fills res with the value order's verdict: holds, on the whole trace. */
 void ft_presult_value_order(const ft_ctm *c, ft_presult *res);
 
+/* The state the recorded prefix 0 .. k-1 of c leaves for the objects the
+ * window model s touches (window_start.c): memory values into s's
+ * variables, the rest into st (its arrays allocated here, freed by the
+ * caller).  lo[j]: thread j's positions before k.  ix: c's slicing
+ * index.  0, or -1 out of memory. */
+int ft_window_start_state(const ft_ctm *c, const ft_slice_index *ix, uint32_t k,
+                          const uint32_t *lo, ft_ctm *s, ft_smt_start *st);
+
 /* Solves p on growing windows (w NULL: an index is built and freed). */
 int ft_predict_windowed(ft_ctm *c, const ft_window_index *w, const ft_prop *p,
                         const ft_predict_opts *o, double deadline,
