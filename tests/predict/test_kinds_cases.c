@@ -32,6 +32,13 @@ static void start_threads(evbuf *b, uint32_t n)
     }
 }
 
+/* Threads 1..n exit, in that order. */
+static void end_threads(evbuf *b, uint32_t n)
+{
+    for (uint32_t t = 1; t <= n; t++)
+        evbuf_add(b, FT_EV_THREAD_EXIT, t, 0, 0, 0, 0, 0);
+}
+
 /* Ends b's main thread (joins threads 1..n, none for 0; exits), loads
  * b as a model (*c, reduced *whole) and makes its order candidates. */
 static void order_model(evbuf *b, uint32_t n, const char *name, ft_ctm **c,
@@ -571,8 +578,7 @@ static void test_race_behind_atomics(void **state)
         e.site = 1 + (uint32_t)b.n;
         evbuf_push(&b, &e);
     }
-    for (uint32_t t = 1; t <= 3; t++)
-        evbuf_add(&b, FT_EV_THREAD_EXIT, t, 0, 0, 0, 0, 0);
+    end_threads(&b, 3);
     ft_ctm *c;
     ft_reduced *whole;
     ft_props cand = {0};
@@ -620,8 +626,7 @@ static void test_order_clipped_whole(void **state)
         evbuf_add(&b, FT_EV_WRITE, 2, X, 0, 3 + i, 0, 0);
         evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 2, L, 0, 0, 0, 0);
     }
-    for (uint32_t t = 1; t <= 2; t++)
-        evbuf_add(&b, FT_EV_THREAD_EXIT, t, 0, 0, 0, 0, 0);
+    end_threads(&b, 2);
     ft_ctm *c;
     ft_reduced *whole;
     ft_props cand = {0};
