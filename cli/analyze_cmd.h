@@ -66,6 +66,8 @@ typedef struct analyze_confirm_opts {
     double timeout_s;         /* per replayed run */
     unsigned refine;          /* refinement rounds after a divergence */
     unsigned tails;           /* random tails after a non-failing one */
+    double tail_time;         /* then more, while the tails took less
+                                 (seconds, 0 none) */
     const fi_options *infer;
     const ft_predict_opts *predict;
     int progress;             /* stderr says what the replays do (the

@@ -191,6 +191,9 @@ static size_t which(const analyze_out *ao, size_t j, int *kinds)
 }
 
 /* How many findings are owed their random tails. */
+/* Turns of random tails at most, --tail-time's included. */
+#define TAILS_MORE_MAX 4096u
+
 static size_t tails_owed(const analyze_out *ao)
 {
     size_t n = (ao->confirm ? ao->pl->nprops : 0) +
@@ -219,13 +222,29 @@ int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
                        "fail",
                        want * co->tails);
     int rc = FT_EXIT_OK;
-    for (unsigned k = 1;
-         k <= co->tails && rc == FT_EXIT_OK && !fr_confirm_time_up(&o); k++)
+    double start = ft_now();
+    for (unsigned k = 1; rc == FT_EXIT_OK && !fr_confirm_time_up(&o); k++) {
+        if (k > co->tails) {
+            /* more turns while the tails took under --tail-time: a
+             * failure that needs many switches in a row (SV-COMP's
+             * fib_bench-2 and triangular-2, about one random tail in 300)
+             * is found by hundreds of tails in seconds, where 16 rarely
+             * do; a program whose runs are long gets few more */
+            want = tails_owed(ao);
+            if (!want || k > TAILS_MORE_MAX || co->tail_time <= 0 ||
+                ft_now() - start >= co->tail_time)
+                break;
+            if (k == co->tails + 1)
+                analyze_talk_begin(co->talk, "more random tails (--tail-time)",
+                                   want * (TAILS_MORE_MAX - co->tails));
+        }
         for (size_t j = 0; j < n && rc == FT_EXIT_OK && !fr_confirm_time_up(&o);
              j++) {
             size_t i = which(ao, j, &kinds);
             if (!wants_tails(ao, kinds, i))
                 continue;
+            if (k > co->tails && ft_now() - start >= co->tail_time)
+                break;
             analyze_talk_replay(co->talk,
                                 kinds ? ao->kschedule[i] : ao->schedule[i]);
             ft_error err;
@@ -235,6 +254,7 @@ int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
                                                  : &ao->confirm[i],
                                            &err, errno, co->talk);
         }
+    }
     for (size_t j = 0; j < n; j++) {
         size_t i = which(ao, j, &kinds);
         if (wants_tails(ao, kinds, i))

@@ -79,6 +79,9 @@ static const ft_opt opts[] = {
     {"tails", 0, "N",
      "--confirm: a confirmed violation whose run did not fail is replayed "
      "with up to N random tails after the schedule (default 16; 0: none)"},
+    {"tail-time", 0, "S",
+     "--confirm: then more random tails (up to 4096 each), while the tails "
+     "so far took under S seconds in all (default 0: N only)"},
     {"run-timeout", 0, "S",
      "--confirm: a replayed run without progress (key points, CPU) this "
      "long is hung (default 30)"},
@@ -97,7 +100,7 @@ enum { O_OUT, O_JSON, O_JOBS, O_TIMEOUT, O_MODE, O_MAXIT, O_STOP, O_EVERY,
        O_MAXD,
        O_SPEC, O_SUPP, O_SYSREG,
        O_STD, O_REGIONS, O_PROPS, O_CONFIRM, O_NO_CONFIRM, O_KINDS, O_REFINE,
-       O_TAILS, O_RUN_TIMEOUT,
+       O_TAILS, O_TAIL_TIME, O_RUN_TIMEOUT,
        O_QUIET, O_STATS, O_MATS, O_CXT, O_ITRANS,
        O_SKIP, O_COUNT };
 
@@ -110,6 +113,7 @@ struct args {
     char **recorded;   /* the recorded program, confirmed by default */
     uint32_t kinds;    /* --kinds: a bit per enum ft_prop_kind */
     unsigned refine, tails;
+    double tail_time; /* --tail-time */
     double run_timeout;
     fi_options fo;
     ft_predict_opts po;
@@ -126,6 +130,7 @@ static int parse(struct args *a, int argc, char **argv)
     a->out = DEFAULT_OUT;
     a->refine = 2;
     a->tails = 16;
+    a->tail_time = 0;
     a->kinds = FT_KINDS_ALL;
     a->run_timeout = 30;
     a->time_s = atof(DEFAULT_TIME_S);
@@ -226,6 +231,10 @@ static int parse(struct args *a, int argc, char **argv)
                 return FT_EXIT_BAD_INPUT;
             a->tails = (unsigned)n;
             break;
+        case O_TAIL_TIME:
+            if (ft_opt_seconds0(&p, "tail-time", value, &a->tail_time) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
         case O_RUN_TIMEOUT:
             if (ft_opt_seconds(&p, "run-timeout", value, &a->run_timeout) < 0)
                 return FT_EXIT_BAD_INPUT;
@@ -269,11 +278,14 @@ static int parse(struct args *a, int argc, char **argv)
         return FT_EXIT_BAD_INPUT;
     }
     if (a->flag[O_NO_CONFIRM] &&
-        (a->flag[O_REFINE] || a->flag[O_TAILS] || a->flag[O_RUN_TIMEOUT])) {
+        (a->flag[O_REFINE] || a->flag[O_TAILS] || a->flag[O_TAIL_TIME] ||
+         a->flag[O_RUN_TIMEOUT])) {
         fprintf(stderr, "foretell analyze: --%s only applies when findings "
                         "are replayed (not with --no-confirm)\n",
-                a->flag[O_REFINE] ? "refine"
-                : a->flag[O_TAILS] ? "tails" : "run-timeout");
+                a->flag[O_REFINE]      ? "refine"
+                : a->flag[O_TAILS]     ? "tails"
+                : a->flag[O_TAIL_TIME] ? "tail-time"
+                                       : "run-timeout");
         return FT_EXIT_BAD_INPUT;
     }
     return -1;
@@ -671,8 +683,8 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
             .on = !a->flag[O_QUIET], .tty = isatty(2), .t0 = k->t0};
         analyze_confirm_opts co = {
             a->prog,          a->out, a->run_timeout, a->refine,
-            a->tails,         &a->fo, &a->po,         !a->flag[O_QUIET],
-            b ? b->until : 0, pl,     &replays};
+            a->tails,         a->tail_time, &a->fo, &a->po,
+            !a->flag[O_QUIET], b ? b->until : 0, pl, &replays};
         exit_code = analyze_confirm(&ao, &co);
         if (exit_code == FT_EXIT_OK && !a->po.every_instance)
             exit_code = analyze_uncover(&ao, &co, pl);
