@@ -190,10 +190,16 @@ static size_t which(const analyze_out *ao, size_t j, int *kinds)
     return *kinds ? j - na : j;
 }
 
-/* How many findings are owed their random tails. */
 /* Turns of random tails at most, --tail-time's included. */
 #define TAILS_MORE_MAX 4096u
 
+/* Whether the tails begun at start may go on past the --tails turns. */
+static int tail_time_left(const analyze_confirm_opts *co, double start)
+{
+    return co->tail_time > 0 && ft_now() - start < co->tail_time;
+}
+
+/* How many findings are owed their random tails. */
 static size_t tails_owed(const analyze_out *ao)
 {
     size_t n = (ao->confirm ? ao->pl->nprops : 0) +
@@ -231,8 +237,7 @@ int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
              * is found by hundreds of tails in seconds, where 16 rarely
              * do; a program whose runs are long gets few more */
             want = tails_owed(ao);
-            if (!want || k > TAILS_MORE_MAX || co->tail_time <= 0 ||
-                ft_now() - start >= co->tail_time)
+            if (!want || k > TAILS_MORE_MAX || !tail_time_left(co, start))
                 break;
             if (k == co->tails + 1)
                 analyze_talk_begin(co->talk, "more random tails (--tail-time)",
@@ -243,7 +248,7 @@ int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
             size_t i = which(ao, j, &kinds);
             if (!wants_tails(ao, kinds, i))
                 continue;
-            if (k > co->tails && ft_now() - start >= co->tail_time)
+            if (k > co->tails && !tail_time_left(co, start))
                 break;
             analyze_talk_replay(co->talk,
                                 kinds ? ao->kschedule[i] : ao->schedule[i]);
