@@ -102,7 +102,15 @@ run 0 cc -O1 -pthread -o fig2cc best_fig2.c
 run 0 foretell record --backend preload -o cc.ftrace -- ./fig2cc
 grep -q 'LD_PRELOAD runtime' err.txt || fail "record of a cc build: $(cat err.txt)"
 if command -v valgrind >/dev/null 2>&1; then
-    run 0 foretell record -o vg.ftrace -- ./fig2cc
+    # Valgrind runs the threads at their own pace, not the runtime's:
+    # when thread_ma is slow to leave its wait, fig2 deadlocks for real
+    # (s12 against s4: its header says so), which the tool records and
+    # ends with exit 86 (CI's ASan run, loaded, once in ~7 here).  Either
+    # is a recording with fig2's reads.
+    foretell record -o vg.ftrace -- ./fig2cc >out.txt 2>err.txt
+    got=$?
+    [ "$got" = 0 ] || { [ "$got" = 86 ] && grep -q 'deadlock' err.txt; } ||
+        fail "'foretell record -o vg.ftrace -- ./fig2cc' exit $got: $(tail -3 err.txt)"
     grep -q 'under Valgrind' err.txt || fail "record of a cc build: $(cat err.txt)"
     run 0 foretell dump vg.ftrace
     grep -q ' read .*\[z\]' out.txt || fail "the Valgrind trace has no read: $(head -5 out.txt)"
