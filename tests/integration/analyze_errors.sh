@@ -46,6 +46,14 @@ expect 2 'plain/sub: error: cannot create the output directory' \
 expect 2 'plain: error: the output path is not a directory' \
     -o "$dir/plain" "$dir/fig2.ftrace"
 [ ! -e "$dir/plain/sub" ] || fail "something was written under a file"
+# checked before the trace is read (loading takes seconds on a long one):
+# the directory's error, not the damaged trace's; and a trace that fails
+# to load leaves no empty output directory behind
+expect 2 'nodir/sub: error: cannot create the output directory: .*nodir is not a directory that exists' \
+    -o "$dir/nodir/sub" "$dir/short.ftrace"
+! grep -q 'at byte' "$dir/err.txt" || fail "the trace was read before the output directory was checked"
+expect 2 'short.ftrace: error: at byte 0' -o "$dir/fresh" "$dir/short.ftrace"
+[ ! -e "$dir/fresh" ] || fail "a trace that did not load left $dir/fresh behind"
 
 expect 2 'nospec: error: cannot open' --spec "$dir/nospec" "$dir/fig2.ftrace"
 printf 'T0|r(x)|1\nT1|zz(x)|2\n' >"$dir/bad.std"
