@@ -292,6 +292,12 @@ int64_t ft_pkind_parse_mask(const char *list, char *err, size_t errlen);
  * ft_pipeline_infer) into pl->kprops.  0, -1 out of memory. */
 int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
                                 uint32_t per_group);
+/* The timeout (ms) of a candidate's first pass (second 0) or second
+ * pass (second 1) with o: the two add up to o->timeout_ms, so that
+ * --timeout bounds a candidate's time; 0 for the second when there is
+ * none (o->timeout_ms no longer than the first pass: one pass) or no
+ * timeout at all. */
+unsigned ft_kind_pass_ms(const ft_predict_opts *o, int second);
 /* Solves them (o->jobs workers; o->total_ms and o->until as for the
  * atomicity properties) into pl->kresults: every candidate's cheap
  * decisions first, then the solver for the rest, with at most half of

@@ -556,9 +556,23 @@ int ft_pipeline_kind_candidates(ft_pipeline *pl, uint32_t mask,
  * only after about 4.4 s.  1 s cost pool 2.6 s more than 2.5 s did. */
 #define FT_KIND_FIRST_PASS_MS 2500u
 
+unsigned ft_kind_pass_ms(const ft_predict_opts *o, int second)
+{
+    unsigned first_ms =
+        o->kind_first_ms ? o->kind_first_ms : FT_KIND_FIRST_PASS_MS;
+    if (o->timeout_ms && o->timeout_ms <= first_ms)
+        return second ? 0 : o->timeout_ms; /* one pass */
+    if (!second)
+        return first_ms;
+    /* what --timeout leaves after the first pass: a candidate's two
+     * passes together keep it (before, the second had all of it again:
+     * 2.5 + 60 s on C-Thread-Pool's hardest order candidates) */
+    return o->timeout_ms ? o->timeout_ms - first_ms : 0;
+}
+
 /* Solves the undecided candidates kprops[done0..) in two passes: every
  * one with a short timeout first, then the ones that ran into it with
- * the full one, after the others.  In candidate order with the full
+ * the rest of theirs, after the others.  In candidate order with the full
  * timeout, a few hard candidates early on used the kinds' share of
  * --time and left the later ones not reached (docs/prediction.md).
  * A candidate that gave up before the short timeout (out of memory, a
@@ -568,16 +582,16 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
 {
     size_t n = pl->nkprops;
     const char *stage = "solving other kinds";
-    unsigned first_ms =
-        o->kind_first_ms ? o->kind_first_ms : FT_KIND_FIRST_PASS_MS;
+    unsigned first_ms = ft_kind_pass_ms(o, 0);
     if ((o->timeout_ms && o->timeout_ms <= first_ms) || n - done0 < 2)
         return ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n, done0,
                                          o, w, ft_window_index_ref(w), 0, stage,
                                          NULL, NULL) < 0
                    ? -1
                    : 0;
-    ft_predict_opts first = *o;
+    ft_predict_opts first = *o, second = *o;
     first.timeout_ms = first_ms;
+    second.timeout_ms = ft_kind_pass_ms(o, 1);
     if (ft_pipeline_solve_bounded(pl, pl->kprops, pl->kresults, n, done0,
                                   &first, w, ft_window_index_ref(w), 0, stage,
                                   NULL, NULL) < 0)
@@ -609,7 +623,7 @@ static int solve_short_first(ft_pipeline *pl, size_t done0,
         memset(&pl->kresults[i], 0, sizeof pl->kresults[i]);
     }
     long done = ft_pipeline_solve_bounded(
-        pl, pl->kprops, pl->kresults, n, n - nagain, o, w,
+        pl, pl->kprops, pl->kresults, n, n - nagain, &second, w,
         ft_window_index_ref(w), 0, stage, NULL, NULL);
     for (size_t i = n - nagain; done >= 0 && i < n; i++)
         pl->kresults[i].seconds += first_s[i - (n - nagain)];

@@ -4,7 +4,8 @@
  * first, then the ones that reached it with the full timeout.  On
  * sync-heavy random traces (tests/model/gen.c), a first pass of 1 ms,
  * which sends most of the solved candidates to the second, must give
- * every candidate the verdict a single pass gives it. */
+ * every candidate the verdict a single pass gives it; and the two
+ * passes share the candidate's timeout. */
 #include "predict/kind.h"
 #include "../model/gen.h"
 #include "stdtrace.h"
@@ -89,9 +90,33 @@ static void test_two_passes_same_verdicts(void **state)
     assert_true(solved > 0);
 }
 
+/* --timeout bounds a candidate's two passes together: the second gets
+ * what the first left (it had the whole timeout again: 2.5 + 60 s). */
+static void test_passes_share_the_timeout(void **state)
+{
+    (void)state;
+    ft_predict_opts po;
+    ft_predict_opts_default(&po);
+    po.kind_first_ms = 0; /* the default first pass, 2.5 s */
+    po.timeout_ms = 10000;
+    assert_int_equal(ft_kind_pass_ms(&po, 0), 2500);
+    assert_int_equal(ft_kind_pass_ms(&po, 1), 7500);
+    po.kind_first_ms = 300;
+    assert_int_equal(ft_kind_pass_ms(&po, 0) + ft_kind_pass_ms(&po, 1), 10000);
+    /* a timeout no longer than the first pass: one pass of it */
+    po.timeout_ms = 200;
+    assert_int_equal(ft_kind_pass_ms(&po, 0), 200);
+    assert_int_equal(ft_kind_pass_ms(&po, 1), 0);
+    /* no timeout: neither pass has one after the first */
+    po.timeout_ms = 0;
+    assert_int_equal(ft_kind_pass_ms(&po, 0), 300);
+    assert_int_equal(ft_kind_pass_ms(&po, 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_passes_share_the_timeout),
         cmocka_unit_test(test_two_passes_same_verdicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
