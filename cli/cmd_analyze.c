@@ -33,7 +33,7 @@ static const ft_opt opts[] = {
     {"json", 0, NULL, "print one JSON document instead of text"},
     {"jobs", 'j', "N", "solve N properties in parallel (default 1)"},
     {"timeout", 0, "S",
-     "give up on a property after S seconds (default 60, 0 = none; 500ms "
+     "give up on a property after S seconds (default 10, 0 = none; 500ms "
      "also reads): verdict unknown"},
     {"mode", 0, "MODE",
      "direct (one SMT check per property, default) or findav (the paper's "

@@ -72,7 +72,8 @@ enum ft_predict_mode {
 
 typedef struct ft_predict_opts {
     int mode;              /* enum ft_predict_mode */
-    unsigned timeout_ms;   /* per property, 0 = none */
+    unsigned timeout_ms;   /* per property, 0 = none (default
+                              FT_PREDICT_TIMEOUT_MS) */
     unsigned jobs;         /* worker threads, 0 or 1 = sequential */
     unsigned reduce_flags; /* passed to ft_reduce_slice */
     int no_slice;          /* solve on the whole model (ablation) */
@@ -113,6 +114,8 @@ typedef struct ft_predict_opts {
     unsigned kind_first_ms;
 } ft_predict_opts;
 
+/* The default time limit per property, in ms (--timeout). */
+#define FT_PREDICT_TIMEOUT_MS 10000u
 void ft_predict_opts_default(ft_predict_opts *o);
 
 enum ft_verdict {
