@@ -146,6 +146,9 @@ extern const ft_policy ft_policy_replay;
 /* 1 when a schedule was loaded and has been followed to its end (the
  * tail policy runs): the progress page says it to the harness. */
 int ft_replay_in_tail(void);
+/* The watchdog, under the lock: marks the schedule done when its last
+ * step is although no key point has come since (policy_replay.c). */
+void ft_replay_poll_tail(void);
 extern const ft_policy *ft_policy_tail;
 /* Loads FORETELL_SCHEDULE (no malloc: mmap); 0, or -1 with "PATH:LINE:
  * what" in why.  Makes ft_policy_replay current. */

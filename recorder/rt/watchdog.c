@@ -93,6 +93,7 @@ static void *watchdog_main(void *arg)
         }
         if (flush_ns > 0 && ft_trace_flush_due(flush_ns))
             flush_locked();
+        ft_replay_poll_tail();
         if (limit_ns <= 0) {
             ft_unlock();
             continue;
