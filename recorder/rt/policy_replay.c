@@ -216,12 +216,12 @@ static void advance(void)
 /* The watchdog's look, under the runtime's lock (watchdog.c): the last
  * step done although no thread has reached a key point since, so that
  * advance() never ran.  The last step's thread may go on in code without
- * any (SV-COMP's qrcu-2: `while (ctr2 > 0);`, its load hoisted out of
- * the loop, read as the schedule's last step, then spinning for good):
- * the harness must still learn that the run is past its schedule, or its
- * share of --time never applies (the replay ran to --time's end, 52 s,
- * and the other witnesses were never replayed).  Only the flag: the
- * policy changes at the next key point, if one comes. */
+ * any (tests/confirm/progs/spin_after.c: `while (!flag) ;`, its load
+ * hoisted out of the loop, read as the schedule's last step, then
+ * spinning for good): the harness must still learn that the run is past
+ * its schedule, or its share of --time never applies (the replay ran to
+ * --time's end and the other witnesses were never replayed).  Only the
+ * flag: the policy changes at the next key point, if one comes. */
 void ft_replay_poll_tail(void)
 {
     if (ft_rt.policy != &ft_policy_replay || !rp.n || rp.cur + 1 != rp.n ||

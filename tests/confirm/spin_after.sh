@@ -6,8 +6,8 @@
 # schedule: it is stopped when its share of --time is spent, and the
 # other witnesses are replayed in theirs.  Before 2026-11-29 the runtime
 # said so only at the next key point, which never came: the replay ran
-# to --time's end as if it were still following its schedule (SV-COMP's
-# qrcu-2: 52 of its 60 s, and 15 witnesses never replayed).
+# to --time's end as if it were still following its schedule, and the
+# data race's witness was never replayed (checked by mutation).
 NAME=spin_after
 . "$(dirname "$0")/lib.sh"
 now() { date +%s.%N; }
