@@ -127,22 +127,27 @@ int ft_report_open(int fds[2])
     return 0;
 }
 
-void ft_child_setup(int report_wfd, pid_t parent)
+int ft_child_setup_fds(int report_wfd, pid_t parent)
 {
     /* Killing foretell (even with SIGKILL) kills the program; the race
      * with a parent that died before the prctl is closed by getppid(). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
-    if (report_wfd >= 0) {
-        int fl = fcntl(report_wfd, F_GETFL);
-        if (fl >= 0)
-            fcntl(report_wfd, F_SETFL, fl & ~O_NONBLOCK);
-        if (fcntl(report_wfd, F_SETFD, 0) == 0) {
-            char buf[16];
-            snprintf(buf, sizeof buf, "%d", report_wfd);
-            setenv("FORETELL_STATUS_FD", buf, 1);
-        }
+    if (report_wfd < 0)
+        return -1;
+    int fl = fcntl(report_wfd, F_GETFL);
+    if (fl >= 0)
+        fcntl(report_wfd, F_SETFL, fl & ~O_NONBLOCK);
+    return fcntl(report_wfd, F_SETFD, 0) == 0 ? 0 : -1;
+}
+
+void ft_child_setup(int report_wfd, pid_t parent)
+{
+    if (ft_child_setup_fds(report_wfd, parent) == 0) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "%d", report_wfd);
+        setenv("FORETELL_STATUS_FD", buf, 1);
     }
 }
 

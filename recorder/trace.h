@@ -706,6 +706,10 @@ int ft_report_open(int fds[2]);
  * (PR_SET_PDEATHSIG SIGKILL; exits at once if parent is already gone),
  * and, if report_wfd >= 0, passes it on (FORETELL_STATUS_FD). */
 void ft_child_setup(int report_wfd, pid_t parent);
+/* The same with system calls only (a child of _Fork, replay/run.c):
+ * 0 when report_wfd is passed on, and the caller's environment for the
+ * exec must then say FORETELL_STATUS_FD=report_wfd. */
+int ft_child_setup_fds(int report_wfd, pid_t parent);
 /* After the child ended: what the runtime reported; never blocks (a
  * grandchild may hold the pipe open).  Closes rfd. */
 void ft_report_read(int rfd, ft_rt_report *r);

@@ -319,6 +319,25 @@ uint32_t fr_frames_calls(const fr_frames *f, int tid, uint32_t *sites,
                          uint32_t cap);
 void fr_frames_free(fr_frames *f);
 
+/* ---- child_env.c: a program's environment, built before the fork ---- */
+typedef struct fr_child_env {
+    char **envp;          /* NULL-terminated, for execve */
+    unsigned char *owned; /* per entry: allocated here */
+    size_t n, cap;
+} fr_child_env;
+/* A copy of the process's environment; -1 out of memory. */
+int fr_child_env_init(fr_child_env *e);
+/* NAME=value, replacing NAME's entry; -1 out of memory. */
+int fr_child_env_set(fr_child_env *e, const char *name, const char *value);
+/* entry ("NAME=value", kept by the caller until the fork) in NAME's
+ * place; -1 out of memory or no '='. */
+int fr_child_env_put(fr_child_env *e, char *entry);
+void fr_child_env_unset(fr_child_env *e, const char *name);
+void fr_child_env_free(fr_child_env *e);
+/* fork() without the atfork handlers (_Fork, glibc 2.34 on; fork()
+ * before): the child may make system calls only, then exec or _exit. */
+pid_t fr_fork_quiet(void);
+
 /* ---- progress.c: the runtime's progress page (recorder/progress.h) ---- */
 typedef struct fr_progress {
     int fd;                 /* memfd, close-on-exec in the harness */

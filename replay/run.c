@@ -50,32 +50,59 @@ struct child_error {
     int setup; /* 1: opening /dev/null failed, not the program */
 };
 
-static void child(const fr_run_opts *o, const char *trace, int errfd,
-                  int reportfd, const fr_progress *prog, pid_t parent)
+/* The program's environment: the caller's, with the runtime's settings
+ * for this run (built before the fork: child() makes system calls
+ * only, child_env.c).  0, or -1 out of memory. */
+static int child_env(fr_child_env *env, const fr_run_opts *o, const char *trace,
+                     int reportfd, fr_progress *prog)
 {
-    struct child_error ce = {0, 0};
-    ft_child_setup(reportfd, parent);
-    if (fr_child_keep_fd(prog->fd) == 0)
-        putenv((char *)prog->env);
+    if (fr_child_env_init(env) < 0)
+        return -1;
     char value[8200]; /* '%' doubled: the runtime expands patterns */
-    if (ft_trace_path_escape(trace, value, sizeof value) == 0)
-        setenv("FORETELL_TRACE", value, 1);
-    else
-        setenv("FORETELL_TRACE", trace, 1);
+    int rc = fr_child_env_set(
+        env, "FORETELL_TRACE",
+        ft_trace_path_escape(trace, value, sizeof value) == 0 ? value : trace);
     if (o->schedule)
-        setenv("FORETELL_SCHEDULE", o->schedule, 1);
+        rc |= fr_child_env_set(env, "FORETELL_SCHEDULE", o->schedule);
     else
-        unsetenv("FORETELL_SCHEDULE");
-    setenv("FORETELL_DIVERGE",
-           o->diverge == FR_DIVERGE_CONTINUE ? "continue" : "stop", 1);
-    setenv("FORETELL_STRATEGY", o->strategy ? o->strategy : "none", 1);
+        fr_child_env_unset(env, "FORETELL_SCHEDULE");
+    rc |= fr_child_env_set(env, "FORETELL_DIVERGE",
+                           o->diverge == FR_DIVERGE_CONTINUE ? "continue"
+                                                             : "stop");
+    rc |= fr_child_env_set(env, "FORETELL_STRATEGY",
+                           o->strategy ? o->strategy : "none");
     if (o->max_steps) {
         char buf[32];
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->max_steps);
-        setenv("FORETELL_MAX_STEPS", buf, 1);
+        rc |= fr_child_env_set(env, "FORETELL_MAX_STEPS", buf);
     } else {
-        unsetenv("FORETELL_MAX_STEPS");
+        fr_child_env_unset(env, "FORETELL_MAX_STEPS");
     }
+    char fd[16];
+    snprintf(fd, sizeof fd, "%d", reportfd);
+    rc |= fr_child_env_set(env, "FORETELL_STATUS_FD", fd);
+    if (prog->fd >= 0)
+        rc |= fr_child_env_put(env, prog->env);
+    char pre[8400];
+    const char *lp = fr_backend_env(o->argv[0], pre, sizeof pre);
+    if (lp)
+        rc |= fr_child_env_set(env, "LD_PRELOAD", lp + strlen("LD_PRELOAD="));
+    if (rc) {
+        fr_child_env_free(env);
+        return -1;
+    }
+    return 0;
+}
+
+/* In the child of fr_fork_quiet: system calls only, then the exec of
+ * path (the program, found before the fork) with env. */
+static void child(const fr_run_opts *o, const char *path, char **env, int errfd,
+                  int reportfd, const fr_progress *prog, pid_t parent)
+{
+    struct child_error ce = {0, 0};
+    ft_child_setup_fds(reportfd, parent);
+    if (prog->fd >= 0)
+        fr_child_keep_fd(prog->fd);
     /* Addresses and PCs repeat run to run (runtime-findings.md). */
     int pers = personality(0xffffffff);
     if (pers != -1)
@@ -91,8 +118,7 @@ static void child(const fr_run_opts *o, const char *trace, int errfd,
         }
         close(fd);
     }
-    fr_backend_apply(o->argv[0]);
-    execvp(o->argv[0], o->argv);
+    execve(path, o->argv, env);
     ce.err = errno;
     if (write(errfd, &ce, sizeof ce) < 0)
         _exit(127);
@@ -360,9 +386,22 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         fr_progress_close(&prog);
         return -2;
     }
+    fr_child_env env;
+    if (child_env(&env, o, tmp, rfd[1], &prog) < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        close(rfd[0]);
+        close(rfd[1]);
+        unlink(tmp);
+        fr_progress_close(&prog);
+        set_err(err, o->argv[0], "%s", "out of memory");
+        return -2;
+    }
     double start = now_s();
     pid_t parent = getpid();
-    pid_t pid = fork();
+    pid_t pid = fr_fork_quiet();
+    if (pid > 0 || pid < 0)
+        fr_child_env_free(&env);
     if (pid < 0) {
         int e = errno;
         close(pfd[0]);
@@ -378,7 +417,7 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
     if (pid == 0) {
         close(pfd[0]);
         close(rfd[0]);
-        child(o, tmp, pfd[1], rfd[1], &prog, parent);
+        child(o, found, env.envp, pfd[1], rfd[1], &prog, parent);
     }
     close(pfd[1]);
     close(rfd[1]);
