@@ -7,7 +7,7 @@
  * solving thread still checking past --time (solve_job.c abandons it),
  * `analyze --confirm` sat in fork() for minutes, printing nothing
  * (SV-COMP 42_FreeBSD_rdma_addr_sliced: killed at 180 s of --time 60 in
- * 2 of 13 runs).  So the harness forks with _Fork, which runs no
+ * 2 of 15 runs).  So the harness forks with _Fork, which runs no
  * handlers; its child may not call malloc (setenv did), hence this. */
 #define _GNU_SOURCE
 #include "replay/replay.h"

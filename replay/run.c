@@ -94,6 +94,20 @@ static int child_env(fr_child_env *env, const fr_run_opts *o, const char *trace,
     return 0;
 }
 
+/* Undoes fr_run's preparations when the program cannot be started. */
+static void undo_start(const int pfd[2], const int rfd[2], const char *tmp,
+                       fr_progress *prog)
+{
+    for (int i = 0; i < 2; i++) {
+        if (pfd[i] >= 0)
+            close(pfd[i]);
+        if (rfd[i] >= 0)
+            close(rfd[i]);
+    }
+    unlink(tmp);
+    fr_progress_close(prog);
+}
+
 /* In the child of fr_fork_quiet: system calls only, then the exec of
  * path (the program, found before the fork) with env. */
 static void child(const fr_run_opts *o, const char *path, char **env, int errfd,
@@ -379,37 +393,26 @@ int fr_run(const fr_run_opts *o, fr_outcome *out, ft_error *err)
         return -1;
     }
     close(tfd);
-    int pfd[2], rfd[2] = {-1, -1};
+    int pfd[2] = {-1, -1}, rfd[2] = {-1, -1};
     if (pipe2(pfd, O_CLOEXEC) < 0 || ft_report_open(rfd) < 0) {
         set_err(err, o->argv[0], "cannot create a pipe: %s", strerror(errno));
-        unlink(tmp);
-        fr_progress_close(&prog);
+        undo_start(pfd, rfd, tmp, &prog);
         return -2;
     }
     fr_child_env env;
     if (child_env(&env, o, tmp, rfd[1], &prog) < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        close(rfd[0]);
-        close(rfd[1]);
-        unlink(tmp);
-        fr_progress_close(&prog);
+        undo_start(pfd, rfd, tmp, &prog);
         set_err(err, o->argv[0], "%s", "out of memory");
         return -2;
     }
     double start = now_s();
     pid_t parent = getpid();
     pid_t pid = fr_fork_quiet();
-    if (pid > 0 || pid < 0)
+    if (pid != 0)
         fr_child_env_free(&env);
     if (pid < 0) {
         int e = errno;
-        close(pfd[0]);
-        close(pfd[1]);
-        close(rfd[0]);
-        close(rfd[1]);
-        unlink(tmp);
-        fr_progress_close(&prog);
+        undo_start(pfd, rfd, tmp, &prog);
         set_err(err, o->argv[0], "cannot fork: %s", strerror(e));
         errno = e;
         return -2;
