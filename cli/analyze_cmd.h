@@ -9,6 +9,13 @@
 
 #include <stdio.h>
 
+/* -o DIR (analyze_outdir.c): before loading, DIR or the directory it
+ * is to be made in exists and is writable (nothing is created); then DIR
+ * is made, or found to be a writable directory.  0, or -1 with a message
+ * on stderr naming DIR. */
+int analyze_out_dir_check(const char *dir);
+int analyze_out_dir_make(const char *dir);
+
 /* --stats/--mats/--cxt/--itrans.  Returns the exit code. */
 int analyze_stats(const char *path, int json, int table, int mats, int cxt,
                   int itrans, int skip_unreachable);

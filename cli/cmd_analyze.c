@@ -449,67 +449,6 @@ static void watchdog_disarm(watchdog *w)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* The output directory must exist (or be creatable) and be writable
- * before minutes of solving, not after. */
-static int check_out_dir(const char *dir)
-{
-    struct stat st;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: error: cannot create the output directory: "
-                        "%s\n", dir, strerror(errno));
-        return -1;
-    }
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: error: the output path is not a directory\n",
-                dir);
-        return -1;
-    }
-    if (access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "%s: error: the output directory is not writable: "
-                        "%s\n", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* Before loading (seconds on a long trace): where the output directory
- * will be made must exist and be writable, or the directory is there
- * and writable; nothing is created yet, so a trace that fails to load
- * leaves no empty directory behind.  check_out_dir makes it later. */
-static int check_out_early(const char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0)
-        return check_out_dir(dir); /* there: it says what is wrong */
-    char parent[4096];
-    size_t n = strlen(dir);
-    if (n >= sizeof parent)
-        n = sizeof parent - 1;
-    memcpy(parent, dir, n);
-    parent[n] = 0;
-    while (n > 1 && parent[n - 1] == '/')
-        parent[--n] = 0; /* "out/" names out */
-    char *slash = strrchr(parent, '/');
-    const char *up = !slash ? "." : slash == parent ? "/" : parent;
-    if (slash && slash != parent)
-        *slash = 0;
-    if (stat(up, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr,
-                "%s: error: cannot create the output directory: "
-                "%s is not a directory that exists\n",
-                dir, up);
-        return -1;
-    }
-    if (access(up, W_OK | X_OK) != 0) {
-        fprintf(stderr,
-                "%s: error: cannot create the output directory: "
-                "%s is not writable: %s\n",
-                dir, up, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* DIR/report.json: the document --json prints, kept with the schedules
  * it names for `foretell report` (docs/user-guide.md).  0, or -1 with a
  * message. */
@@ -567,7 +506,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
 {
     ft_error err;
     if (!a->flag[O_REGIONS] && !a->flag[O_PROPS] &&
-        check_out_early(a->out) < 0)
+        analyze_out_dir_check(a->out) < 0)
         return FT_EXIT_BAD_INPUT;
     int rc = ft_pipeline_load_bounded(
         pl, a->path, a->flag[O_STD] ? FT_INPUT_STD : FT_INPUT_DETECT, b,
@@ -613,7 +552,7 @@ static int run(struct args *a, ft_pipeline *pl, ft_budget *b, talk *k,
             fi_print_properties(stdout, &pl->infer, a->flag[O_JSON]);
         return ok == FT_EXIT_OK && pl->stopped ? FT_EXIT_UNDECIDED : ok;
     }
-    if (check_out_dir(a->out) < 0)
+    if (analyze_out_dir_make(a->out) < 0)
         return FT_EXIT_BAD_INPUT;
     if (!a->flag[O_JSON]) {
         talk_end(k);
