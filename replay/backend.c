@@ -5,9 +5,10 @@
  * as an LD_PRELOAD library (recorder/rt/preload/preload.c), which sees
  * its synchronisation and not its memory accesses; the harness says so
  * once on stderr.  The choice is made in the parent, before any fork
- * (fr_backend_prepare), and applied in each child before exec
- * (fr_backend_apply): record, replay, the confirmations and explore all
- * start their runs through one of those two.  Anything else (a script,
+ * (fr_backend_prepare), and applied to the program's environment:
+ * in record's child before exec (fr_backend_apply), in the environment
+ * the replay harness builds before it forks (fr_backend_env: replay,
+ * the confirmations, explore).  Anything else (a script,
  * a static binary, a program that starts no thread: a launcher such as
  * timeout) is run as it is, and the harness's "no foretell runtime
  * started" message follows as before; --backend preload forces the

@@ -38,19 +38,19 @@ int fr_child_env_init(fr_child_env *e)
     return 0;
 }
 
-/* The slot of NAME in e, or e->n. */
-static size_t slot(const fr_child_env *e, const char *name)
+/* The slot of the name name[0..len) in e, or e->n. */
+static size_t slot(const fr_child_env *e, const char *name, size_t len)
 {
-    size_t len = strlen(name);
     for (size_t i = 0; i < e->n; i++)
         if (!strncmp(e->envp[i], name, len) && e->envp[i][len] == '=')
             return i;
     return e->n;
 }
 
-static int put(fr_child_env *e, const char *name, char *entry, int owned)
+/* entry ("NAME=value", its name entry[0..len)) in NAME's place. */
+static int put(fr_child_env *e, char *entry, size_t len, int owned)
 {
-    size_t i = slot(e, name);
+    size_t i = slot(e, entry, len);
     if (i == e->n) {
         if (e->n == e->cap) {
             size_t cap = e->cap * 2 + 8;
@@ -81,7 +81,7 @@ int fr_child_env_set(fr_child_env *e, const char *name, const char *value)
     if (!entry)
         return -1;
     snprintf(entry, len, "%s=%s", name, value);
-    if (put(e, name, entry, 1) < 0) {
+    if (put(e, entry, strlen(name), 1) < 0) {
         free(entry);
         return -1;
     }
@@ -91,20 +91,12 @@ int fr_child_env_set(fr_child_env *e, const char *name, const char *value)
 int fr_child_env_put(fr_child_env *e, char *entry)
 {
     const char *eq = strchr(entry, '=');
-    if (!eq)
-        return -1;
-    char name[256];
-    size_t len = (size_t)(eq - entry);
-    if (len >= sizeof name)
-        return -1;
-    memcpy(name, entry, len);
-    name[len] = 0;
-    return put(e, name, entry, 0);
+    return eq ? put(e, entry, (size_t)(eq - entry), 0) : -1;
 }
 
 void fr_child_env_unset(fr_child_env *e, const char *name)
 {
-    size_t i = slot(e, name);
+    size_t i = slot(e, name, strlen(name));
     if (i == e->n)
         return;
     if (e->owned[i])
