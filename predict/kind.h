@@ -130,6 +130,15 @@ const ft_pkind *ft_pkind_by_name(const char *name);
 extern const ft_pkind *const ft_pkinds[];
 extern const unsigned ft_npkinds;
 
+/* For the tests: whether the lost wake-up kind's cut search, with the
+ * value order vo (NULL: without it), refuses (or never tries) the state
+ * in which each thread t stands at position cut[t] (c->len[t]:
+ * finished; UINT32_MAX: not begun), p's thread at p's wait
+ * (kind_stuck.c).  -1 out of memory. */
+int ft_stuck_refuses(const ft_ctm *c, const ft_reduced *whole,
+                     const struct ft_value_order *vo, const ft_prop *p,
+                     const uint32_t *cut);
+
 /* The kinds, each in its file. */
 extern const ft_pkind ft_pkind_deadlock; /* kind_deadlock.c */
 extern const ft_pkind ft_pkind_stuck;    /* kind_stuck.c */

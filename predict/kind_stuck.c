@@ -161,14 +161,16 @@ static void sems_free(cuts *s)
     free(s->sem);
 }
 
-/* Thread t's lock holds exclude none of threads 0..t-1's. */
-static int apart(const cuts *s, uint32_t t)
+/* The lock holds of the thread at depth d exclude none of those of the
+ * threads before it. */
+static int apart(const cuts *s, uint32_t d)
 {
     const ft_reduced *w = s->w;
-    uint32_t h = stuck_held_at(s, t);
+    uint32_t h = stuck_held_at(s, s->order[d]);
     for (uint32_t i = 0; h && i < w->ls_len[h]; i++) {
         uint32_t en = w->ls_pool[w->ls_first[h] + i];
-        for (uint32_t u = 0; u < t; u++) {
+        for (uint32_t k = 0; k < d; k++) {
+            uint32_t u = s->order[k];
             int rd;
             if (ft_pkind_set_has(w, stuck_held_at(s, u), en >> 1, &rd) &&
                 !(rd && (en & 1)))
@@ -235,23 +237,30 @@ static int consistent(cuts *s)
     return 1;
 }
 
-static int search(cuts *s, uint32_t t)
+/* The threads are chosen in s->order: the waiting thread (one stop)
+ * first, so that the rules between two threads refuse a stop of another
+ * thread as soon as it is tried, not after every thread before it in
+ * index order (workqueue's third consumer: 20 million steps, most of
+ * them under stops its fixed wait rules out). */
+static int search(cuts *s, uint32_t d)
 {
     if (--s->budget < 0)
         return 1; /* no claim past the bound */
-    if (t == s->c->nthreads) {
-        if (!consistent(s) || (s->vo && stuck_woken_at_leaf(s)))
+    if (d == s->c->nthreads) {
+        if (!consistent(s) ||
+            (s->vo && (stuck_woken_at_leaf(s) || stuck_ordered_at_leaf(s))))
             return 0;
         if (!s->used) /* one is enough */
             return 1;
-        for (uint32_t u = 0; u < t; u++)
+        for (uint32_t u = 0; u < d; u++)
             s->used[u][s->at[u]] = 1;
         return 0; /* all of them: go on */
     }
+    uint32_t t = s->order[d];
     for (uint32_t i = 0; i < s->nstop[t]; i++) {
         s->cut[t] = s->stop[t][i];
         s->at[t] = i;
-        if (apart(s, t) && stuck_fits(s, t) && search(s, t + 1))
+        if (apart(s, d) && stuck_fits(s, d) && search(s, d + 1))
             return 1;
     }
     return 0;
@@ -274,8 +283,10 @@ static void cuts_free(cuts *s)
     free(s->nstop);
     free(s->cut);
     free(s->at);
+    free(s->order);
     free(s->used);
     free(s->held_by);
+    stuck_order_free(s);
     sems_free(s);
 }
 
@@ -290,8 +301,13 @@ static int make_stops(cuts *s, const ft_prop *p)
     s->nstop = calloc(nt, sizeof *s->nstop);
     s->cut = calloc(nt, sizeof *s->cut);
     s->at = calloc(nt, sizeof *s->at);
-    if (!s->stop || !s->nstop || !s->cut || !s->at)
+    s->order = calloc(nt, sizeof *s->order);
+    if (!s->stop || !s->nstop || !s->cut || !s->at || !s->order)
         return -1;
+    s->order[0] = wt;
+    for (uint32_t t = 0, d = 1; t < nt; t++)
+        if (t != wt)
+            s->order[d++] = t;
     for (uint32_t t = 0; t < nt; t++) {
         if (!(s->stop[t] = malloc(sizeof **s->stop * (c->len[t] + 2))))
             return -1;
@@ -329,6 +345,24 @@ static int make_stops(cuts *s, const ft_prop *p)
                             : STUCK_HELD_BY_MANY;
             }
         }
+    /* a lock no other thread holds at any of its stops is no place to
+     * wait for good (consistent() would refuse every combination with
+     * it): workqueue's thousands of lock stops, none held */
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < s->nstop[t]; i++) {
+            uint32_t q = s->stop[t][i], x, v;
+            if (t != wt && q != UNSTARTED && q < c->len[t] &&
+                (x = ft_ctm_at(c, t, q), v = c->obj[x], 1) &&
+                (c->op[x] == FT_OP_LOCK || c->op[x] == FT_OP_WRLOCK ||
+                 c->op[x] == FT_OP_RDLOCK) &&
+                v < c->nvars &&
+                (s->held_by[v] == VO_NONE || s->held_by[v] == t))
+                continue;
+            s->stop[t][n++] = q;
+        }
+        s->nstop[t] = n;
+    }
     if (!(s->wake = calloc(nt, sizeof *s->wake)))
         return -1;
     for (uint32_t t = 0; t < nt; t++) {
@@ -345,11 +379,53 @@ static int make_stops(cuts *s, const ft_prop *p)
 static int holds(const ft_ctm *c, const ft_reduced *whole,
                  const ft_value_order *vo, const ft_prop *p)
 {
-    cuts s = {.c = c, .w = whole, .budget = CUT_BUDGET, .vo = vo,
-              .wake_budget = WAKE_BUDGET};
+    cuts s = {.c = c,
+              .w = whole,
+              .budget = CUT_BUDGET,
+              .vo = vo,
+              .wake_budget = WAKE_BUDGET,
+              .order_budget = ORDER_BUDGET};
     int proved = make_stops(&s, p) == 0 && !search(&s, 0);
     cuts_free(&s);
     return proved;
+}
+
+/* For the tests (tests/predict/test_kinds_random.c): whether the cut
+ * search, with the value order vo, refuses the state in which each
+ * thread t stands at cut[t] (c->len[t]: finished; UINT32_MAX: not
+ * begun) and p's thread at p's wait, or never tries it (a stop that is
+ * not among its thread's).  -1 out of memory. */
+int ft_stuck_refuses(const ft_ctm *c, const ft_reduced *whole,
+                     const ft_value_order *vo, const ft_prop *p,
+                     const uint32_t *cut)
+{
+    cuts s = {.c = c,
+              .w = whole,
+              .budget = CUT_BUDGET,
+              .vo = vo,
+              .wake_budget = WAKE_BUDGET,
+              .order_budget = ORDER_BUDGET};
+    if (make_stops(&s, p) < 0) {
+        cuts_free(&s);
+        return -1;
+    }
+    int refused = 0, found = 1;
+    for (uint32_t t = 0; t < c->nthreads && found; t++) {
+        uint32_t i = 0;
+        while (i < s.nstop[t] && s.stop[t][i] != cut[t])
+            i++;
+        found = i < s.nstop[t];
+        s.cut[t] = cut[t];
+        s.at[t] = i;
+    }
+    for (uint32_t d = 0; d < c->nthreads && found && !refused; d++)
+        refused = !apart(&s, d) || !stuck_fits(&s, d);
+    if (found && !refused)
+        refused =
+            !consistent(&s) ||
+            (vo && (stuck_woken_at_leaf(&s) || stuck_ordered_at_leaf(&s)));
+    cuts_free(&s);
+    return refused || !found;
 }
 
 /* Which stops a final state may have, every combination searched:

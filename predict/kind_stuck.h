@@ -15,6 +15,10 @@
 /* Condition operations looked at for the wake rule over all stops of one
  * property (past it the remaining stops have none: fewer refusals). */
 #define WAKE_BUDGET 4000000L
+/* Transitions the leaf's order rule looks at over one property
+ * (stuck_ordered_at_leaf; its answers are kept, so most leaves cost a
+ * few lookups). */
+#define ORDER_BUDGET 4000000L
 
 /* A semaphore's operations by thread: positions of posts and waits. */
 typedef struct semops {
@@ -30,6 +34,7 @@ typedef struct cuts {
     uint32_t **stop, *nstop; /* per thread: positions it may stop at */
     uint32_t *cut;           /* the combination being tried */
     uint32_t *at;            /* its stops' indices */
+    uint32_t *order;         /* the threads in the order they are chosen */
     uint8_t **used;          /* NULL: stop at the first consistent one;
                                 else per thread, the stops some
                                 consistent combination has */
@@ -41,6 +46,8 @@ typedef struct cuts {
                                  u the first position of a notify that
                                  would have woken the wait (wake_of) */
     long wake_budget;         /* condition operations wake_of looks at */
+    long order_budget;        /* transitions the order rule looks at */
+    struct order_memo *om;    /* its answers so far (kind_stuck_wake.c) */
     uint32_t *held_by;        /* per lock: the thread that holds it at
                                  some stop, VO_NONE none,
                                  STUCK_HELD_BY_MANY more than one */
@@ -60,11 +67,16 @@ static inline uint32_t stuck_held_at(const cuts *s, uint32_t t)
  * none); NULL when none would or q is no such wait.  -1 out of memory
  * (*out NULL). */
 int stuck_wake_of(cuts *s, uint32_t t, uint32_t q, uint32_t **out);
-/* Thread t's cut against those of threads 0..t-1 (with the value order
- * only). */
-int stuck_fits(const cuts *s, uint32_t t);
+/* The cut of the thread chosen at depth d against those chosen before
+ * it (with the value order only). */
+int stuck_fits(const cuts *s, uint32_t d);
 /* 1 when a notify that ran must have woken a thread the cuts leave at
  * a condition wait (the state is then not final). */
 int stuck_woken_at_leaf(cuts *s);
+/* 1 when no order of the sections of the condition waits the cuts leave
+ * standing lets them all stay (a notify that ran after one began would
+ * have woken a thread left standing). */
+int stuck_ordered_at_leaf(cuts *s);
+void stuck_order_free(cuts *s);
 
 #endif

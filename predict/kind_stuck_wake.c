@@ -5,9 +5,11 @@
  * Per stop (stuck_wake_of, stuck_fits: broadcasts, and signals of a
  * condition only one thread waits on) and at a combination's leaf
  * (stuck_woken_at_leaf: what ran is known there, so signals are counted
- * against the waits that could have taken them).  kind_stuck.c's cut
- * search asks them; each only refutes states (without them it proves
- * less, never more). */
+ * against the waits that could have taken them; stuck_ordered_at_leaf:
+ * the standing waits' sections of one mutex ran in some order, and in
+ * each order the values they read say a notify came after one began).
+ * kind_stuck.c's cut search asks them; each only refutes states (without them
+ * it proves less, never more). */
 #include "predict/kind_stuck.h"
 
 #include <stdlib.h>
@@ -164,15 +166,18 @@ static int fits_one(const cuts *s, uint32_t a, uint32_t b)
     return !(wk && wk[b] != VO_NONE && ranb > wk[b]);
 }
 
-/* Thread t's cut against those of threads 0..t-1 (with the value order
- * only). */
-int stuck_fits(const cuts *s, uint32_t t)
+/* The cut of the thread chosen at depth d against those chosen before
+ * it (with the value order only). */
+int stuck_fits(const cuts *s, uint32_t d)
 {
     if (!s->vo)
         return 1;
-    for (uint32_t u = 0; u < t; u++)
+    uint32_t t = s->order[d];
+    for (uint32_t k = 0; k < d; k++) {
+        uint32_t u = s->order[k];
         if (!fits_one(s, t, u) || !fits_one(s, u, t))
             return 0;
+    }
     return 1;
 }
 
@@ -278,6 +283,301 @@ int stuck_woken_at_leaf(cuts *s)
             if (++signals > room)
                 return 1;
         }
+    }
+    return 0;
+}
+
+/* ---- at a leaf: the order of the standing waits' sections ----------
+ *
+ * Threads t_1..t_k stand at condition waits of one mutex M that no
+ * thread holds in the state.  Their waits' sections of M (from the
+ * acquisition to the WAIT_PRE) ran one after another, in some order.
+ * Take i's before j's and a variable x: t_i's last access of x in its
+ * section saw e (wrote or read it), and t_j's first access of x in its
+ * section read s != e.  So some write came between the two, and the
+ * last one before t_j's read wrote s, by a thread u other than t_i (t_i
+ * accessed x no more).  When every write of s to x by another thread
+ * lies in a section of M and is followed in that section by a notify of
+ * t_i's condition, u held M then, so the write came after t_i's WAIT_PRE
+ * (t_i held M from its access to there) and before t_j's section (which
+ * holds M up to the read; t_j's own earlier writes are in earlier
+ * sections), and u released M in between: the notify ran after t_i
+ * began waiting.  A broadcast notified t_i.  A signal notified some
+ * wait pending then; when every other thread that ran a wait on that
+ * condition stands at one of the k waits, with its section no later than
+ * i's, each was in that very wait then (it began before and never ends),
+ * so the signal notified a thread the state leaves standing.  Either way
+ * a WAIT_POST could run (M is free): the state is not final.  When every
+ * order of the k sections has such a pair, the cuts make no final
+ * state.
+ * workqueue (bench/predict/shapes): the producer stands at `not_full`
+ * having read len 32, three consumers at `not_empty` having read 0.  A
+ * consumer's section before the producer's: the last write of 32 was a
+ * push, which signals `not_empty`, whose other waiters are the two other
+ * consumers, standing from the last consumer's section on.  The
+ * producer's before a consumer's: the last write of 0 was a pop, which
+ * signals `not_full`, whose only waiter is the producer. */
+
+#define ORDER_MAX 5u   /* standing waits of one mutex (orders: 5!) */
+#define ORDER_SCAN 64u /* transitions of a section looked at */
+
+typedef struct standing {
+    uint32_t t, q, cv;
+    const vo_cs *sec;
+    uint32_t need; /* the others (bits over the group) that ran a wait
+                      on cv; UINT32_MAX: a thread outside the group did */
+} standing;
+
+/* The rule's answers that do not depend on the cuts, kept over one
+ * property's leaves (workqueue 40000: 1,250 stops a thread, 40,000
+ * writes of len 0; looked at once per waiting thread and condition, not
+ * at every leaf). */
+#define MEMO_N 64u
+typedef struct memo_note { /* writes_notify's answers: they depend on
+                              the waiting thread, its condition and
+                              mutex, not on which of its waits */
+    uint32_t t, cv, m, x;
+    uint64_t val;
+    int how;
+} memo_note;
+typedef struct memo_wait { /* waiters_anywhere's */
+    uint32_t cv;
+    uint64_t mask;
+} memo_wait;
+typedef struct order_memo {
+    memo_note note[MEMO_N];
+    memo_wait wait[MEMO_N];
+    uint32_t nnote, nwait; /* ever stored (slots reused past N) */
+} order_memo;
+
+void stuck_order_free(cuts *s)
+{
+    free(s->om);
+    s->om = NULL;
+}
+
+/* t's last access of x in [sec->acq, end): 1 and its value, when it is
+ * a plain read or write; 0 none, or another kind. */
+static int last_access(const ft_ctm *c, uint32_t t, uint32_t lo, uint32_t end,
+                       uint32_t x, uint64_t *val)
+{
+    for (uint32_t p = end, n = 0; p-- > lo && n < ORDER_SCAN; n++) {
+        uint32_t y = ft_ctm_at(c, t, p);
+        if (c->obj[y] != x)
+            continue;
+        if (c->op[y] != FT_OP_READ && c->op[y] != FT_OP_WRITE)
+            return 0;
+        *val = c->value[y];
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether thread t touches x in [lo, hi). */
+static int touches(const ft_ctm *c, uint32_t t, uint32_t lo, uint32_t hi,
+                   uint32_t x)
+{
+    for (uint32_t p = lo; p < hi; p++)
+        if (c->obj[ft_ctm_at(c, t, p)] == x)
+            return 1;
+    return 0;
+}
+
+/* How every write of val to x by a thread other than i's is followed in
+ * its section of m by a notify of i's condition: 1 a broadcast each
+ * time (or no such write), 2 a signal some time, 0 not always. */
+static int writes_notify_scan(cuts *s, const standing *i, uint32_t m,
+                              uint32_t x, uint64_t val)
+{
+    const ft_ctm *c = s->c;
+    const ft_value_order *vo = s->vo;
+    int how = 1;
+    for (size_t k = vo_write_lower(vo->w, vo->nw, x, val, 0, 0);
+         k < vo->nw && vo->w[k].obj == x && vo->w[k].val == val && how; k++) {
+        uint32_t w = vo->w[k].id, u = c->tid[w];
+        if (--s->order_budget < 0)
+            return 0;
+        if (u == i->t)
+            continue;
+        const vo_cs *cs = vo_cs_at(vo, m, u, c->pos[w]);
+        if (!cs)
+            return 0;
+        if (cs->rel == VO_NONE)
+            continue; /* u holds m for good once w ran: not the last
+                         write before a section of m, m free */
+        int here = 0;
+        for (uint32_t p = c->pos[w] + 1; p < cs->rel && here != 1; p++) {
+            uint32_t y = ft_ctm_at(c, u, p);
+            if (p - c->pos[w] > ORDER_SCAN)
+                break;
+            if (c->obj[y] == i->cv && c->op[y] == FT_OP_NOTIFY_ALL)
+                here = 1;
+            else if (c->obj[y] == i->cv && c->op[y] == FT_OP_NOTIFY)
+                here = 2;
+        }
+        if (!here)
+            how = 0;
+        else if (here == 2)
+            how = 2;
+    }
+    return how;
+}
+
+static int writes_notify(cuts *s, const standing *i, uint32_t m, uint32_t x,
+                         uint64_t val)
+{
+    order_memo *o = s->om;
+    for (uint32_t k = 0; k < o->nnote && k < MEMO_N; k++)
+        if (o->note[k].t == i->t && o->note[k].cv == i->cv &&
+            o->note[k].m == m && o->note[k].x == x && o->note[k].val == val)
+            return o->note[k].how;
+    int how = writes_notify_scan(s, i, m, x, val);
+    if (s->order_budget >= 0)
+        o->note[o->nnote++ % MEMO_N] = (memo_note){i->t, i->cv, m, x, val, how};
+    return how;
+}
+
+/* i's section before j's: 1 refuted, 2 refuted when i's condition's
+ * other waiters' sections came no later, 0 no claim. */
+static int pair_refutes(cuts *s, const standing *i, const standing *j,
+                        uint32_t m)
+{
+    const ft_ctm *c = s->c;
+    int best = 0;
+    uint32_t end = j->q - 1;
+    for (uint32_t p = j->sec->acq;
+         p < end && p - j->sec->acq < ORDER_SCAN && best != 1; p++) {
+        uint32_t y = ft_ctm_at(c, j->t, p), x = c->obj[y];
+        uint64_t e;
+        if (c->op[y] != FT_OP_READ || x >= c->nvars ||
+            c->vars[x].kind != FT_VAR_MEMORY || s->vo->rmw[x] ||
+            touches(c, j->t, j->sec->acq, p, x))
+            continue; /* not t_j's first access of x in its section */
+        if (!last_access(c, i->t, i->sec->acq, i->q - 1, x, &e) ||
+            e == c->value[y])
+            continue;
+        int how = writes_notify(s, i, m, x, c->value[y]);
+        if (how == 1 || (how == 2 && !best))
+            best = how;
+    }
+    return best;
+}
+
+/* Whether some order of g[0, k) that begins with order[0, n) (prefix[a]:
+ * the bits of order[0..a]) has no pair that refutes it. */
+static int order_stands(const standing *g, uint32_t k, int (*pr)[ORDER_MAX],
+                        uint32_t *order, uint32_t n, uint32_t *prefix)
+{
+    if (n == k)
+        return 1;
+    uint32_t placed = n ? prefix[n - 1] : 0;
+    for (uint32_t j = 0; j < k; j++) {
+        if (placed >> j & 1)
+            continue;
+        int refuted = 0;
+        for (uint32_t a = 0; a < n && !refuted; a++) {
+            uint32_t i = order[a];
+            refuted =
+                pr[i][j] == 1 || (pr[i][j] == 2 && g[i].need != UINT32_MAX &&
+                                  (g[i].need & ~prefix[a]) == 0);
+        }
+        if (refuted)
+            continue;
+        order[n] = j;
+        prefix[n] = placed | 1u << j;
+        if (order_stands(g, k, pr, order, n + 1, prefix))
+            return 1;
+    }
+    return 0;
+}
+
+/* The threads that wait on cv somewhere in the trace, as bits;
+ * UINT64_MAX: too many threads, or past the budget. */
+static uint64_t waiters_anywhere(cuts *s, uint32_t cv)
+{
+    const ft_ctm *c = s->c;
+    const ft_slice_index *ix = s->vo->ix;
+    order_memo *o = s->om;
+    for (uint32_t k = 0; k < o->nwait && k < MEMO_N; k++)
+        if (o->wait[k].cv == cv)
+            return o->wait[k].mask;
+    uint32_t a = ix->all_first[cv], b = ix->all_first[cv + 1];
+    uint64_t mask = 0;
+    if (c->nthreads > 64 || (s->order_budget -= (long)(b - a)) < 0)
+        return UINT64_MAX;
+    for (uint32_t n = a; n < b; n++)
+        if (c->op[ix->all[n]] == FT_OP_WAIT_PRE)
+            mask |= 1ull << c->tid[ix->all[n]];
+    o->wait[o->nwait++ % MEMO_N] = (memo_wait){cv, mask};
+    return mask;
+}
+
+/* The others of group g[0, k) that may have run a wait on g[i].cv, as
+ * bits; UINT32_MAX: a thread outside the group may have. */
+static uint32_t waiters_of(cuts *s, const standing *g, uint32_t k, uint32_t i)
+{
+    uint64_t mask = waiters_anywhere(s, g[i].cv);
+    if (mask == UINT64_MAX)
+        return UINT32_MAX;
+    uint32_t need = 0;
+    for (uint32_t v = 0; v < s->c->nthreads; v++) {
+        uint32_t in;
+        if (!(mask >> v & 1) || v == g[i].t || s->cut[v] == UNSTARTED)
+            continue;
+        for (in = 0; in < k && g[in].t != v; in++)
+            ;
+        if (in == k)
+            return UINT32_MAX;
+        need |= 1u << in;
+    }
+    return need;
+}
+
+/* 1 when no order of the sections of the waits the cuts leave standing
+ * (grouped by mutex) lets every one of them stay. */
+int stuck_ordered_at_leaf(cuts *s)
+{
+    const ft_ctm *c = s->c;
+    /* the writes by value (vorder.c keeps them when the trace has a
+     * condition wait): without them every lookup would find no write of
+     * s, which the pair rule takes as "s cannot come back" */
+    if (s->order_budget < 0 || !s->vo->w ||
+        (!s->om && !(s->om = calloc(1, sizeof *s->om))))
+        return 0; /* no claim */
+    standing g[ORDER_MAX];
+    uint32_t done_m[ORDER_MAX * 4], ndone = 0;
+    for (uint32_t t0 = 0; t0 < c->nthreads; t0++) {
+        uint32_t cv, m, k = 0, seen;
+        if (s->cut[t0] == UNSTARTED ||
+            !standing_wait(s, t0, s->cut[t0], &cv, &m))
+            continue;
+        for (seen = 0; seen < ndone && done_m[seen] != m; seen++)
+            ;
+        if (seen < ndone || ndone == sizeof done_m / sizeof *done_m)
+            continue;
+        done_m[ndone++] = m;
+        if (held_in_state(s, m))
+            continue;
+        for (uint32_t t = t0; t < c->nthreads && k <= ORDER_MAX; t++) {
+            uint32_t cv2, m2, q = s->cut[t];
+            const vo_cs *sec =
+                q == UNSTARTED ? NULL : standing_wait(s, t, q, &cv2, &m2);
+            if (sec && m2 == m && k++ < ORDER_MAX)
+                g[k - 1] = (standing){t, q, cv2, sec, 0};
+        }
+        if (k < 2 || k > ORDER_MAX)
+            continue;
+        int pr[ORDER_MAX][ORDER_MAX];
+        for (uint32_t i = 0; i < k; i++) {
+            g[i].need = waiters_of(s, g, k, i);
+            for (uint32_t j = 0; j < k; j++)
+                pr[i][j] = i == j ? 0 : pair_refutes(s, &g[i], &g[j], m);
+        }
+        if (s->order_budget < 0)
+            return 0;
+        uint32_t order[ORDER_MAX], prefix[ORDER_MAX];
+        if (!order_stands(g, k, pr, order, 0, prefix))
+            return 1;
     }
     return 0;
 }

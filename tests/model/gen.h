@@ -72,6 +72,12 @@ void gen_locks(uint64_t seed, evbuf *b);
  * no run uses it after the free. */
 void gen_heap(uint64_t seed, evbuf *b);
 
+/* A run of a bounded queue (gen_condq.c): main produces two items, one
+ * or two workers consume them, under one mutex and one or two condition
+ * variables, the notifies placed and chosen by the seed; every run
+ * passed.  No events (b->n 0) when none could be drawn. */
+void gen_condq(uint64_t seed, evbuf *b);
+
 /* A fresh temporary file path (under $TMPDIR) ending in .ftrace. */
 void temp_trace_path(char *buf, size_t len, const char *tag);
 

@@ -515,6 +515,97 @@ static void test_stuck_two_signals(void **state)
     }
 }
 
+/* A queue of one slot (count N and flag D under M): main produces, the
+ * consumer thread 1 takes, `while (N == 0 && !D) wait(E)` against
+ * `while (N == 1) wait(F)`, each signalling the other side after its
+ * write.  Three rounds without a wait first, so N has had the values 0
+ * and 1 again and again and no read tells which write it follows; then
+ * the consumer waits twice and the producer once; main sets D and
+ * broadcasts E at the end.  With main at F having read 1 and the
+ * consumer at E having read 0, whichever section came first, the last
+ * write of the other's value signalled the first one's condition, whose
+ * only waiter it is: the rule that orders the waits' sections
+ * (kind_stuck_wake.c) proves those states impossible, the rules per wait
+ * cannot.  Variant "late": the producer signals after its unlock; the
+ * candidates still hold (the waits are guarded), but the rule makes no
+ * claim (a signal after the unlock may come before the consumer's
+ * section), and the solver decides. */
+static void queue_push(evbuf *b, int late, int wake)
+{
+    enum { E = 0x3000, M = 0x2000, N = 0x100 };
+    evbuf_add(b, FT_EV_READ, 0, N, 0, 0, 0, 0);
+    evbuf_add(b, FT_EV_WRITE, 0, N, 0, 1, 0, 0);
+    if (!late)
+        evbuf_add(b, FT_EV_COND_SIGNAL, 0, E, 0, wake, (uint32_t)wake, 0);
+    evbuf_add(b, FT_EV_MUTEX_UNLOCK, 0, M, 0, 0, 0, 0);
+    if (late)
+        evbuf_add(b, FT_EV_COND_SIGNAL, 0, E, 0, wake, (uint32_t)wake, 0);
+}
+
+static void queue_pop(evbuf *b, int wake)
+{
+    enum { F = 0x3040, M = 0x2000, N = 0x100 };
+    evbuf_add(b, FT_EV_READ, 1, N, 0, 1, 0, 0);
+    evbuf_add(b, FT_EV_WRITE, 1, N, 0, 0, 0, 0);
+    evbuf_add(b, FT_EV_COND_SIGNAL, 1, F, 0, 0, (uint32_t)wake, 0);
+    evbuf_add(b, FT_EV_MUTEX_UNLOCK, 1, M, 0, 0, 0, 0);
+}
+
+static void queue_lock_read(evbuf *b, uint32_t t, uint64_t n)
+{
+    enum { M = 0x2000, N = 0x100 };
+    evbuf_add(b, FT_EV_MUTEX_LOCK, t, M, 0, 0, FT_HOW_BLOCK, 0);
+    evbuf_add(b, FT_EV_READ, t, N, 0, n, 0, 0);
+}
+
+static void test_stuck_queue_order(void **state)
+{
+    (void)state;
+    enum { E = 0x3000, F = 0x3040, M = 0x2000, N = 0x100, D = 0x108 };
+    for (int late = 0; late < 2; late++) {
+        evbuf b = {0};
+        evbuf_add(&b, FT_EV_READ, 0, N, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_READ, 0, D, 0, 0, 0, 0);
+        start_threads(&b, 1);
+        for (int r = 0; r < 3; r++) {
+            queue_lock_read(&b, 0, 0);
+            queue_push(&b, late, 0);
+            queue_lock_read(&b, 1, 1);
+            queue_pop(&b, 0);
+        }
+        queue_lock_read(&b, 1, 0); /* empty: the consumer waits */
+        evbuf_add(&b, FT_EV_READ, 1, D, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_COND_WAIT, 1, E, M, 0, 0, 0);
+        queue_lock_read(&b, 0, 0);
+        queue_push(&b, late, 1);
+        queue_lock_read(&b, 0, 1); /* full: the producer waits */
+        evbuf_add(&b, FT_EV_COND_WAIT, 0, F, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_COND_WAKE, 1, E, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_READ, 1, N, 0, 1, 0, 0);
+        queue_pop(&b, 1);
+        evbuf_add(&b, FT_EV_COND_WAKE, 0, F, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_READ, 0, N, 0, 0, 0, 0);
+        queue_push(&b, late, 0);
+        queue_lock_read(&b, 1, 1);
+        queue_pop(&b, 0);
+        queue_lock_read(&b, 1, 0); /* empty again */
+        evbuf_add(&b, FT_EV_READ, 1, D, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_COND_WAIT, 1, E, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_LOCK, 0, M, 0, 0, FT_HOW_BLOCK, 0);
+        evbuf_add(&b, FT_EV_WRITE, 0, D, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_COND_BROADCAST, 0, E, 0, 0, 1, 0);
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 0, M, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_COND_WAKE, 1, E, M, 0, 0, 0);
+        evbuf_add(&b, FT_EV_READ, 1, N, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_READ, 1, D, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_MUTEX_UNLOCK, 1, M, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_EXIT, 1, 0, 0, 0, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_JOIN, 0, 0, 0, 1, 0, 0);
+        evbuf_add(&b, FT_EV_THREAD_EXIT, 0, 0, 0, 0, 0, 0);
+        expect_stuck(&b, late ? "queue_late" : "queue", 3, !late, FT_HOLDS);
+    }
+}
+
 /* A waiter woken while its mutex stays held: thread 1 reads D = 0 under
  * M and waits on C; thread 2 writes D = 1 and broadcasts under M, then
  * takes L before releasing M; thread 3 takes L, then M.  The broadcast
@@ -673,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_stuck_guarded_broadcast),
         cmocka_unit_test(test_stuck_two_signals),
         cmocka_unit_test(test_stuck_woken_mutex_held),
+        cmocka_unit_test(test_stuck_queue_order),
         cmocka_unit_test(test_race_behind_atomics),
         cmocka_unit_test(test_order_clipped_whole),
     };

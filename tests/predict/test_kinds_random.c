@@ -7,12 +7,13 @@
  * every witness is such a prefix, and every state of that kind the
  * enumerator reaches is some candidate's (the candidates miss no bug of
  * the run). */
-#include "kindcheck.h"
-#include "recorder/schedule_parse.h"
-#include "predict/kind.h"
-#include "../model/gen.h"
 #include "../model/check.h"
+#include "../model/gen.h"
 #include "../model/oracle.h"
+#include "kindcheck.h"
+#include "predict/kind.h"
+#include "predict/window.h"
+#include "recorder/schedule_parse.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,6 +81,12 @@ struct walk {
     struct hset reach[MAXP]; /* the prefixes that reach candidate i */
     uint32_t missed;       /* states of a kind no candidate names */
     uint32_t states;       /* states of the kinds seen */
+    /* lost wake-ups: the cut search's rules asked about every stuck
+     * state the enumerator reaches (ft_stuck_refuses), with the value
+     * order and without */
+    const ft_reduced *whole;
+    const struct ft_value_order *vo;
+    uint32_t asked, refused;
 };
 
 /* The waiting acquisitions of deadlock candidate p. */
@@ -284,6 +291,35 @@ static int is_step_of(const ft_ctm *c, const ft_step *steps, uint32_t at,
     return 1;
 }
 
+/* A stuck state the enumerator reached is one the cut search must not
+ * refuse, with the value order's rules or without. */
+static void stuck_state_ok(struct walk *w, const ft_prop *p,
+                           const uint32_t *seq, uint32_t n)
+{
+    const ft_ctm *c = w->c;
+    uint32_t cut[64];
+    if (!w->whole || c->nthreads > 64)
+        return;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        uint32_t f = c->fork_trans[t];
+        cut[t] = kc_next(c, seq, n, t);
+        if (f != FT_CTM_NONE && kc_next(c, seq, n, c->tid[f]) <= c->pos[f])
+            cut[t] = UINT32_MAX; /* not begun */
+    }
+    w->asked++;
+    int with = ft_stuck_refuses(c, w->whole, w->vo, p, cut);
+    int without = ft_stuck_refuses(c, w->whole, NULL, p, cut);
+    assert_true(with >= 0 && without >= 0);
+    w->refused += with || without;
+    if ((with || without) && getenv("FT_KINDS_DEBUG")) {
+        fprintf(stderr, "stuck state refused (%s):",
+                with && !without ? "value order" : "cut search");
+        for (uint32_t t = 0; t < c->nthreads; t++)
+            fprintf(stderr, " t%u@%d", t, (int)cut[t]);
+        fprintf(stderr, "\n");
+    }
+}
+
 static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
                   const uint8_t *blocked)
 {
@@ -323,6 +359,7 @@ static void visit(void *vctx, const uint32_t *seq, uint32_t n, int maximal,
                     named = 1;
                     w->found[i] = 1;
                     hset_add(&w->reach[i], seq_hash(seq, n));
+                    stuck_state_ok(w, &w->p[i], seq, n);
                 }
             w->missed += !named;
         }
@@ -508,6 +545,8 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
     unsigned n = nseeds(dflt), traces = 0, props = 0, viol = 0, failures = 0;
     unsigned states = 0, by_vorder = 0, by_search = 0, by_solver_glued = 0;
     unsigned by_cut_vo = 0, windowed = 0, prefixed = 0, bounded_unknown = 0;
+    unsigned condq_traces = 0, condq_cut_vo = 0; /* gen_condq's queues */
+    unsigned asked = 0; /* stuck states put to ft_stuck_refuses */
     const char *only = getenv("FT_KINDS_SEED");
     /* seeds past the default counts that once failed: 8489, a
      * use-after-free the oracle let run inside a glued step */
@@ -520,11 +559,13 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         gen_params gp;
         params(seed, &gp);
         evbuf b = {0};
-        int reread = 0;
+        int reread = 0, condq = 0;
         if (seed % 3 == 0 && (kinds_mask >> FT_PROP_DEADLOCK & 1))
             gen_locks(seed, &b); /* lock cycles are rare otherwise */
         else if (kinds_mask >> FT_PROP_UAF & 1)
             gen_heap(seed, &b);
+        else if ((condq = seed % 3 == 1 && (kinds_mask >> FT_PROP_STUCK & 1)))
+            gen_condq(seed, &b); /* waits whose sections order them */
         else if ((reread = seed % 3 == 2 &&
                            (kinds_mask >> FT_PROP_ORDER & 1)))
             gen_counters_reread(seed, &b); /* reads their section fixes */
@@ -535,11 +576,17 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         if (seed % 4 == 1 ||
             (seed % 4 == 3 && (kinds_mask >> FT_PROP_RACE & 1)))
             gen_pair_reads(&b, seed);
+        if (!b.n) { /* gen_condq drew no passing run */
+            evbuf_free(&b);
+            continue;
+        }
         ft_ctm *c = load_events(&b, name);
         evbuf_free(&b);
         assert_non_null(c);
         /* counter runs: few values per read, so a little longer */
-        if (c->ntrans > (oo_reads(kinds_mask) && !reread ? 16u : 24u) ||
+        if (c->ntrans > (condq                             ? 56u
+                         : oo_reads(kinds_mask) && !reread ? 16u
+                                                           : 24u) ||
             c->nthreads < 2) {
             ft_ctm_free(c);
             continue;
@@ -570,7 +617,25 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
         /* reads may return anything for the kinds about reads */
         oo.read_values = !oo_reads(kinds_mask);
         oo.max_visits = 400000;
+        ft_slice_index *ix = NULL;
+        ft_value_order *vo = NULL;
+        if (kinds_mask >> FT_PROP_STUCK & 1) {
+            assert_non_null(ix = ft_slice_index_new(c));
+            assert_non_null(vo = ft_value_order_new(c, ix));
+            w.whole = whole;
+            w.vo = vo;
+        }
         long visited = oracle_walk(c, &oo, visit, &w);
+        ft_value_order_free(vo);
+        ft_slice_index_free(ix);
+        /* a reached state refused is a wrong rule, walked whole or not */
+        asked += w.asked;
+        failures += w.refused;
+        if (w.refused)
+            fprintf(stderr,
+                    "seed %llu: %u reached stuck states refused by "
+                    "the cut search\n",
+                    (unsigned long long)seed, w.refused);
         if (visited < 0 || cand.n == MAXP) { /* too big to be sure */
             for (uint32_t i = 0; i < MAXP; i++)
                 free(w.reach[i].k);
@@ -581,6 +646,7 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             continue;
         }
         traces++;
+        condq_traces += condq;
         /* states of a kind we check that no candidate names */
         unsigned missed = w.missed;
         states += w.states;
@@ -608,8 +674,11 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             /* the lost wake-up cut search's rules that need the value
              * order (kind_stuck.c) decided it: judged like the rest */
             if (v == FT_HOLDS && cand.v[i].kind == FT_PROP_STUCK &&
-                !ft_pkind_of(FT_PROP_STUCK)->holds(c, whole, NULL, &cand.v[i]))
+                !ft_pkind_of(FT_PROP_STUCK)
+                     ->holds(c, whole, NULL, &cand.v[i])) {
                 by_cut_vo++;
+                condq_cut_vo += condq;
+            }
             by_search += v == FT_VIOLATED &&
                          strstr(ft_presult_reason(&res), "without the solver");
             int bad = judge(&w, i, v, &res, seed, name, "");
@@ -687,6 +756,13 @@ static void run_kinds(unsigned kinds_mask, const char *name, unsigned dflt)
             "prefix, %u unknown with windows bounded\n",
             name, traces, props, viol, states, failures, by_vorder, by_cut_vo,
             by_search, by_solver_glued, windowed, prefixed, bounded_unknown);
+    if (condq_traces)
+        fprintf(stderr,
+                "%s: %u of the traces were queues (gen_condq), %u "
+                "candidates on them held by the cut search with the value "
+                "order; %u reached stuck states put to the cut search's "
+                "rules\n",
+                name, condq_traces, condq_cut_vo, asked);
     if (only)
         return;
     assert_true(traces > n / 4);
