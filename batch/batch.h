@@ -140,6 +140,8 @@ typedef struct fb_analyze_opts {
     /* --confirm: PROG [ARGS]; NULL: no replay */
     char *const *prog;
     unsigned refine, tails;
+    double tail_time; /* --tail-time: more tails while the trace's
+                         replays took under it (0: none) */
     double run_timeout;
     const char *work_dir;     /* schedules and replayed runs go below */
 } fb_analyze_opts;
@@ -298,6 +300,8 @@ typedef struct fb_confirm_opts {
                                 (basename), NULL all */
     double run_timeout;
     unsigned tails;
+    double tail_time; /* more tails while a finding's replays took
+                         under it (0: none) */
     const char *work_dir;
     int all;                 /* also findings already confirmed */
     int progress;

@@ -242,6 +242,7 @@ static int confirm_one(fb_store *s, const candidate *c,
     co.dir = dir;
     co.timeout_s = o->run_timeout;
     co.tails = o->tails;
+    co.tails_more_until = o->tail_time > 0 ? ft_now() + o->tail_time : 0;
     fr_confirmation cf;
     ft_error e;
     /* the other kinds' witnesses are replayed for what their kind

@@ -243,6 +243,9 @@ static int confirm_groups(const fb_analyze_opts *o, ft_pipeline *pl,
     co.timeout_s = o->run_timeout;
     co.refine = 0; /* every witness first: refined below */
     co.tails = o->tails;
+    /* --tail-time counts from the trace's first replay: its findings
+     * replay one after another, each with its tails */
+    co.tails_more_until = o->tail_time > 0 ? ft_now() + o->tail_time : 0;
     co.infer = &o->infer;
     co.predict = &o->predict;
     co.recorded = pl;

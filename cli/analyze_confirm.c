@@ -190,9 +190,6 @@ static size_t which(const analyze_out *ao, size_t j, int *kinds)
     return *kinds ? j - na : j;
 }
 
-/* Turns of random tails at most, --tail-time's included. */
-#define TAILS_MORE_MAX 4096u
-
 /* Whether the tails begun at start may go on past the --tails turns. */
 static int tail_time_left(const analyze_confirm_opts *co, double start)
 {
@@ -231,17 +228,15 @@ int analyze_tails_in_turns(analyze_out *ao, const analyze_confirm_opts *co)
     double start = ft_now();
     for (unsigned k = 1; rc == FT_EXIT_OK && !fr_confirm_time_up(&o); k++) {
         if (k > co->tails) {
-            /* more turns while the tails took under --tail-time: a
-             * failure that needs many switches in a row (SV-COMP's
-             * fib_bench-2 and triangular-2, about one random tail in 300)
-             * is found by hundreds of tails in seconds, where 16 rarely
-             * do; a program whose runs are long gets few more */
+            /* more turns while the tails took under --tail-time (up to
+             * FR_TAILS_MORE_MAX: why, replay/confirm.h); a program whose
+             * runs are long gets few more */
             want = tails_owed(ao);
-            if (!want || k > TAILS_MORE_MAX || !tail_time_left(co, start))
+            if (!want || k > FR_TAILS_MORE_MAX || !tail_time_left(co, start))
                 break;
             if (k == co->tails + 1)
                 analyze_talk_begin(co->talk, "more random tails (--tail-time)",
-                                   want * (TAILS_MORE_MAX - co->tails));
+                                   want * (FR_TAILS_MORE_MAX - co->tails));
         }
         for (size_t j = 0; j < n && rc == FT_EXIT_OK && !fr_confirm_time_up(&o);
              j++) {

@@ -71,6 +71,9 @@ static const ft_opt analyze_opts[] = {
      "replay each finding's witness against PROG (given after --)"},
     {"refine", 0, "N", "--confirm: refinement rounds (default 2)"},
     {"tails", 0, "N", "--confirm: random tails (default 16)"},
+    {"tail-time", 0, "S",
+     "--confirm: then more random tails (up to 4096 a finding) while the "
+     "trace's replays so far took under S seconds (default 0: N only)"},
     {"run-timeout", 0, "S",
      "--confirm: a replayed run without progress "
      "(key points, CPU) this long is hung"},
@@ -78,10 +81,34 @@ static const ft_opt analyze_opts[] = {
     {NULL, 0, NULL, NULL},
 };
 
-enum { A_STORE, A_JOBS, A_SHARD, A_SHARD_COUNT, A_REDO, A_RETRY,
-       A_TRACE_TIME, A_TIME, A_QUIET, A_TIMEOUT, A_MODE, A_MAXIT, A_STOP,
-       A_MAXD, A_SPEC, A_SUPP, A_SYSREG, A_KINDS, A_STD, A_CONFIRM, A_REFINE, A_TAILS, A_RUN_TIMEOUT,
-       A_WORK, A_COUNT };
+enum {
+    A_STORE,
+    A_JOBS,
+    A_SHARD,
+    A_SHARD_COUNT,
+    A_REDO,
+    A_RETRY,
+    A_TRACE_TIME,
+    A_TIME,
+    A_QUIET,
+    A_TIMEOUT,
+    A_MODE,
+    A_MAXIT,
+    A_STOP,
+    A_MAXD,
+    A_SPEC,
+    A_SUPP,
+    A_SYSREG,
+    A_KINDS,
+    A_STD,
+    A_CONFIRM,
+    A_REFINE,
+    A_TAILS,
+    A_TAIL_TIME,
+    A_RUN_TIMEOUT,
+    A_WORK,
+    A_COUNT
+};
 
 /* The numeric options: where each goes and its bound. */
 typedef struct num_opt {
@@ -208,6 +235,10 @@ static int parse_analyze(analyze_args *a, int argc, char **argv)
             if (ft_opt_seconds(&p, "run-timeout", v, &a->ao.run_timeout) < 0)
                 return FT_EXIT_BAD_INPUT;
             break;
+        case A_TAIL_TIME:
+            if (ft_opt_seconds0(&p, "tail-time", v, &a->ao.tail_time) < 0)
+                return FT_EXIT_BAD_INPUT;
+            break;
         case A_MODE:
             if (!strcmp(v, "direct") || !strcmp(v, "findav")) {
                 a->ao.predict.mode = v[0] == 'd' ? FT_PREDICT_DIRECT
@@ -226,6 +257,11 @@ static int parse_analyze(analyze_args *a, int argc, char **argv)
     if (a->ninputs == 0) {
         fprintf(stderr, "foretell batch analyze: no traces given (TRACE, DIR "
                 "or @LIST; see --help)\n");
+        return FT_EXIT_BAD_INPUT;
+    }
+    if (a->flag[A_TAIL_TIME] && !a->flag[A_CONFIRM]) {
+        fprintf(stderr, "foretell batch analyze: --tail-time only applies "
+                        "when findings are replayed (--confirm)\n");
         return FT_EXIT_BAD_INPUT;
     }
     if (a->flag[A_CONFIRM] != (a->ao.prog != NULL)) {
@@ -515,12 +551,23 @@ static int batch_confirm(int argc, char **argv)
         {"tails", 0, "N",
          "random tails after a run that did not fail "
          "(default 16)"},
+        {"tail-time", 0, "S",
+         "then more random tails (up to 4096) while the finding's replays "
+         "so far took under S seconds (default 0: N only)"},
         {"work", 0, "DIR", "keep schedules and replayed runs under DIR"},
         {"quiet", 'q', NULL, "no progress lines on stderr"},
         {NULL, 0, NULL, NULL},
     };
-    enum { C_STORE, C_PROGRAM, C_ALL, C_RUN_TIMEOUT, C_TAILS, C_WORK,
-           C_QUIET };
+    enum {
+        C_STORE,
+        C_PROGRAM,
+        C_ALL,
+        C_RUN_TIMEOUT,
+        C_TAILS,
+        C_TAIL_TIME,
+        C_WORK,
+        C_QUIET
+    };
     ft_optparse p;
     ft_opt_init(&p, "foretell batch confirm", argc, argv);
     fb_confirm_opts co = {.run_timeout = 30, .tails = 16, .progress = 1};
@@ -562,6 +609,10 @@ static int batch_confirm(int argc, char **argv)
             if (ft_opt_uint(&p, "tails", v, 10000, &n) < 0)
                 return FT_EXIT_BAD_INPUT;
             co.tails = (unsigned)n;
+            break;
+        case C_TAIL_TIME:
+            if (ft_opt_seconds0(&p, "tail-time", v, &co.tail_time) < 0)
+                return FT_EXIT_BAD_INPUT;
             break;
         }
     }

@@ -263,7 +263,11 @@ void fr_confirm_tails_done(const fr_confirm_opts *o, const char *base, int blen)
 int fr_confirm_tails(const fr_confirm_opts *o, fr_confirmation *c,
                      const char *base, int blen, ft_error *err)
 {
-    for (unsigned k = 1; k <= o->tails && !fr_confirm_time_up(o); k++) {
+    for (unsigned k = 1; !fr_confirm_time_up(o); k++) {
+        if (k > o->tails &&
+            (k > FR_TAILS_MORE_MAX || o->tails_more_until <= 0 ||
+             ft_now() >= o->tails_more_until))
+            break;
         int r = fr_confirm_tail(o, c, base, blen, k, err);
         if (r != 0)
             return r < 0 ? -1 : 0;

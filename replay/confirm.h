@@ -28,6 +28,11 @@ typedef struct fr_confirm_opts {
     unsigned refine;          /* refinement rounds after a divergence */
     unsigned tails;           /* confirmed but no failure: replays with a
                                  random tail after the schedule, at most */
+    double tails_more_until;  /* CLOCK_MONOTONIC s, 0 none: after the
+                                 tails, more (up to FR_TAILS_MORE_MAX in
+                                 all) while it has not passed (batch
+                                 analyze --tail-time; analyze gives its
+                                 tails out in turns instead) */
     const fi_options *infer;  /* for re-analyzing a diverged run */
     const ft_predict_opts *predict;
     double until;                /* CLOCK_MONOTONIC s (ft_now), 0 none: no
@@ -65,6 +70,10 @@ typedef struct fr_confirm_opts {
 /* A replayed run reaching this many key points is a livelock (hang),
  * as explore's --max-run-events default. */
 #define FR_CONFIRM_MAX_STEPS 20000000ull
+/* Random tails of one finding at most, --tail-time's included: a
+ * failure that needs many switches in a row (SV-COMP's fib_bench-2,
+ * about one random tail in 300) is found by hundreds of tails. */
+#define FR_TAILS_MORE_MAX 4096u
 
 void fr_confirm_opts_default(fr_confirm_opts *o);
 
