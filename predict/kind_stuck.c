@@ -376,15 +376,23 @@ static int make_stops(cuts *s, const ft_prop *p)
     return 0;
 }
 
+/* A search over c's threads on model w, with the rules of the value
+ * order vo (NULL: without them), each within its bound. */
+static cuts cuts_new(const ft_ctm *c, const ft_reduced *w,
+                     const ft_value_order *vo)
+{
+    return (cuts){.c = c,
+                  .w = w,
+                  .budget = CUT_BUDGET,
+                  .vo = vo,
+                  .wake_budget = WAKE_BUDGET,
+                  .order_budget = ORDER_BUDGET};
+}
+
 static int holds(const ft_ctm *c, const ft_reduced *whole,
                  const ft_value_order *vo, const ft_prop *p)
 {
-    cuts s = {.c = c,
-              .w = whole,
-              .budget = CUT_BUDGET,
-              .vo = vo,
-              .wake_budget = WAKE_BUDGET,
-              .order_budget = ORDER_BUDGET};
+    cuts s = cuts_new(c, whole, vo);
     int proved = make_stops(&s, p) == 0 && !search(&s, 0);
     cuts_free(&s);
     return proved;
@@ -399,12 +407,7 @@ int ft_stuck_refuses(const ft_ctm *c, const ft_reduced *whole,
                      const ft_value_order *vo, const ft_prop *p,
                      const uint32_t *cut)
 {
-    cuts s = {.c = c,
-              .w = whole,
-              .budget = CUT_BUDGET,
-              .vo = vo,
-              .wake_budget = WAKE_BUDGET,
-              .order_budget = ORDER_BUDGET};
+    cuts s = cuts_new(c, whole, vo);
     if (make_stops(&s, p) < 0) {
         cuts_free(&s);
         return -1;
@@ -469,7 +472,7 @@ static int allowed_make(ft_smt *e, const ft_prop *p, allowed *a)
 {
     const ft_ctm *c = e->c;
     memset(a, 0, sizeof *a);
-    cuts s = {.c = c, .w = e->r, .budget = CUT_BUDGET};
+    cuts s = cuts_new(c, e->r, NULL);
     int rc = used_stops(&s, p);
     if (rc == 1) {
         a->block = calloc(e->nb + 1, 1);
