@@ -312,3 +312,70 @@ int kc_use_after_free(const ft_ctm *c, const uint32_t *seq, uint32_t n,
             return 0;
     return 1;
 }
+
+/* ---- steps: glued transitions run as one (the race kind) ---- */
+
+/* Whether x binds its thread to run on, walked as tests/model/oracle.c
+ * walks glue: x glued, and the chain of glued transitions after it
+ * reaches a shared one.  A prefix ending in it is no scheduling point. */
+int kc_binds(const ft_ctm *c, uint32_t x)
+{
+    uint32_t t = c->tid[x];
+    for (uint32_t q = c->pos[x]; q + 1 < c->len[t]; q++) {
+        uint32_t y = ft_ctm_at(c, t, q), z = ft_ctm_at(c, t, q + 1);
+        if (!ft_ctm_glued(c, y))
+            return 0;
+        if (c->obj[z] == FT_CTM_NONE ||
+            (c->obj[z] < c->nvars && c->vars[c->obj[z]].shared) ||
+            (c->obj2[z] < c->nvars && c->vars[c->obj2[z]].shared))
+            return 1;
+    }
+    return 0;
+}
+
+/* The last position of thread t's step from position q: the runtime
+ * runs a glued transition and the next as one. */
+uint32_t kc_step_end(const ft_ctm *c, uint32_t t, uint32_t q)
+{
+    while (q + 1 < c->len[t] && ft_ctm_glued(c, ft_ctm_at(c, t, q)))
+        q++;
+    return q;
+}
+
+/* The first position of thread t's next step after seq, or UINT32_MAX
+ * (not begun, or finished). */
+uint32_t kc_step_next(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                      uint32_t t)
+{
+    uint32_t f = c->fork_trans[t], q = kc_next(c, seq, n, t);
+    int begun = f == FT_CTM_NONE;
+    for (uint32_t i = 0; i < n && !begun; i++)
+        begun = seq[i] == f;
+    return begun && q < c->len[t] ? q : UINT32_MAX;
+}
+
+int kc_is_mem_access(const ft_ctm *c, uint32_t x)
+{
+    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
+           c->vars[c->obj[x]].kind == FT_VAR_MEMORY;
+}
+
+/* Whether steps[at..at+len) are x's thread's step up to x (x marked
+ * and last: what is glued after it runs only if its read returned the
+ * recorded value; the transitions before it with_next). */
+int kc_is_step_of(const ft_ctm *c, const ft_step *steps, uint32_t at,
+                  uint32_t len, uint32_t x)
+{
+    uint32_t t = c->tid[x], q = c->pos[x];
+    while (q > 0 && ft_ctm_glued(c, ft_ctm_at(c, t, q - 1)))
+        q--;
+    if (c->pos[x] - q + 1 != len)
+        return 0;
+    for (uint32_t i = 0; i < len; i++, q++) {
+        const ft_step *s = &steps[at + i];
+        if (s->trans != ft_ctm_at(c, t, q) || s->mark != (s->trans == x) ||
+            s->with_next != (c->pos[s->trans] < c->pos[x]))
+            return 0;
+    }
+    return 1;
+}

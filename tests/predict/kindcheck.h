@@ -55,4 +55,21 @@ int kc_use_after_free(const ft_ctm *c, const uint32_t *seq, uint32_t n,
 uint32_t kc_next(const ft_ctm *c, const uint32_t *seq, uint32_t n,
                  uint32_t t);
 
+/* Steps, as the runtime runs glued transitions (the race kind). */
+/* Whether x binds its thread to run on (x glued, and the chain of glued
+ * transitions after it reaches a shared one): no scheduling point. */
+int kc_binds(const ft_ctm *c, uint32_t x);
+/* The last position of thread t's step from position q. */
+uint32_t kc_step_end(const ft_ctm *c, uint32_t t, uint32_t q);
+/* The first position of thread t's next step after seq, or UINT32_MAX
+ * (not begun, or finished). */
+uint32_t kc_step_next(const ft_ctm *c, const uint32_t *seq, uint32_t n,
+                      uint32_t t);
+/* Whether x is a read, write or atomic update of memory. */
+int kc_is_mem_access(const ft_ctm *c, uint32_t x);
+/* Whether steps[at..at+len) are x's thread's step up to x (x marked and
+ * last, the transitions before it with_next). */
+int kc_is_step_of(const ft_ctm *c, const ft_step *steps, uint32_t at,
+                  uint32_t len, uint32_t x);
+
 #endif

@@ -185,51 +185,6 @@ static void visit_uaf(struct walk *w, const uint32_t *seq, uint32_t n)
     }
 }
 
-/* Whether x binds its thread to run on, walked as tests/model/oracle.c
- * walks glue: x glued, and the chain of glued transitions after it
- * reaches a shared one.  A prefix ending in it is no scheduling point. */
-static int binds(const ft_ctm *c, uint32_t x)
-{
-    uint32_t t = c->tid[x];
-    for (uint32_t q = c->pos[x]; q + 1 < c->len[t]; q++) {
-        uint32_t y = ft_ctm_at(c, t, q), z = ft_ctm_at(c, t, q + 1);
-        if (!ft_ctm_glued(c, y))
-            return 0;
-        if (c->obj[z] == FT_CTM_NONE ||
-            (c->obj[z] < c->nvars && c->vars[c->obj[z]].shared) ||
-            (c->obj2[z] < c->nvars && c->vars[c->obj2[z]].shared))
-            return 1;
-    }
-    return 0;
-}
-
-/* The last position of thread t's step from position q: the runtime
- * runs a glued transition and the next as one. */
-static uint32_t step_end(const ft_ctm *c, uint32_t t, uint32_t q)
-{
-    while (q + 1 < c->len[t] && ft_ctm_glued(c, ft_ctm_at(c, t, q)))
-        q++;
-    return q;
-}
-
-/* The first position of thread t's next step after seq, or UINT32_MAX
- * (not begun, or finished). */
-static uint32_t step_next(const ft_ctm *c, const uint32_t *seq, uint32_t n,
-                          uint32_t t)
-{
-    uint32_t f = c->fork_trans[t], q = kc_next(c, seq, n, t);
-    int begun = f == FT_CTM_NONE;
-    for (uint32_t i = 0; i < n && !begun; i++)
-        begun = seq[i] == f;
-    return begun && q < c->len[t] ? q : UINT32_MAX;
-}
-
-static int is_mem_access(const ft_ctm *c, uint32_t x)
-{
-    return c->op[x] >= FT_OP_READ && c->op[x] <= FT_OP_RMW &&
-           c->vars[c->obj[x]].kind == FT_VAR_MEMORY;
-}
-
 /* Races: at a scheduling point (no thread bound to run on), two threads
  * whose next steps hold conflicting accesses of one variable (one
  * writes, not both atomic updates): either step may run first. */
@@ -237,18 +192,18 @@ static void visit_race(struct walk *w, const uint32_t *seq, uint32_t n)
 {
     const ft_ctm *c = w->c;
     hset_add(&w->valid, seq_hash(seq, n));
-    if (n > 0 && binds(c, seq[n - 1]))
+    if (n > 0 && kc_binds(c, seq[n - 1]))
         return;
     for (uint32_t i = 0; i < c->nthreads; i++) {
-        uint32_t qi = step_next(c, seq, n, i);
+        uint32_t qi = kc_step_next(c, seq, n, i);
         for (uint32_t j = i + 1; qi != UINT32_MAX && j < c->nthreads; j++) {
-            uint32_t qj = step_next(c, seq, n, j);
+            uint32_t qj = kc_step_next(c, seq, n, j);
             if (qj == UINT32_MAX)
                 continue;
-            for (uint32_t a = qi; a <= step_end(c, i, qi); a++)
-                for (uint32_t b = qj; b <= step_end(c, j, qj); b++) {
+            for (uint32_t a = qi; a <= kc_step_end(c, i, qi); a++)
+                for (uint32_t b = qj; b <= kc_step_end(c, j, qj); b++) {
                     uint32_t x = ft_ctm_at(c, i, a), y = ft_ctm_at(c, j, b);
-                    if (!is_mem_access(c, x) || !is_mem_access(c, y) ||
+                    if (!kc_is_mem_access(c, x) || !kc_is_mem_access(c, y) ||
                         c->obj[x] != c->obj[y] ||
                         (!ft_ctm_writes(c, x) && !ft_ctm_writes(c, y)) ||
                         (c->op[x] == FT_OP_RMW && c->op[y] == FT_OP_RMW))
@@ -269,26 +224,6 @@ static void visit_race(struct walk *w, const uint32_t *seq, uint32_t n)
                 }
         }
     }
-}
-
-/* Whether steps[at..at+len) are x's thread's step up to x (x marked
- * and last: what is glued after it runs only if its read returned the
- * recorded value; the transitions before it with_next). */
-static int is_step_of(const ft_ctm *c, const ft_step *steps, uint32_t at,
-                      uint32_t len, uint32_t x)
-{
-    uint32_t t = c->tid[x], q = c->pos[x];
-    while (q > 0 && ft_ctm_glued(c, ft_ctm_at(c, t, q - 1)))
-        q--;
-    if (c->pos[x] - q + 1 != len)
-        return 0;
-    for (uint32_t i = 0; i < len; i++, q++) {
-        const ft_step *s = &steps[at + i];
-        if (s->trans != ft_ctm_at(c, t, q) || s->mark != (s->trans == x) ||
-            s->with_next != (c->pos[s->trans] < c->pos[x]))
-            return 0;
-    }
-    return 1;
 }
 
 /* A stuck state the enumerator reached is one the cut search must not
@@ -438,11 +373,11 @@ static int witness_ok_steps(const struct walk *w, uint32_t i,
             uint64_t pre = seq_hash(seq, m);
             ok = l1 > 0 && hset_has(&w->valid, pre) &&
                  hset_has(&w->reach[i], pre) &&
-                 is_step_of(w->c, res->steps, m, l0, p->tgt[0]) &&
-                 is_step_of(w->c, res->steps, m + l0, l1, p->tgt[1]) &&
+                 kc_is_step_of(w->c, res->steps, m, l0, p->tgt[0]) &&
+                 kc_is_step_of(w->c, res->steps, m + l0, l1, p->tgt[1]) &&
                  res->nalt_steps == k &&
-                 is_step_of(w->c, res->alt_steps, m, l1, p->tgt[1]) &&
-                 is_step_of(w->c, res->alt_steps, m + l1, l0, p->tgt[0]);
+                 kc_is_step_of(w->c, res->alt_steps, m, l1, p->tgt[1]) &&
+                 kc_is_step_of(w->c, res->alt_steps, m + l1, l0, p->tgt[0]);
             for (uint32_t j = 0; ok && j < m; j++)
                 ok = res->alt_steps[j].trans == seq[j];
         }
