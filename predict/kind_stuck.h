@@ -15,9 +15,10 @@
 /* Condition operations looked at for the wake rule over all stops of one
  * property (past it the remaining stops have none: fewer refusals). */
 #define WAKE_BUDGET 4000000L
-/* Transitions the leaf's order rule looks at over one property
- * (stuck_ordered_at_leaf; its answers are kept, so most leaves cost a
- * few lookups). */
+/* The leaf's order rule's work over one property (stuck_ordered_at_leaf):
+ * the transitions it looks at, and k*k*4 for each group of k standing
+ * waits it orders (its answers are kept, so most leaves cost a few
+ * lookups; past it, no claim). */
 #define ORDER_BUDGET 4000000L
 
 /* A semaphore's operations by thread: positions of posts and waits. */
@@ -46,7 +47,7 @@ typedef struct cuts {
                                  u the first position of a notify that
                                  would have woken the wait (wake_of) */
     long wake_budget;         /* condition operations wake_of looks at */
-    long order_budget;        /* transitions the order rule looks at */
+    long order_budget;        /* the order rule's work (ORDER_BUDGET) */
     struct order_memo *om;    /* its answers so far (kind_stuck_wake.c) */
     uint32_t *held_by;        /* per lock: the thread that holds it at
                                  some stop, VO_NONE none,
@@ -77,6 +78,7 @@ int stuck_woken_at_leaf(cuts *s);
  * standing lets them all stay (a notify that ran after one began would
  * have woken a thread left standing). */
 int stuck_ordered_at_leaf(cuts *s);
+/* Frees what stuck_ordered_at_leaf kept over the search. */
 void stuck_order_free(cuts *s);
 
 #endif

@@ -319,10 +319,11 @@ int stuck_woken_at_leaf(cuts *s)
  * signals `not_full`, whose only waiter is the producer. */
 
 #define ORDER_MAX 5u   /* standing waits of one mutex (orders: 5!) */
+#define ORDER_ALL 64u  /* standing waits at a leaf (more: no claim) */
 #define ORDER_SCAN 64u /* transitions of a section looked at */
 
 typedef struct standing {
-    uint32_t t, q, cv;
+    uint32_t t, q, cv, m; /* thread, position, condition, mutex */
     const vo_cs *sec;
     uint32_t need; /* the others (bits over the group) that ran a wait
                       on cv; UINT32_MAX: a thread outside the group did */
@@ -359,13 +360,14 @@ typedef struct order_memo {
     memo_pair pair[PAIR_SLOTS];
 } order_memo;
 
+/* Frees the rule's answers kept over the search (cuts_free). */
 void stuck_order_free(cuts *s)
 {
     free(s->om);
     s->om = NULL;
 }
 
-/* t's last access of x in [sec->acq, end): 1 and its value, when it is
+/* t's last access of x in [lo, end): 1 and its value, when it is
  * a plain read or write; 0 none, or another kind. */
 static int last_access(const ft_ctm *c, uint32_t t, uint32_t lo, uint32_t end,
                        uint32_t x, uint64_t *val)
@@ -574,28 +576,29 @@ int stuck_ordered_at_leaf(cuts *s)
         for (uint32_t i = 0; i < PAIR_SLOTS; i++)
             s->om->pair[i].how = -1;
     }
-    standing g[ORDER_MAX];
-    uint32_t done_m[ORDER_MAX * 4], ndone = 0;
-    for (uint32_t t0 = 0; t0 < c->nthreads; t0++) {
-        uint32_t cv, m, k = 0, seen;
-        if (s->cut[t0] == UNSTARTED ||
-            !standing_wait(s, t0, s->cut[t0], &cv, &m))
-            continue;
-        for (seen = 0; seen < ndone && done_m[seen] != m; seen++)
-            ;
-        if (seen < ndone || ndone == sizeof done_m / sizeof *done_m)
-            continue;
-        done_m[ndone++] = m;
-        if (held_in_state(s, m))
-            continue;
-        for (uint32_t t = t0; t < c->nthreads && k <= ORDER_MAX; t++) {
-            uint32_t cv2, m2, q = s->cut[t];
-            const vo_cs *sec =
-                q == UNSTARTED ? NULL : standing_wait(s, t, q, &cv2, &m2);
-            if (sec && m2 == m && k++ < ORDER_MAX)
-                g[k - 1] = (standing){t, q, cv2, sec, 0};
-        }
-        if (k < 2 || k > ORDER_MAX)
+    standing all[ORDER_ALL], g[ORDER_MAX];
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        uint32_t q = s->cut[t], cv, m;
+        const vo_cs *sec =
+            q == UNSTARTED ? NULL : standing_wait(s, t, q, &cv, &m);
+        if (sec && n == ORDER_ALL)
+            return 0; /* no claim */
+        if (sec)
+            all[n++] = (standing){t, q, cv, m, sec, 0};
+    }
+    for (uint32_t a = 0; a < n; a++) { /* a group per mutex */
+        uint32_t m = all[a].m, k = 0;
+        if (m == VO_NONE)
+            continue; /* in a group already */
+        for (uint32_t b = a; b < n; b++)
+            if (all[b].m == m) {
+                if (k < ORDER_MAX)
+                    g[k] = all[b];
+                k++;
+                all[b].m = VO_NONE;
+            }
+        if (k < 2 || k > ORDER_MAX || held_in_state(s, m))
             continue;
         /* each group looked at costs its pairs: on a search that runs
          * to its bound (workqueue 40000's consumers: 2,000,000 leaves,
