@@ -50,7 +50,6 @@ enum { S_LOCK, S_GUARD, S_WAKE, S_BODY, S_NOTIFY, S_UNLOCK, S_NEXT };
 typedef struct qth {
     const qside *side;
     int prod, items, step, waiting, notified, did_body, did_notify;
-    uint64_t seen;
 } qth;
 
 /* Whether thread h must wait, the count being len. */
@@ -81,11 +80,11 @@ static int attempt(uint64_t s, evbuf *b)
     }
     qth th[QT];
     memset(th, 0, sizeof th);
-    th[0] = (qth){&side[0], 1, items, S_LOCK, 0, 0, 0, 0, 0};
+    th[0] = (qth){&side[0], 1, items, S_LOCK, 0, 0, 0, 0};
     for (unsigned t = 1; t < nt; t++) /* the second takes what is left */
         th[t] = (qth){&side[1], 0, ncons == 1 ? items : t == 1 ? 1 : items - 1,
                       S_LOCK,   0, 0,
-                      0,        0, 0};
+                      0,        0};
     uint64_t len = 0;
     int owner = -1;
     unsigned forked = 1, joined = 1;
